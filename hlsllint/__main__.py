@@ -1,0 +1,3 @@
+from hlsllint.cli import main
+
+raise SystemExit(main())

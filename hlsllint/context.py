@@ -1,0 +1,145 @@
+"""What a rule sees: one translation unit (a file with its includes, for one define set).
+
+Rules report in coordinates of the preprocessed text (tree-sitter nodes or code-point spans);
+the context maps them back to original files, drops findings inside unparsed regions, and keeps a
+fix only when every edit lands on verbatim text of one file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from hlsllint.diagnostics import Applicability, Diagnostic, Edit, Fix, Related
+from hlsllint.preprocess import PreprocessResult
+from hlsllint.source import SourceFile
+from hlsllint.syntax import Node, SyntaxTree
+
+if TYPE_CHECKING:
+    from hlsllint.rule import Rule
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    """The settings that analyses and rules read (a slice of the resolved config)."""
+
+    target: str = "rdna2"
+    wave_size: int | None = None
+    enable_16bit_types: bool = False
+
+
+@dataclass(frozen=True)
+class PendingEdit:
+    span: Span
+    content: str
+
+
+@dataclass
+class RuleContext:
+    pp: PreprocessResult
+    tree: SyntaxTree
+    settings: AnalysisSettings = field(default_factory=AnalysisSettings)
+    variant: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    rule: Rule | None = None
+
+    @property
+    def text(self) -> str:
+        return self.tree.text
+
+    @cached_property
+    def model(self) -> Any:
+        """The semantic model of the unit (structs, globals, functions, entry points, types)."""
+        from hlsllint.semantic import build_model
+
+        return build_model(self.tree, self.settings)
+
+    # -- helpers for rules --------------------------------------------------------------------
+
+    def span(self, target: Node | Span) -> Span:
+        if isinstance(target, tuple):
+            return target
+        return self.tree.span(target)
+
+    def node_text(self, node: Node) -> str:
+        return self.tree.node_text(node)
+
+    def edit(self, target: Node | Span, content: str) -> PendingEdit:
+        return PendingEdit(self.span(target), content)
+
+    def report(
+        self,
+        target: Node | Span,
+        message: str,
+        *,
+        fix: tuple[str, Applicability, list[PendingEdit]] | None = None,
+        related: list[tuple[Node | Span, str]] | None = None,
+        extra: dict[str, object] | None = None,
+    ) -> Diagnostic | None:
+        """Report a finding of the running rule at `target` (a node or a span of the text)."""
+        assert self.rule is not None, "report() is called from a rule's check()"
+        start, end = self.span(target)
+        if self.tree.in_unparsed(start, end):
+            return None
+        diag = self.make_diagnostic(
+            self.rule.code, self.rule.name, self.rule.severity, (start, end), message
+        )
+        if diag is None:
+            return None
+        if fix is not None:
+            diag.fix = self._map_fix(*fix)
+        if related:
+            diag.related = tuple(r for r in (self._related(t, m) for t, m in related) if r)
+        if extra:
+            diag.extra.update(extra)
+        self.diagnostics.append(diag)
+        return diag
+
+    # -- mapping ------------------------------------------------------------------------------
+
+    def source(self, path: str) -> SourceFile | None:
+        return self.pp.sources.get(path)
+
+    def make_diagnostic(
+        self, code: str, name: str, severity: Any, span: Span, message: str
+    ) -> Diagnostic | None:
+        mapped = self.pp.sourcemap.map_range(*span)
+        src = self.source(mapped.path)
+        if src is None:
+            return None
+        return Diagnostic(
+            code=code,
+            name=name,
+            message=message,
+            severity=severity,
+            path=mapped.path,
+            start_offset=mapped.start,
+            end_offset=mapped.end,
+            start=src.location(mapped.start),
+            end=src.location(mapped.end),
+            variant=self.variant,
+        )
+
+    def _related(self, target: Node | Span, message: str) -> Related | None:
+        mapped = self.pp.sourcemap.map_range(*self.span(target))
+        src = self.source(mapped.path)
+        if src is None:
+            return None
+        return Related(mapped.path, src.location(mapped.start), src.location(mapped.end), message)
+
+    def _map_fix(self, message: str, applicability: Applicability, edits: list[PendingEdit]) -> Fix | None:
+        out: list[Edit] = []
+        for e in edits:
+            mapped = self.pp.sourcemap.map_range(*e.span)
+            src = self.source(mapped.path)
+            # An edit is only safe to write back when it covers verbatim text of one file.
+            if src is None or not (mapped.exact or e.span[0] == e.span[1]):
+                return None
+            if src.text[mapped.start : mapped.end] != self.text[e.span[0] : e.span[1]]:
+                return None
+            out.append(Edit(mapped.path, mapped.start, mapped.end, e.content,
+                            src.location(mapped.start), src.location(mapped.end)))
+        return Fix(message, applicability, tuple(out))

@@ -1,0 +1,92 @@
+"""The one diagnostics model. Every output format (text, JSON, SARIF, GitHub, LSP) prints these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from hlsllint.source import Location
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def counts_for_exit(self) -> bool:
+        """Informational findings (e.g. HL000 unparsed-region) never fail a run."""
+        return self is not Severity.INFO
+
+
+class Applicability(str, Enum):
+    """ruff's fix applicability: safe fixes apply with --fix, unsafe ones need --unsafe-fixes."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY = "display"  # shown as a suggestion only, never applied
+
+
+class FixAvailability(str, Enum):
+    """What a rule declares about its fixes (documentation)."""
+
+    NONE = "none"
+    SOMETIMES = "sometimes"
+    ALWAYS = "always"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace text[start:end] of `path` (code-point offsets into the original file) by `content`."""
+
+    path: str
+    start: int
+    end: int
+    content: str
+    start_location: Location
+    end_location: Location
+
+
+@dataclass(frozen=True)
+class Fix:
+    message: str
+    applicability: Applicability
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Related:
+    path: str
+    start: Location
+    end: Location
+    message: str
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    name: str
+    message: str
+    severity: Severity
+    path: str
+    start_offset: int
+    end_offset: int
+    start: Location
+    end: Location
+    fix: Fix | None = None
+    related: tuple[Related, ...] = ()
+    variant: str | None = None
+    """Name of the define set (variant) the finding was seen in, when variants are configured."""
+    extra: dict[str, object] = field(default_factory=dict)
+    """Rule-specific data (e.g. pressure figures) that some outputs may show."""
+
+    @property
+    def noqa_row(self) -> int:
+        return self.start.row
+
+    def key(self) -> tuple[str, str, int, int, str]:
+        """Identity used to report a finding once when a header is seen from many includers."""
+        return (self.path, self.code, self.start_offset, self.end_offset, self.message)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.start.row, self.start.column, self.code)

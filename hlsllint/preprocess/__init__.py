@@ -1,0 +1,67 @@
+"""Stage 1: the C preprocessor, with exact source mapping.
+
+Interface (used by the pipeline; keep it stable):
+
+    preprocess(main: SourceFile, options: PreprocessOptions, loader: Loader) -> PreprocessResult
+
+`loader(path)` returns a SourceFile (or raises SourceError); the pipeline passes one that serves
+unsaved editor buffers and caches files. The result's `text` is what the parser sees, `sourcemap`
+maps every offset of it back to an original file, `diagnostics` are HL002/HL003-style problems.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hlsllint.preprocess.sourcemap import MappedRange, Segment, SourceMap
+from hlsllint.source import SourceFile
+
+Loader = Callable[[str], SourceFile]
+
+__all__ = [
+    "Loader",
+    "MappedRange",
+    "PPDiagnostic",
+    "PreprocessOptions",
+    "PreprocessResult",
+    "Segment",
+    "SourceMap",
+    "preprocess",
+]
+
+
+@dataclass(frozen=True)
+class PreprocessOptions:
+    defines: tuple[tuple[str, str], ...] = ()
+    """(name, value) pairs, as -D NAME=VALUE; a bare -D NAME has the value "1"."""
+    include_dirs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PPDiagnostic:
+    code: str  # "HL002" include-not-found, "HL003" preprocessor-error
+    message: str
+    path: str
+    start: int
+    end: int
+
+
+@dataclass
+class PreprocessResult:
+    text: str
+    sourcemap: SourceMap
+    diagnostics: list[PPDiagnostic] = field(default_factory=list)
+    included: list[str] = field(default_factory=list)
+    """Paths of every file that was included (transitively), in first-inclusion order."""
+    sources: dict[str, SourceFile] = field(default_factory=dict)
+    """Every file the expanded text maps into, the main file included."""
+
+
+def preprocess(main: SourceFile, options: PreprocessOptions, loader: Loader) -> PreprocessResult:
+    """Placeholder until the real preprocessor lands: directives are left in the text."""
+    return PreprocessResult(
+        text=main.text,
+        sourcemap=SourceMap.identity(main.path, len(main.text)),
+        sources={main.path: main},
+    )

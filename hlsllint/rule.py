@@ -1,0 +1,82 @@
+"""The rule plugin API.
+
+A rule is a subclass of `Rule` in its own module under `rules/` (installed as `hlsllint.rules`),
+or registered by a third-party package under the entry-point group `hlsllint.rules`. Its class
+attributes are its documentation: `hlsllint rule`, SARIF rule metadata and LSP hovers are all
+generated from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from hlsllint.diagnostics import FixAvailability, Severity
+
+if TYPE_CHECKING:
+    from hlsllint.context import RuleContext
+
+
+@dataclass(frozen=True)
+class Option:
+    """A rule option, set in the config under `[tool.hlsllint.rule-options.<CODE>]`."""
+
+    type: type
+    default: Any
+    help: str
+
+
+class Rule:
+    code: ClassVar[str]
+    """`HL` followed by three digits."""
+    name: ClassVar[str]
+    """kebab-case name, e.g. `sign-for-sign-bit`."""
+    summary: ClassVar[str]
+    """One sentence: what the rule finds."""
+    rationale: ClassVar[str]
+    """Why it matters, with the source (article, figure) of the claim."""
+    bad_example: ClassVar[str]
+    """HLSL that the rule flags (tested)."""
+    good_example: ClassVar[str]
+    """HLSL that does the same job and that the rule leaves alone (tested)."""
+    severity: ClassVar[Severity] = Severity.WARNING
+    fix: ClassVar[FixAvailability] = FixAvailability.NONE
+    fix_safety: ClassVar[str] = ""
+    """When the fix is safe, and when it is only offered (unsafe)."""
+    tags: ClassVar[tuple[str, ...]] = ()
+    precision: ClassVar[str] = "high"
+    """SARIF precision: very-high, high, medium or low."""
+    references: ClassVar[tuple[str, ...]] = ()
+    options: ClassVar[Mapping[str, Option]] = {}
+    engine: ClassVar[bool] = False
+    """True for findings the engine itself reports (HL000-HL005): the rule has no check."""
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        values = {k: o.default for k, o in self.options.items()}
+        values.update(options or {})
+        self.option_values: dict[str, Any] = values
+
+    def check(self, ctx: RuleContext) -> None:
+        """Report findings with `ctx.report(...)`. Engine rules never run."""
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's documentation as Markdown (used by `hlsllint rule`, SARIF and LSP hover)."""
+        parts = [f"# {cls.name} ({cls.code})", "", f"**Default severity**: {cls.severity.value}  ",
+                 f"**Fix**: {cls.fix.value}", "", "## What it does", cls.summary.strip(), "",
+                 "## Why is this bad?", cls.rationale.strip(), ""]
+        if cls.bad_example.strip():
+            parts += ["## Example", "```hlsl", cls.bad_example.strip("\n"), "```", ""]
+        if cls.good_example.strip():
+            parts += ["## Use instead", "```hlsl", cls.good_example.strip("\n"), "```", ""]
+        if cls.fix_safety.strip():
+            parts += ["## Fix safety", cls.fix_safety.strip(), ""]
+        if cls.options:
+            parts += ["## Options"]
+            parts += [f"- `{k}` ({o.type.__name__}, default `{o.default!r}`): {o.help}"
+                      for k, o in cls.options.items()]
+            parts.append("")
+        if cls.references:
+            parts += ["## References"] + [f"- {r}" for r in cls.references] + [""]
+        return "\n".join(parts)

@@ -1,0 +1,109 @@
+"""Reading source files: bytes to text, and offsets to rows and columns.
+
+Everything downstream works on `str` offsets (code points) into `SourceFile.text`. The text keeps
+its line endings as they are on disk (CRLF stays CRLF) so that fixes can be written back
+byte-for-byte; a UTF-8 BOM is removed from the text and remembered.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from dataclasses import dataclass, field
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+"""Files larger than this are not linted (they are almost certainly generated or not shaders)."""
+
+BOM = "\ufeff"
+
+
+class SourceError(Exception):
+    """A file could not be read as shader source. The message is meant for users."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """A 1-based row and a 1-based column counted in code points (ruff's convention)."""
+
+    row: int
+    column: int
+
+
+@dataclass
+class SourceFile:
+    path: str
+    text: str
+    had_bom: bool = False
+    decode_errors: int = 0
+    """Number of bytes that were not valid UTF-8 and were replaced with U+FFFD."""
+    _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
+
+    @classmethod
+    def from_bytes(cls, path: str, data: bytes) -> SourceFile:
+        if b"\x00" in data[:8192]:
+            raise SourceError("binary file (contains NUL bytes)")
+        had_bom = data.startswith(b"\xef\xbb\xbf")
+        if had_bom:
+            data = data[3:]
+        try:
+            text = data.decode("utf-8")
+            errors = 0
+        except UnicodeDecodeError:
+            text = data.decode("utf-8", errors="replace")
+            errors = max(1, text.count("\ufffd"))
+        return cls(path=path, text=text, had_bom=had_bom, decode_errors=errors)
+
+    @classmethod
+    def read(cls, path: str) -> SourceFile:
+        try:
+            size = os.path.getsize(path)
+            if size > MAX_FILE_BYTES:
+                raise SourceError(
+                    f"file is {size / 1e6:.1f} MB, over the {MAX_FILE_BYTES // (1024 * 1024)} MiB limit"
+                )
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise SourceError(e.strerror or str(e)) from e
+        return cls.from_bytes(path, data)
+
+    def to_bytes(self, text: str | None = None) -> bytes:
+        body = (self.text if text is None else text).encode("utf-8")
+        return b"\xef\xbb\xbf" + body if self.had_bom else body
+
+    # -- offsets ------------------------------------------------------------------------------
+
+    @property
+    def line_starts(self) -> list[int]:
+        if not self._line_starts:
+            starts = [0]
+            find = self.text.find
+            i = find("\n")
+            while i != -1:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        return self._line_starts
+
+    def location(self, offset: int) -> Location:
+        offset = max(0, min(offset, len(self.text)))
+        row = bisect.bisect_right(self.line_starts, offset) - 1
+        return Location(row + 1, offset - self.line_starts[row] + 1)
+
+    def offset(self, row: int, column: int) -> int:
+        """The offset of a 1-based row and column (clamped to the text)."""
+        starts = self.line_starts
+        row = max(1, min(row, len(starts)))
+        return min(starts[row - 1] + column - 1, len(self.text))
+
+    def line(self, row: int) -> str:
+        """The text of a 1-based row without its line ending."""
+        starts = self.line_starts
+        if row < 1 or row > len(starts):
+            return ""
+        end = starts[row] if row < len(starts) else len(self.text)
+        return self.text[starts[row - 1] : end].rstrip("\r\n")
+
+    @property
+    def line_count(self) -> int:
+        return len(self.line_starts)
