@@ -1,0 +1,439 @@
+"""Occupancy: how many waves of a shader fit on one SIMD of an AMD GPU.
+
+Given the registers one wave needs (VGPRs, SGPRs), the LDS one thread group needs and the group
+size, `occupancy()` returns the waves per SIMD and the resource that limits them. The hardware
+numbers are those of `docs/amd-targets.md` (LLVM's AMDGPU target description and the GPUOpen
+occupancy articles):
+
+* VGPRs are allocated in granules; waves = file size // rounded VGPRs, capped by the wave slots.
+* SGPRs limit occupancy only on GCN (gfx6/7: 512 per SIMD in granules of 8; gfx8/9: 800 in
+  granules of 16, the allocation including VCC).
+* LDS belongs to the CU on GCN (64 KiB, 4 SIMDs) and to the WGP on RDNA (128 KiB in WGP mode,
+  4 SIMD32s). A group may use at most 32 KiB (the D3D limit).
+* A compute group's waves are allocated together, so a CU/WGP holds only whole groups: a
+  1024-thread group is 16 wave64s, 4 per SIMD, and a second group needs 4 more free slots per
+  SIMD (the "32 VGPRs for two groups" budget of Aaltonen's article).
+
+Everything here is plain arithmetic on small frozen tables; no analysis state is involved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KIB = 1024
+D3D_MAX_GROUPSHARED = 32 * KIB
+"""The most groupshared memory one thread group may declare (Direct3D 11+)."""
+MAX_ADDRESSABLE_VGPRS = 256
+
+
+@dataclass(frozen=True)
+class Target:
+    """The occupancy-relevant numbers of one GPU generation."""
+
+    name: str
+    family: str
+    """"gcn" or "rdna" (the architecture family)."""
+    gfx: str
+    """The LLVM/RADV generation, e.g. "gfx9", "gfx10.3", "gfx11"."""
+    wave_sizes: tuple[int, ...]
+    vgpr_granule: dict[int, int]
+    """Allocation granule by wave size."""
+    vgpr_file: dict[int, int]
+    """VGPRs per SIMD by wave size."""
+    max_waves: int
+    """Wave slots per SIMD (in waves of the shader's own size)."""
+    sgpr_file: int | None
+    """SGPRs per SIMD, or None when SGPRs never limit occupancy (RDNA)."""
+    sgpr_granule: int
+    sgpr_addressable: int
+    sgpr_waves_table: tuple[tuple[int, int], ...]
+    """(allocated SGPRs ≤ N, waves) steps, last step applies above; empty on RDNA."""
+    lds_bytes: int
+    """LDS shared by the groups of one CU (GCN) or WGP (RDNA)."""
+    simds_per_lds: int
+    """SIMDs that share that LDS (and among which a group's waves are spread)."""
+    lds_granule: int = 512
+    chips: tuple[str, ...] = ()
+    default_chip: str = ""
+    """The RADV family name that regtruth uses for this target."""
+
+    @property
+    def default_wave(self) -> int:
+        return 64 if 64 in self.wave_sizes else self.wave_sizes[0]
+
+
+_GCN_OLD_SGPR_STEPS = ((48, 10), (56, 9), (64, 8), (72, 7), (80, 6), (10_000, 5))
+_GCN_SGPR_STEPS = ((80, 10), (88, 9), (100, 8), (10_000, 7))
+
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        Target(
+            name="gfx6",
+            family="gcn",
+            gfx="gfx6",
+            wave_sizes=(64,),
+            vgpr_granule={64: 4},
+            vgpr_file={64: 256},
+            max_waves=10,
+            sgpr_file=512,
+            sgpr_granule=8,
+            sgpr_addressable=104,
+            sgpr_waves_table=_GCN_OLD_SGPR_STEPS,
+            lds_bytes=64 * KIB,
+            simds_per_lds=4,
+            lds_granule=256,
+            chips=(
+                "tahiti",
+                "pitcairn",
+                "verde",
+                "oland",
+                "hainan",
+                "bonaire",
+                "kabini",
+                "kaveri",
+                "hawaii",
+                "mullins",
+            ),
+            default_chip="hawaii",
+        ),
+        Target(
+            name="gcn",
+            family="gcn",
+            gfx="gfx9",
+            wave_sizes=(64,),
+            vgpr_granule={64: 4},
+            vgpr_file={64: 256},
+            max_waves=10,
+            sgpr_file=800,
+            sgpr_granule=16,
+            sgpr_addressable=102,
+            sgpr_waves_table=_GCN_SGPR_STEPS,
+            lds_bytes=64 * KIB,
+            simds_per_lds=4,
+            chips=(
+                "tonga",
+                "iceland",
+                "carrizo",
+                "fiji",
+                "stoney",
+                "vega10",
+                "vega12",
+                "vega20",
+                "raven",
+                "raven2",
+                "renoir",
+                "arcturus",
+                "aldebaran",
+            ),
+            default_chip="vega10",
+        ),
+        Target(
+            # Polaris and Vega M are GCN4 with 8 wave slots per SIMD instead of 10 (RADV's
+            # ac_gpu_info; regtruth: 8 VGPRs give 8 waves on polaris10, 10 on vega10/fiji).
+            name="polaris",
+            family="gcn",
+            gfx="gfx8",
+            wave_sizes=(64,),
+            vgpr_granule={64: 4},
+            vgpr_file={64: 256},
+            max_waves=8,
+            sgpr_file=800,
+            sgpr_granule=16,
+            sgpr_addressable=102,
+            sgpr_waves_table=_GCN_SGPR_STEPS,
+            lds_bytes=64 * KIB,
+            simds_per_lds=4,
+            chips=("polaris10", "polaris11", "polaris12", "vegam"),
+            default_chip="polaris10",
+        ),
+        Target(
+            name="rdna1",
+            family="rdna",
+            gfx="gfx10.1",
+            wave_sizes=(32, 64),
+            vgpr_granule={64: 4, 32: 8},
+            vgpr_file={64: 512, 32: 1024},
+            max_waves=20,
+            sgpr_file=None,
+            sgpr_granule=8,
+            sgpr_addressable=106,
+            sgpr_waves_table=(),
+            lds_bytes=128 * KIB,
+            simds_per_lds=4,
+            chips=("navi10", "navi12", "navi14"),
+            default_chip="navi10",
+        ),
+        Target(
+            name="rdna2",
+            family="rdna",
+            gfx="gfx10.3",
+            wave_sizes=(32, 64),
+            vgpr_granule={64: 8, 32: 16},
+            vgpr_file={64: 512, 32: 1024},
+            max_waves=16,
+            sgpr_file=None,
+            sgpr_granule=8,
+            sgpr_addressable=106,
+            sgpr_waves_table=(),
+            lds_bytes=128 * KIB,
+            simds_per_lds=4,
+            chips=(
+                "navi21",
+                "navi22",
+                "navi23",
+                "navi24",
+                "navi2x",
+                "vangogh",
+                "rembrandt",
+                "gfx1036",
+                "raphael",
+                "mendocino",
+                "gfx1102",
+                "gfx1103",
+                "gfx1103_r1",
+                "gfx1103_r2",
+            ),
+            default_chip="navi21",
+        ),
+        Target(
+            name="rdna3",
+            family="rdna",
+            gfx="gfx11",
+            wave_sizes=(32, 64),
+            vgpr_granule={64: 12, 32: 24},
+            vgpr_file={64: 768, 32: 1536},
+            max_waves=16,
+            sgpr_file=None,
+            sgpr_granule=8,
+            sgpr_addressable=106,
+            sgpr_waves_table=(),
+            lds_bytes=128 * KIB,
+            simds_per_lds=4,
+            chips=("gfx1100", "gfx1101", "navi31", "navi32"),
+            default_chip="gfx1100",
+        ),
+    )
+}
+
+ALIASES: dict[str, str] = {
+    "gfx7": "gfx6",
+    "gcn1": "gfx6",
+    "gcn2": "gfx6",
+    "gfx8": "gcn",
+    "gfx9": "gcn",
+    "gcn3": "gcn",
+    "gcn4": "gcn",
+    "gcn5": "gcn",
+    "vega": "gcn",
+    "gfx10": "rdna1",
+    "gfx10.1": "rdna1",
+    "gfx1010": "rdna1",
+    "gfx10.3": "rdna2",
+    "gfx1030": "rdna2",
+    "gfx11": "rdna3",
+}
+
+TARGET_NAMES: tuple[str, ...] = ("gcn", "gfx6", "polaris", "rdna1", "rdna2", "rdna3")
+"""Names accepted by `--target` (chip names and the aliases work too)."""
+
+
+class UnknownTarget(ValueError):
+    pass
+
+
+def resolve_target(name: str | Target) -> Target:
+    """A target by name, alias ("gfx9", "gfx1030") or RADV chip name ("navi21", "polaris10")."""
+    if isinstance(name, Target):
+        return name
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key in TARGETS:
+        return TARGETS[key]
+    for target in TARGETS.values():
+        if key in target.chips:
+            return target
+    known = ", ".join(TARGET_NAMES)
+    raise UnknownTarget(f"unknown target {name!r} (known: {known}, or a RADV chip name)")
+
+
+def round_up(value: int, granule: int) -> int:
+    return -(-value // granule) * granule
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    target: str
+    wave_size: int
+    waves_per_simd: int
+    """Waves of this wave size that can be resident on one SIMD (the theoretical occupancy)."""
+    limiter: str
+    """What sets `waves_per_simd`: "vgpr", "sgpr", "lds", "group" or "waves" (nothing: the
+    wave slots are full)."""
+    max_waves: int
+    allocated_vgprs: int
+    """VGPRs rounded up to the allocation granule."""
+    allocated_sgprs: int | None
+    """SGPRs as allocated on GCN (with VCC, rounded to the granule); None on RDNA."""
+    vgpr_waves: int
+    sgpr_waves: int
+    lds_waves: int
+    """Waves per SIMD that the LDS allows (max_waves when the shader uses none)."""
+    waves_per_group: int | None
+    groups_per_cu: int | None
+    """Whole groups resident per CU (GCN) or WGP (RDNA); None outside compute."""
+    lds_bytes: int
+    lds_over_limit: bool
+    """The group declares more than the 32 KiB of groupshared memory D3D allows."""
+
+    @property
+    def fraction(self) -> float:
+        return self.waves_per_simd / self.max_waves
+
+
+def vgpr_waves(target: Target, wave_size: int, vgprs: int) -> int:
+    """Waves per SIMD allowed by the VGPR file alone."""
+    allocated = round_up(max(vgprs, 1), target.vgpr_granule[wave_size])
+    return min(target.max_waves, target.vgpr_file[wave_size] // allocated)
+
+
+def sgpr_waves(target: Target, allocated_sgprs: int | None) -> int:
+    if allocated_sgprs is None or not target.sgpr_waves_table:
+        return target.max_waves
+    for limit, waves in target.sgpr_waves_table:
+        if allocated_sgprs <= limit:
+            return min(waves, target.max_waves)
+    return target.sgpr_waves_table[-1][1]
+
+
+def allocate_sgprs(target: Target, sgprs: int, *, vcc: bool = True) -> int | None:
+    """SGPRs the driver allocates on GCN (VCC included); None on RDNA (fixed per wave)."""
+    if target.sgpr_file is None:
+        return None
+    extra = 2 if vcc else 0
+    return round_up(max(sgprs, 1) + extra, target.sgpr_granule)
+
+
+def max_vgprs_for_waves(target: str | Target, wave_size: int, waves: int) -> int:
+    """The most VGPRs a wave may use so that `waves` waves fit on a SIMD (0 if impossible)."""
+    t = resolve_target(target)
+    if waves <= 0:
+        return MAX_ADDRESSABLE_VGPRS
+    if waves > t.max_waves:
+        return 0
+    granule = t.vgpr_granule[wave_size]
+    per_wave = t.vgpr_file[wave_size] // waves
+    return min(MAX_ADDRESSABLE_VGPRS, per_wave // granule * granule)
+
+
+def occupancy(
+    target: str | Target,
+    wave_size: int | None,
+    vgprs: int,
+    sgprs: int = 0,
+    lds_bytes: int = 0,
+    group_threads: int | None = None,
+) -> Occupancy:
+    """The theoretical occupancy of one shader on `target`.
+
+    `vgprs`/`sgprs` are what one wave needs (before rounding); `lds_bytes` is the groupshared
+    memory of one thread group; `group_threads` is the group size of a compute shader (None for
+    other stages, whose waves are independent).
+    """
+    t = resolve_target(target)
+    wave = wave_size or t.default_wave
+    if wave not in t.wave_sizes:
+        raise ValueError(f"{t.name} has no wave{wave} (it runs {t.wave_sizes})")
+
+    allocated_vgprs = round_up(max(vgprs, 1), t.vgpr_granule[wave])
+    by_vgpr = vgpr_waves(t, wave, vgprs)
+    allocated_sgprs = allocate_sgprs(t, sgprs)
+    by_sgpr = sgpr_waves(t, allocated_sgprs)
+
+    waves_per_group: int | None = None
+    groups: int | None = None
+    by_lds = t.max_waves
+    lds_alloc = round_up(lds_bytes, t.lds_granule) if lds_bytes > 0 else 0
+    simds = t.simds_per_lds
+
+    if group_threads is not None and group_threads > 0:
+        waves_per_group = -(-group_threads // wave)
+        if lds_alloc:
+            lds_groups = t.lds_bytes // lds_alloc
+            by_lds = min(t.max_waves, lds_groups * waves_per_group // simds)
+            if lds_groups > 0 and by_lds == 0:
+                by_lds = 1  # one group spread thinner than a wave per SIMD
+    elif lds_alloc:
+        # Without a group size (pixel shaders, unknown): assume one wave per group.
+        by_lds = min(t.max_waves, t.lds_bytes // lds_alloc // simds)
+
+    per_simd = min(t.max_waves, by_vgpr, by_sgpr, by_lds)
+    waves = per_simd
+    limiter = _limiter(t.max_waves, per_simd, by_vgpr, by_sgpr, by_lds)
+
+    if waves_per_group is not None:
+        # Only whole groups are resident: the slots of a CU/WGP hold floor(S*W / wpg) groups.
+        groups = simds * per_simd // waves_per_group
+        if lds_alloc:
+            groups = min(groups, t.lds_bytes // lds_alloc)
+        grouped = min(per_simd, groups * waves_per_group // simds)
+        if groups > 0 and grouped == 0:
+            grouped = 1
+        if grouped < waves:
+            waves = grouped
+            limiter = "group"
+
+    return Occupancy(
+        target=t.name,
+        wave_size=wave,
+        waves_per_simd=waves,
+        limiter=limiter,
+        max_waves=t.max_waves,
+        allocated_vgprs=allocated_vgprs,
+        allocated_sgprs=allocated_sgprs,
+        vgpr_waves=by_vgpr,
+        sgpr_waves=by_sgpr,
+        lds_waves=by_lds,
+        waves_per_group=waves_per_group,
+        groups_per_cu=groups,
+        lds_bytes=lds_bytes,
+        lds_over_limit=lds_bytes > D3D_MAX_GROUPSHARED,
+    )
+
+
+def _limiter(max_waves: int, waves: int, by_vgpr: int, by_sgpr: int, by_lds: int) -> str:
+    if waves >= max_waves:
+        return "waves"
+    if by_vgpr == waves:
+        return "vgpr"
+    if by_sgpr == waves:
+        return "sgpr"
+    return "lds"
+
+
+def driver_waves_per_simd(
+    target: str | Target,
+    wave_size: int | None,
+    allocated_vgprs: int,
+    allocated_sgprs: int | None = None,
+    lds_bytes: int = 0,
+    group_threads: int | None = None,
+) -> int:
+    """RADV's own occupancy formula (`radv_get_max_waves`), which regtruth reports.
+
+    It differs from `occupancy()` in two ways: it ignores whole-group rounding, and it divides
+    the LDS per SIMD by the LDS per wave rounding *up*. Used by the calibration bench to compare
+    like with like.
+    """
+    t = resolve_target(target)
+    wave = wave_size or t.default_wave
+    waves = min(t.max_waves, vgpr_waves(t, wave, allocated_vgprs), sgpr_waves(t, allocated_sgprs))
+    if lds_bytes > 0:
+        per_group = round_up(lds_bytes, t.lds_granule)
+        waves_per_group = -(-(group_threads or wave) // wave)
+        per_wave = per_group // waves_per_group
+        if per_wave:
+            lds_per_simd = t.lds_bytes // t.simds_per_lds
+            waves = min(waves, -(-lds_per_simd // per_wave))
+    return waves
