@@ -5,12 +5,40 @@ Interface (used by the semantic model and rules; keep it stable):
     parse(text: str) -> SyntaxTree
 
 Offsets exposed by SyntaxTree are code-point offsets into `text` (the preprocessed text), never
-tree-sitter byte offsets: use `tree.span(node)`.
+tree-sitter byte offsets: use `tree.span(node)` and `tree.node_text(node)` (never `node.text`,
+which shows the normalised text the parser saw).
+
+How the repair works
+--------------------
+Before parsing, `normalize.normalize` rewrites the text with same-length replacements (every
+kept token keeps its offset) and records what it took out as *annotations*; see that module's
+docstring. The tree therefore has canonical, plain-C shapes:
+
+- no `hlsl_attribute` nodes: attributes are annotations, `tree.attributes_of(node)` gives those
+  written in front of a function_definition, declaration, field_declaration, if/for/while/do/
+  switch statement... (`[loop] while (x) {}` is a `while_statement`);
+- no `semantics` nodes and no `bitfield_clause` for semantics: `tree.semantic_of(node)` for a
+  parameter_declaration, field_declaration, declaration (first declarator), declarator, or a
+  function_definition / function_declarator (the return-value semantic);
+- `register(...)`/`packoffset(...)` bindings: `tree.register_of(node)`, `tree.packoffset_of(node)`,
+  `tree.bindings_of(node)` (all of them) for the same nodes, and for a cbuffer's struct_specifier;
+- `cbuffer Name : register(b0) { float4 a; }` is a top-level `struct_specifier` (name
+  `type_identifier`, body `field_declaration_list` of `field_declaration`s) followed by `;`;
+  `tree.block_kind(node)` says "cbuffer", "tbuffer" or "struct" (`tree.block_of(node)` gives the
+  `Block` annotation with the name and the synthetic `;` position);
+- `tree.modifiers_of(node)`: the modifier words of a declaration, parameter or type descriptor
+  (`in`, `out`, `inout`, `static`, `const`, `groupshared`, `precise`, `nointerpolation`,
+  `unorm`, `triangle`, `indices`, ...), whether the grammar kept them or normalisation removed
+  them.
+
+Everything the grammar still cannot read is listed in `tree.unparsed` (code-point ranges, a
+MISSING node counts as one character) so that rules skip it; the driver reports it as HL000.
 """
 
 from __future__ import annotations
 
 import bisect
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -18,12 +46,44 @@ from functools import cache
 import tree_sitter
 import tree_sitter_hlsl
 
+from hlsllint.syntax.normalize import (
+    Annotations,
+    Attribute,
+    Block,
+    Modifier,
+    Register,
+    Semantic,
+    normalize,
+)
+
 Node = tree_sitter.Node
+
+__all__ = [
+    "Annotations",
+    "Attribute",
+    "Block",
+    "Modifier",
+    "Node",
+    "Register",
+    "Semantic",
+    "SyntaxTree",
+    "language",
+    "parse",
+]
+
+_QUALIFIER_TYPES = frozenset(
+    {"qualifiers", "storage_class_specifier", "type_qualifier", "in", "out", "inout"}
+)
 
 
 @cache
 def language() -> tree_sitter.Language:
     return tree_sitter.Language(tree_sitter_hlsl.language())
+
+
+@cache
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(language())
 
 
 @dataclass
@@ -32,7 +92,11 @@ class SyntaxTree:
     tree: tree_sitter.Tree
     unparsed: list[tuple[int, int]] = field(default_factory=list)
     """Code-point ranges of the text that the grammar could not read (reported as HL000)."""
+    annotations: Annotations = field(default_factory=Annotations)
+    normalized: str = ""
+    """The text the parser saw (same length as `text`)."""
     _byte_to_char: list[tuple[int, int]] | None = field(default=None, repr=False)
+    _index: _AnnotationIndex | None = field(default=None, repr=False)
 
     @property
     def root(self) -> Node:
@@ -66,6 +130,122 @@ class SyntaxTree:
     def in_unparsed(self, start: int, end: int) -> bool:
         return any(s < end and start < e for s, e in self.unparsed)
 
+    # -- annotations ------------------------------------------------------------------------
+
+    @property
+    def index(self) -> _AnnotationIndex:
+        if self._index is None:
+            self._index = _AnnotationIndex(self.annotations)
+        return self._index
+
+    def attributes_of(self, node: Node) -> list[Attribute]:
+        """Attributes written in front of `node` (outermost first), e.g. `numthreads`, `loop`."""
+        return list(self.index.attributes.get(self.span(node)[0], ()))
+
+    def attribute(self, node: Node, name: str) -> Attribute | None:
+        """The attribute `name` (case-insensitive) in front of `node`, if any."""
+        lname = name.lower()
+        return next((a for a in self.attributes_of(node) if a.name.lower() == lname), None)
+
+    def semantic_of(self, node: Node) -> Semantic | None:
+        for end in self._declarator_ends(node):
+            sem = self.index.semantics.get(end)
+            if sem is not None:
+                return sem
+        return None
+
+    def bindings_of(self, node: Node) -> list[Register]:
+        for end in self._declarator_ends(node):
+            regs = self.index.registers.get(end)
+            if regs:
+                return list(regs)
+        return []
+
+    def register_of(self, node: Node) -> Register | None:
+        return next((r for r in self.bindings_of(node) if r.kind == "register"), None)
+
+    def packoffset_of(self, node: Node) -> Register | None:
+        return next((r for r in self.bindings_of(node) if r.kind == "packoffset"), None)
+
+    def block_of(self, node: Node) -> Block | None:
+        if node.type != "struct_specifier":
+            return None
+        return self.index.blocks.get(self.span(node)[0])
+
+    def block_kind(self, node: Node) -> str | None:
+        """ "cbuffer", "tbuffer", "struct", "class" or "interface" for such a node, else None."""
+        block = self.block_of(node)
+        if block is not None:
+            return block.kind
+        return {
+            "struct_specifier": "struct",
+            "class_specifier": "class",
+            "interface_specifier": "interface",
+        }.get(node.type)
+
+    def is_synthetic(self, node: Node) -> bool:
+        """True for the `;` that normalisation added after a cbuffer's closing brace."""
+        return node.type == ";" and self.span(node)[0] in self.index.synthetic
+
+    def modifiers_of(self, node: Node) -> list[str]:
+        """Modifier words of a declaration, parameter, field or type descriptor, in order."""
+        start, end = self.span(node)
+        decl = node.child_by_field_name("declarator")
+        if decl is not None and node.type != "init_declarator":
+            end = self.span(decl)[0]
+        found: list[tuple[int, str]] = []
+        for child in node.children:
+            cs = self.span(child)[0]
+            if cs >= end:
+                break
+            if child.type in _QUALIFIER_TYPES:
+                found.append((cs, self.node_text(child)))
+        mods = self.index.modifiers
+        i = bisect.bisect_left(self.index.modifier_starts, end) - 1
+        norm = self.normalized
+        while i >= 0:
+            mod = mods[i]
+            if mod.span[1] <= start and norm[mod.span[1] : start].strip():
+                break
+            found.append((mod.span[0], mod.name))
+            if mod.span[0] < start:
+                start = mod.span[0]
+            i -= 1
+        found.sort()
+        return [name for _, name in found]
+
+    def _declarator_ends(self, node: Node) -> list[int]:
+        ends = [self.span(node)[1]]
+        kids: list[Node] = []
+        if node.type == "struct_specifier":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                kids.append(name)
+        else:
+            kids.extend(node.children_by_field_name("declarator"))
+        for k in kids:
+            if k.type == "init_declarator":
+                inner = k.child_by_field_name("declarator")
+                if inner is not None:
+                    k = inner
+            ends.append(self.span(k)[1])
+        return ends
+
+
+class _AnnotationIndex:
+    def __init__(self, notes: Annotations) -> None:
+        self.attributes: dict[int, list[Attribute]] = defaultdict(list)
+        for a in notes.attributes:
+            self.attributes[a.anchor].append(a)
+        self.semantics: dict[int, Semantic] = {s.anchor: s for s in reversed(notes.semantics)}
+        self.registers: dict[int, list[Register]] = defaultdict(list)
+        for r in notes.registers:
+            self.registers[r.anchor].append(r)
+        self.blocks: dict[int, Block] = {b.anchor: b for b in notes.blocks}
+        self.synthetic = {b.synthetic_semicolon for b in notes.blocks if b.synthetic_semicolon is not None}
+        self.modifiers: list[Modifier] = sorted(notes.modifiers, key=lambda m: m.span)
+        self.modifier_starts = [m.span[0] for m in self.modifiers]
+
 
 def _byte_table(text: str) -> list[tuple[int, int]] | None:
     """Anchor points (byte offset, char offset) after every non-ASCII character."""
@@ -81,10 +261,20 @@ def _byte_table(text: str) -> list[tuple[int, int]] | None:
     return table
 
 
-def parse(text: str) -> SyntaxTree:
-    parser = tree_sitter.Parser(language())
-    tree = parser.parse(text.encode("utf-8"))
-    st = SyntaxTree(text=text, tree=tree, _byte_to_char=_byte_table(text))
+def parse(text: str, *, repair: bool = True) -> SyntaxTree:
+    """Parse `text`; with `repair=False` the text goes to tree-sitter as it is (for benches)."""
+    if repair:
+        normalized, notes = normalize(text)
+    else:
+        normalized, notes = text, Annotations()
+    tree = _parser().parse(normalized.encode("utf-8"))
+    st = SyntaxTree(
+        text=text,
+        tree=tree,
+        annotations=notes,
+        normalized=normalized,
+        _byte_to_char=_byte_table(normalized),
+    )
     st.unparsed = _error_regions(st)
     return st
 
@@ -93,14 +283,29 @@ def _error_regions(st: SyntaxTree) -> list[tuple[int, int]]:
     regions: list[tuple[int, int]] = []
     if not st.root.has_error:
         return regions
+    size = len(st.text)
+    # A cbuffer closed by `}` with no room for the `;` normalisation wants: tree-sitter inserts
+    # a MISSING `;` there and the tree is right, so that is not an unparsed region.
+    block_ends = {b.span[1] for b in st.annotations.blocks}
     stack = [st.root]
     while stack:
         n = stack.pop()
         if not n.has_error:
             continue
+        if n.is_missing and n.type == ";" and st.span(n)[0] in block_ends:
+            continue
         if n.is_error or n.is_missing:
-            regions.append(st.span(n))
+            start, end = st.span(n)
+            if end <= start:  # a MISSING node: make it one character wide
+                start, end = (start, start + 1) if start < size else (max(0, size - 1), size)
+            regions.append((start, end))
             continue
         stack.extend(n.children)
     regions.sort()
-    return regions
+    merged: list[tuple[int, int]] = []
+    for s, e in regions:
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+        else:
+            merged.append((s, e))
+    return merged

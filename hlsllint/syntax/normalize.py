@@ -1,0 +1,531 @@
+"""Position-preserving normalisation of HLSL text before tree-sitter parses it.
+
+tree-sitter-hlsl 0.2.0 is a C++ grammar with a few HLSL additions, and it misreads or rejects
+many everyday HLSL constructs. Rather than fork the grammar, we rewrite the text with
+*same-length* replacements (so every kept token keeps its code-point offset) and record what was
+removed as annotations:
+
+- attributes `[numthreads(8,8,1)]`, `[unroll]`, `[[vk::binding(0)]]` are blanked (`Attribute`);
+- semantics `: SV_Position` and bindings `: register(t0, space1)` / `: packoffset(c0.x)` are
+  blanked (`Semantic`, `Register`);
+- `cbuffer Name` / `tbuffer Name` become `struct  Name` and a whitespace character after the
+  closing `}` becomes `;` when there is none (`Block`);
+- HLSL-only modifiers that the grammar does not know where they appear (`unorm`, `snorm`,
+  `sample`, `centroid`, `linear`, `noperspective`, `center`, GS primitive types `point`, `line`,
+  `triangle`, `lineadj`, `triangleadj`, mesh-shader `indices`, `vertices`, `primitives`,
+  `payload`) are blanked (`Modifier`); the same words used as names (`float sample = 1;`)
+  get their first letter replaced by `_` so that the grammar reads them as identifiers;
+- special float literals `1.#INF`, `1.#QNAN` have the `#...` part replaced by zeros.
+
+Comments, strings and preprocessor directive lines are never touched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """`[name(args)]` or `[[ns::name(args)]]`; applies to the node that starts at `anchor`."""
+
+    name: str
+    args: tuple[str, ...]
+    """The arguments as written, split at top-level commas and stripped (strings keep quotes)."""
+    span: Span
+    anchor: int
+    double: bool = False
+    """True for the C++11 / Vulkan form `[[...]]`."""
+
+
+@dataclass(frozen=True)
+class Semantic:
+    """`: NAME` after a declarator that ends at `anchor`."""
+
+    name: str
+    span: Span
+    anchor: int
+
+    @property
+    def base(self) -> str:
+        """The semantic without its trailing index, upper-cased: `TEXCOORD3` -> `TEXCOORD`."""
+        return self.name.rstrip("0123456789").upper()
+
+    @property
+    def index(self) -> int:
+        digits = self.name[len(self.name.rstrip("0123456789")) :]
+        return int(digits) if digits else 0
+
+
+@dataclass(frozen=True)
+class Register:
+    """`: register([profile,] slot [, space])` or `: packoffset(slot)` after `anchor`."""
+
+    kind: Literal["register", "packoffset"]
+    slot: str
+    """`b0`, `t3`, `u1`, `s0` for registers; `c1.x` for packoffset."""
+    space: str | None
+    profile: str | None
+    span: Span
+    anchor: int
+
+
+@dataclass(frozen=True)
+class Modifier:
+    """An HLSL modifier word removed from the text (e.g. `unorm`, `triangle`, `indices`)."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Block:
+    """A `cbuffer`/`tbuffer` rewritten to a struct; the struct_specifier starts at `anchor`."""
+
+    kind: Literal["cbuffer", "tbuffer"]
+    name: str
+    span: Span
+    """From the keyword to the closing brace (inclusive)."""
+    anchor: int
+    synthetic_semicolon: int | None
+    """Offset of the character turned into `;` after the closing brace, if any."""
+
+
+@dataclass
+class Annotations:
+    attributes: list[Attribute] = field(default_factory=list)
+    semantics: list[Semantic] = field(default_factory=list)
+    registers: list[Register] = field(default_factory=list)
+    modifiers: list[Modifier] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    renamed: list[Span] = field(default_factory=list)
+    """Spans of names that collide with HLSL keywords and were disguised for the parser."""
+
+
+# Comments, string/char literals and preprocessor lines (with continuations) are masked out of
+# the analysis copy of the text so that the scanners below never look inside them.
+_MASK = re.compile(
+    rb"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*\"?|'(?:[^'\\\n]|\\.)*'?"
+    rb"|^[ \t]*#(?:[^\n\\]|\\.|\\\n)*",
+    re.S | re.M,
+)
+_NON_NL = re.compile(rb"[^\n]")
+_IDENT = re.compile(rb"[A-Za-z_]\w*")
+_WS = re.compile(rb"\s*")
+_ATTR_NAME = re.compile(rb"\s*([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*")
+_BRACKET = re.compile(rb"\[")
+_COLON = re.compile(rb"(?<!:):(?!:)")
+_BUFFER = re.compile(rb"\b([ct]buffer)(\s+)([A-Za-z_]\w*)")
+_SPECIAL_FLOAT = re.compile(rb"(?<=\d\.)#(?:INF|IND|QNAN|SNAN)\b")
+_BINDING = re.compile(rb"(register|packoffset)\s*\(")
+
+# Words that the grammar treats as keywords but that HLSL code uses as modifiers in places the
+# grammar does not expect them, or as plain names.
+MODIFIER_WORDS = frozenset(
+    {
+        "sample",
+        "centroid",
+        "linear",
+        "noperspective",
+        "center",
+        "point",
+        "line",
+        "triangle",
+        "lineadj",
+        "triangleadj",
+        "indices",
+        "vertices",
+        "primitives",
+        "payload",
+        "unorm",
+        "snorm",
+    }
+)
+_MODIFIER = re.compile(rb"\b(" + b"|".join(w.encode() for w in sorted(MODIFIER_WORDS)) + rb")\b")
+# Qualifiers the grammar accepts in declarations but not after `typedef`.
+_TYPEDEF_QUALIFIERS = re.compile(
+    rb"\btypedef((?:\s+(?:precise|nointerpolation|groupshared|uniform|shared|row_major"
+    rb"|column_major|snorm|unorm)\b)+)"
+)
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+_CONTROL = frozenset({b"if", b"for", b"while", b"switch"})
+_LABELS = frozenset({b"case", b"default", b"public", b"private", b"protected"})
+_TYPE_HEADS = frozenset({b"struct", b"class", b"interface"})
+_CLOSE = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
+_SPACE = frozenset(b" \t\r\n\f\v")
+_IDENT_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+class _Scanner:
+    """The analysis copy of the text: one byte per code point, masked, blanked in place."""
+
+    def __init__(self, text: str) -> None:
+        if text.isascii():
+            raw = bytearray(text.encode("ascii"))
+        else:
+            raw = bytearray(ch if ch < 128 else 97 for ch in map(ord, text))
+        self.buf = raw
+        self.orig = bytes(raw)
+        # Masked bytes keep their newlines so line-based patterns still work.
+        for m in _MASK.finditer(self.orig):
+            s, e = m.span()
+            raw[s:e] = _NON_NL.sub(b" ", self.orig[s:e])
+        self.edits: dict[int, tuple[int, str]] = {}
+        """start -> (end, replacement) for the output text."""
+
+    # -- editing ----------------------------------------------------------------------------
+
+    def blank(self, start: int, end: int, text: str) -> None:
+        """Replace [start, end) by spaces (newlines kept) in both the analysis copy and output."""
+        self.buf[start:end] = _NON_NL.sub(b" ", self.buf[start:end])
+        self.edits[start] = (end, re.sub(r"[^\n]", " ", text[start:end]))
+
+    def replace(self, start: int, new: str) -> None:
+        end = start + len(new)
+        self.buf[start:end] = new.encode("ascii")
+        self.edits[start] = (end, new)
+
+    def apply(self, text: str) -> str:
+        if not self.edits:
+            return text
+        parts: list[str] = []
+        pos = 0
+        for start in sorted(self.edits):
+            end, new = self.edits[start]
+            if start < pos:  # overlapping edits should not happen; keep the first
+                continue
+            parts.append(text[pos:start])
+            parts.append(new)
+            pos = end
+        parts.append(text[pos:])
+        return "".join(parts)
+
+    # -- looking around -----------------------------------------------------------------------
+
+    def prev_sig(self, pos: int) -> int:
+        """Index of the last non-space byte before `pos`, or -1."""
+        buf = self.buf
+        i = pos - 1
+        while i >= 0 and buf[i] in _SPACE:
+            i -= 1
+        return i
+
+    def next_sig(self, pos: int) -> int:
+        """Index of the first non-space byte at or after `pos` (len(buf) at the end)."""
+        m = _WS.match(self.buf, pos)
+        return m.end() if m else pos
+
+    def word_before(self, end: int) -> bytes:
+        """The identifier that ends at `end` (exclusive), or b""."""
+        buf = self.buf
+        i = end
+        while i > 0 and buf[i - 1] in _IDENT_CHARS:
+            i -= 1
+        return bytes(buf[i:end])
+
+    def match_close(self, open_pos: int) -> int:
+        """Index of the bracket closing the one at `open_pos`, or -1 (brackets of one kind)."""
+        buf = self.buf
+        opener = buf[open_pos]
+        closer = _CLOSE[opener]
+        depth = 0
+        for i in range(open_pos, len(buf)):
+            c = buf[i]
+            if c == opener:
+                depth += 1
+            elif c == closer:
+                depth -= 1
+                if depth == 0:
+                    return i
+            elif c == 59 and opener != 123:  # ';' never inside () or []
+                return -1
+        return -1
+
+    def match_open(self, close_pos: int) -> int:
+        """Index of the `(` that the `)` at `close_pos` closes, or -1."""
+        buf = self.buf
+        depth = 0
+        for i in range(close_pos, -1, -1):
+            c = buf[i]
+            if c == 41:
+                depth += 1
+            elif c == 40:
+                depth -= 1
+                if depth == 0:
+                    return i
+            elif c in (59, 123, 125):
+                return -1
+        return -1
+
+
+def _split_args(text: str) -> tuple[str, ...]:
+    if not text.strip():
+        return ()
+    args: list[str] = []
+    depth = 0
+    start = 0
+    quote = ""
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(text[start:i].strip())
+            start = i + 1
+    args.append(text[start:].strip())
+    return tuple(args)
+
+
+# -- passes -----------------------------------------------------------------------------------
+
+
+def _attributes(sc: _Scanner, text: str, notes: Annotations) -> None:
+    buf = sc.buf
+    pending: list[tuple[str, tuple[str, ...], Span, bool]] = []
+    for m in _BRACKET.finditer(sc.orig):
+        start = m.start()
+        if buf[start] != 91:  # already blanked (inside an earlier attribute)
+            continue
+        inner = sc.next_sig(start + 1)
+        double = inner < len(buf) and buf[inner] == 91
+        if not double and not _attribute_position(sc, start):
+            continue
+        name_at = inner + 1 if double else start + 1
+        nm = _ATTR_NAME.match(buf, name_at)
+        if nm is None:
+            continue
+        pos = nm.end()
+        args: tuple[str, ...] = ()
+        if pos < len(buf) and buf[pos] == 40:
+            close = sc.match_close(pos)
+            if close < 0:
+                continue
+            args = _split_args(text[pos + 1 : close])
+            pos = sc.next_sig(close + 1)
+        if double:
+            # `[[a, b(1)]]` lists are rare; only the first attribute of the list is recorded.
+            end = sc.match_close(start)
+            if end < 0 or buf[end - 1] != 93 or sc.prev_sig(end - 1) < 0:
+                continue
+            end += 1
+        else:
+            if pos >= len(buf) or buf[pos] != 93:
+                continue
+            end = pos + 1
+        name = re.sub(r"\s+", "", text[nm.start(1) : nm.end(1)])
+        sc.blank(start, end, text)
+        pending.append((name, args, (start, end), double))
+    for name, args, span, double in pending:
+        anchor = sc.next_sig(span[1])
+        notes.attributes.append(Attribute(name, args, span, anchor, double))
+
+
+def _attribute_position(sc: _Scanner, start: int) -> bool:
+    """Whether a `[` at `start` begins a statement or declaration (so it is an attribute)."""
+    p = sc.prev_sig(start)
+    if p < 0:
+        return True
+    c = sc.buf[p]
+    if c in b";{}:":
+        return c != 58 or sc.buf[p - 1] != 58  # not after `::`
+    if c == 41:  # `)` closing an if/for/while/switch header
+        o = sc.match_open(p)
+        return o >= 0 and sc.word_before(sc.prev_sig(o) + 1) in _CONTROL
+    if c in _IDENT_CHARS:
+        return sc.word_before(p + 1) in (b"else", b"do")
+    return False
+
+
+def _buffers(sc: _Scanner, text: str, notes: Annotations) -> None:
+    buf = sc.buf
+    for m in _BUFFER.finditer(buf):
+        kw_start = m.start(1)
+        if kw_start > 0 and buf[kw_start - 1] in _IDENT_CHARS:
+            continue
+        brace = buf.find(b"{", m.end())
+        if brace < 0 or buf.find(b";", m.end(), brace) >= 0:
+            continue
+        close = sc.match_close(brace)
+        if close < 0:
+            continue
+        kind = m.group(1).decode()
+        sc.replace(kw_start, "struct ")  # same length as `cbuffer`/`tbuffer`
+        after = close + 1
+        semicolon: int | None = None
+        nxt = sc.next_sig(after)
+        if nxt >= len(buf) or buf[nxt] != 59:
+            # Turn one whitespace character after `}` into `;`, preferring a space to a newline.
+            # Only characters that are whitespace in the original text qualify (not comments,
+            # not blanked annotations).
+            semicolon = _free_space(sc, after, nxt)
+            if semicolon is not None:
+                sc.replace(semicolon, ";")
+        notes.blocks.append(
+            Block(kind, m.group(3).decode(), (kw_start, close + 1), kw_start, semicolon)  # type: ignore[arg-type]
+        )
+
+
+def _free_space(sc: _Scanner, start: int, end: int) -> int | None:
+    candidates = [
+        i
+        for i in range(start, end)
+        if sc.orig[i] in _SPACE
+        and i not in sc.edits
+        and not any(s < i < e for s, (e, _) in sc.edits.items() if s >= start - 1)
+    ]
+    for ch in b" \t\r\n":
+        for i in candidates:
+            if sc.orig[i] == ch:
+                return i
+    return None
+
+
+def _colons(sc: _Scanner, text: str, notes: Annotations) -> None:
+    buf = sc.buf
+    n = len(buf)
+    for m in _COLON.finditer(sc.orig):
+        p = m.start()
+        if buf[p] != 58:
+            continue
+        prev = sc.prev_sig(p)
+        if prev < 0 or not (buf[prev] in _IDENT_CHARS or buf[prev] in b")]"):
+            continue
+        after = sc.next_sig(p + 1)
+        bm = _BINDING.match(buf, after)
+        if bm is not None:
+            close = sc.match_close(bm.end() - 1)
+            if close < 0:
+                continue
+            _record_binding(sc, text, notes, bm.group(1).decode(), p, bm.end(), close, prev + 1)
+            continue
+        im = _IDENT.match(buf, after)
+        if im is None:
+            continue
+        nxt = sc.next_sig(im.end())
+        if nxt < n and buf[nxt] not in b";,){=:<":
+            continue
+        if not _declaration_colon(sc, p):
+            continue
+        sc.blank(p, im.end(), text)
+        notes.semantics.append(Semantic(text[im.start() : im.end()], (p, im.end()), prev + 1))
+
+
+def _record_binding(
+    sc: _Scanner,
+    text: str,
+    notes: Annotations,
+    kind: str,
+    colon: int,
+    open_end: int,
+    close: int,
+    anchor: int,
+) -> None:
+    args = _split_args(text[open_end:close])
+    profile: str | None = None
+    space: str | None = None
+    slot = ""
+    if kind == "packoffset":
+        slot = re.sub(r"\s+", "", args[0]) if args else ""
+    else:
+        rest = list(args)
+        if (rest and rest[0][:1].lower() not in ("b", "t", "u", "s", "c")) or (
+            len(rest) >= 2 and rest[0].lower().startswith(("ps_", "vs_", "cs_", "gs_", "hs_", "ds_"))
+        ):
+            profile = rest.pop(0)
+        if rest:
+            slot = rest.pop(0)
+        if rest:
+            space = rest.pop(0)
+    sc.blank(colon, close + 1, text)
+    notes.registers.append(
+        Register(kind, slot, space, profile, (colon, close + 1), anchor)  # type: ignore[arg-type]
+    )
+
+
+def _declaration_colon(sc: _Scanner, colon: int) -> bool:
+    """Whether the `:` at `colon` follows a declarator (not a ternary, label or base class)."""
+    buf = sc.buf
+    depth = 0
+    i = colon - 1
+    while i >= 0:
+        c = buf[i]
+        if c == 41 or c == 93:  # ) ]
+            depth += 1
+        elif c == 40 or c == 91:  # ( [
+            depth -= 1
+            if depth < 0:
+                break
+        elif depth == 0:
+            if c in b";{}":
+                break
+            if c == 44:  # ',' separates parameters or declarators
+                break
+            if c == 63:  # '?'
+                return False
+        i -= 1
+    first = _IDENT.match(buf, sc.next_sig(i + 1))
+    if first is not None:
+        word = first.group()
+        if word in _LABELS:
+            return False
+        if word in _TYPE_HEADS and buf.find(b"(", i + 1, colon) < 0:
+            return False
+    return True
+
+
+def _modifiers(sc: _Scanner, text: str, notes: Annotations) -> None:
+    buf = sc.buf
+    n = len(buf)
+    for m in _MODIFIER.finditer(buf):
+        s, e = m.span()
+        if (s > 0 and buf[s - 1] in _IDENT_CHARS) or (e < n and buf[e] in _IDENT_CHARS):
+            continue
+        prev = sc.prev_sig(s)
+        nxt = sc.next_sig(e)
+        is_modifier = (
+            nxt < n
+            and buf[nxt] in _IDENT_CHARS
+            and buf[nxt] not in b"0123456789"
+            and not (prev >= 0 and buf[prev] == 46)  # `.point`
+        )
+        if is_modifier:
+            notes.modifiers.append(Modifier(text[s:e], (s, e)))
+            sc.blank(s, e, text)
+        else:
+            sc.replace(s, "_")
+            notes.renamed.append((s, e))
+
+
+def _typedefs(sc: _Scanner, text: str, notes: Annotations) -> None:
+    for m in _TYPEDEF_QUALIFIERS.finditer(sc.buf):
+        for w in _WORD.finditer(sc.buf, m.start(1), m.end(1)):
+            notes.modifiers.append(Modifier(text[w.start() : w.end()], w.span()))
+            sc.blank(w.start(), w.end(), text)
+
+
+def _special_floats(sc: _Scanner) -> None:
+    for m in _SPECIAL_FLOAT.finditer(sc.buf):
+        sc.replace(m.start(), "0" * (m.end() - m.start()))
+
+
+def normalize(text: str) -> tuple[str, Annotations]:
+    """The text to hand to tree-sitter (same length as `text`) and what was taken out of it."""
+    notes = Annotations()
+    sc = _Scanner(text)
+    _attributes(sc, text, notes)
+    _buffers(sc, text, notes)
+    _colons(sc, text, notes)
+    _modifiers(sc, text, notes)
+    _typedefs(sc, text, notes)
+    _special_floats(sc)
+    return sc.apply(text), notes

@@ -1,0 +1,247 @@
+"""Regression tests for the parse + repair stage: one per HLSL construct the grammar misses."""
+
+from __future__ import annotations
+
+from hlsllint.syntax import Node, SyntaxTree, parse
+
+
+def clean(src: str) -> SyntaxTree:
+    tree = parse(src)
+    assert tree.unparsed == [], [tree.text[s:e] for s, e in tree.unparsed]
+    return tree
+
+
+def find(tree: SyntaxTree, type_: str, text: str | None = None) -> Node:
+    for n in tree.walk():
+        if n.type == type_ and (text is None or tree.node_text(n).startswith(text)):
+            return n
+    raise AssertionError(f"no {type_} node {text or ''}")
+
+
+def nodes(tree: SyntaxTree, type_: str) -> list[Node]:
+    return [n for n in tree.walk() if n.type == type_]
+
+
+def test_offsets_are_preserved() -> None:
+    src = "cbuffer CB : register(b0) { float4 a : packoffset(c0); }\n[numthreads(1,1,1)] void f() {}"
+    tree = clean(src)
+    assert len(tree.normalized) == len(src)
+    assert tree.node_text(find(tree, "field_identifier")) == "a"
+    assert tree.node_text(find(tree, "type_identifier")) == "CB"
+
+
+def test_cbuffer_with_register() -> None:
+    tree = clean("cbuffer PerFrame : register(b1, space2) { float4x4 vp; float t; }\nfloat x;")
+    block = find(tree, "struct_specifier")
+    assert tree.block_kind(block) == "cbuffer"
+    assert tree.node_text(block.child_by_field_name("name")) == "PerFrame"  # type: ignore[arg-type]
+    reg = tree.register_of(block)
+    assert reg is not None and (reg.slot, reg.space) == ("b1", "space2")
+    members = [tree.node_text(n) for n in tree.walk(block) if n.type == "field_identifier"]
+    assert members == ["vp", "t"]
+    # The global after the cbuffer is still a declaration of its own.
+    assert tree.node_text(find(tree, "declaration")) == "float x;"
+
+
+def test_cbuffer_without_register_is_not_a_function() -> None:
+    tree = clean("cbuffer CB { float4 a; };\ntbuffer TB { float b; }\n")
+    assert nodes(tree, "function_definition") == []
+    kinds = [tree.block_kind(n) for n in nodes(tree, "struct_specifier")]
+    assert kinds == ["cbuffer", "tbuffer"]
+    block = tree.block_of(nodes(tree, "struct_specifier")[1])
+    assert block is not None and block.name == "TB" and block.synthetic_semicolon is not None
+
+
+def test_packoffset() -> None:
+    tree = clean("cbuffer CB { float4 a : packoffset(c0); float b : packoffset(c1.y); }")
+    fields = nodes(tree, "field_declaration")
+    assert [tree.packoffset_of(f).slot for f in fields] == ["c0", "c1.y"]  # type: ignore[union-attr]
+    assert nodes(tree, "bitfield_clause") == []
+
+
+def test_register_with_space_and_profile() -> None:
+    tree = clean("Texture2D<float4> t : register(t0, space1);\nSamplerState s : register(ps_5_0, s3);")
+    t_decl, s_decl = nodes(tree, "declaration")
+    r = tree.register_of(t_decl)
+    assert r is not None and (r.slot, r.space, r.profile) == ("t0", "space1", None)
+    r = tree.register_of(s_decl)
+    assert r is not None and (r.slot, r.profile) == ("s3", "ps_5_0")
+
+
+def test_struct_member_semantic_is_not_a_bitfield() -> None:
+    tree = clean("struct V { float4 p : SV_Position; float2 uv : TEXCOORD1; uint b : 4; };")
+    f1, f2, f3 = nodes(tree, "field_declaration")
+    sem = tree.semantic_of(f1)
+    assert sem is not None and sem.name == "SV_Position"
+    sem = tree.semantic_of(f2)
+    assert sem is not None and (sem.base, sem.index) == ("TEXCOORD", 1)
+    assert tree.semantic_of(f3) is None
+    assert len(nodes(tree, "bitfield_clause")) == 1  # the real bitfield stays
+
+
+def test_function_and_parameter_semantics() -> None:
+    tree = clean("float4 main(float4 p : SV_Position, in float2 uv : TEXCOORD0) : SV_Target0 { return p; }")
+    fn = find(tree, "function_definition")
+    sem = tree.semantic_of(fn)
+    assert sem is not None and sem.name == "SV_Target0"
+    params = nodes(tree, "parameter_declaration")
+    assert [tree.semantic_of(p).name for p in params] == ["SV_Position", "TEXCOORD0"]  # type: ignore[union-attr]
+    assert nodes(tree, "semantics") == []
+
+
+def test_global_semantic() -> None:
+    tree = clean("float4 c : COLOR;")
+    assert tree.semantic_of(find(tree, "declaration")).name == "COLOR"  # type: ignore[union-attr]
+
+
+def test_ternary_and_case_colons_are_kept() -> None:
+    tree = clean("int f(int x) { switch (x) { case A: x = B; break; default: x = 1; } return x ? a : b; }")
+    assert tree.annotations.semantics == []
+    assert len(nodes(tree, "conditional_expression")) == 1
+    assert len(nodes(tree, "case_statement")) == 2
+
+
+def test_stacked_attributes_on_function() -> None:
+    tree = clean(
+        "[RootSignature(RS)][numthreads(8, 4, 1)]\nvoid main() {}\n"
+        '[shader("pixel")] float4 p() : SV_Target { return 0; }'
+    )
+    main, p = nodes(tree, "function_definition")
+    attrs = tree.attributes_of(main)
+    assert [a.name for a in attrs] == ["RootSignature", "numthreads"]
+    assert attrs[1].args == ("8", "4", "1")
+    shader = tree.attribute(p, "shader")
+    assert shader is not None and shader.args == ('"pixel"',)
+    assert nodes(tree, "hlsl_attribute") == []
+
+
+def test_loop_attributes_on_statements() -> None:
+    tree = clean(
+        "void f() { [loop] while (x) { } [unroll] [loop] for (;;) {} [branch] switch (x) { }"
+        " [loop] do { } while (x); [flatten] if (x) {} else [branch] if (y) {} }"
+    )
+    assert nodes(tree, "function_definition")[1:] == []
+    w = find(tree, "while_statement")
+    assert [a.name for a in tree.attributes_of(w)] == ["loop"]
+    assert [a.name for a in tree.attributes_of(find(tree, "for_statement"))] == ["unroll", "loop"]
+    assert [a.name for a in tree.attributes_of(find(tree, "switch_statement"))] == ["branch"]
+    assert [a.name for a in tree.attributes_of(find(tree, "do_statement"))] == ["loop"]
+    ifs = nodes(tree, "if_statement")
+    assert [a.name for a in tree.attributes_of(ifs[0])] == ["flatten"]
+    assert [a.name for a in tree.attributes_of(ifs[1])] == ["branch"]
+
+
+def test_indexing_is_not_an_attribute() -> None:
+    tree = clean("void f() { a[i][j] = b[0]; x = g()[1]; }")
+    assert tree.annotations.attributes == []
+
+
+def test_vulkan_double_bracket_attributes() -> None:
+    tree = clean(
+        "struct V { [[vk::location(0)]] float3 pos : POSITION0; };\n"
+        "[[vk::binding(0, 1)]] Texture2D t : register(t0);"
+    )
+    field = find(tree, "field_declaration")
+    assert [(a.name, a.args) for a in tree.attributes_of(field)] == [("vk::location", ("0",))]
+    decl = find(tree, "declaration")
+    attr = tree.attribute(decl, "vk::binding")
+    assert attr is not None and attr.double and attr.args == ("0", "1")
+
+
+def test_unorm_snorm_template_arguments() -> None:
+    tree = clean("RWTexture2D<unorm float4> u;\nBuffer<snorm float> b;")
+    descs = nodes(tree, "type_descriptor")
+    assert [tree.modifiers_of(d) for d in descs] == [["unorm"], ["snorm"]]
+
+
+def test_mesh_shader_qualifiers() -> None:
+    tree = clean(
+        '[outputtopology("triangle")] [numthreads(64, 1, 1)]\n'
+        "void ms(out indices uint3 t[64], out vertices V v[64], out primitives P pr[64],"
+        " in payload Pay p) {}"
+    )
+    params = nodes(tree, "parameter_declaration")
+    assert [tree.modifiers_of(p) for p in params] == [
+        ["out", "indices"],
+        ["out", "vertices"],
+        ["out", "primitives"],
+        ["in", "payload"],
+    ]
+    assert tree.node_text(params[0].child_by_field_name("type")) == "uint3"  # type: ignore[arg-type]
+
+
+def test_geometry_shader_primitive_qualifiers() -> None:
+    for prim in ("point", "line", "triangle", "lineadj", "triangleadj"):
+        tree = clean(f"[maxvertexcount(3)] void gs({prim} VS input[3], inout TriangleStream<GS> os) {{}}")
+        first = nodes(tree, "parameter_declaration")[0]
+        assert tree.modifiers_of(first) == [prim]
+        assert tree.node_text(first.child_by_field_name("type")) == "VS"  # type: ignore[arg-type]
+
+
+def test_keywords_used_as_names() -> None:
+    tree = clean(
+        "float sample = 1; float line = 2; float point = sample + line;\n"
+        "float4 g(float4 v) { return v.sample; }"
+    )
+    names = [tree.node_text(n) for n in nodes(tree, "identifier")]
+    assert names[:4] == ["sample", "line", "point", "sample"]
+    assert tree.modifiers_of(nodes(tree, "declaration")[0]) == []
+
+
+def test_interpolation_modifiers() -> None:
+    tree = clean(
+        "struct PS { centroid float4 a : A; linear noperspective float b : B; sample float c : C;"
+        " nointerpolation uint d : D; };\nprecise float e; groupshared float g[64];"
+    )
+    fields = nodes(tree, "field_declaration")
+    assert [tree.modifiers_of(f) for f in fields] == [
+        ["centroid"],
+        ["linear", "noperspective"],
+        ["sample"],
+        ["nointerpolation"],
+    ]
+    decls = [d for d in nodes(tree, "declaration")]
+    assert [tree.modifiers_of(d) for d in decls] == [["precise"], ["groupshared"]]
+
+
+def test_typedef_with_modifiers() -> None:
+    tree = clean("typedef precise float pf;\ntypedef vector<float, 4> f4;\ntypedef const uint cu;")
+    assert len(nodes(tree, "type_definition")) == 3
+
+
+def test_special_float_literals() -> None:
+    tree = clean("static const float Inf = 1.#INF; static const float N = -1.#QNAN;")
+    lits = [tree.node_text(n) for n in nodes(tree, "number_literal")]
+    assert lits == ["1.#INF", "-1.#QNAN"]
+
+
+def test_in_out_inout_parameters() -> None:
+    tree = clean("void f(inout float a, out float b, in float c, uniform float d) {}")
+    mods = [tree.modifiers_of(p) for p in nodes(tree, "parameter_declaration")]
+    assert mods == [["inout"], ["out"], ["in"], ["uniform"]]
+
+
+def test_templates_and_sm6_functions() -> None:
+    tree = clean(
+        "Texture2D<float4> t; ConstantBuffer<CB> cb : register(b0); StructuredBuffer<S> sb;\n"
+        "template<typename T> T twice(T x) { return x + x; }"
+    )
+    assert len(nodes(tree, "template_type")) == 3
+    assert len(nodes(tree, "template_declaration")) == 1
+
+
+def test_unparsed_regions_are_reported() -> None:
+    tree = parse("void f() { int x = ; }\nfloat ok;")
+    assert tree.unparsed
+    s, e = tree.unparsed[0]
+    assert e > s
+    assert tree.in_unparsed(s, e)
+    assert not tree.in_unparsed(len(tree.text) - 3, len(tree.text))
+
+
+def test_non_ascii_text_keeps_offsets() -> None:
+    src = "// héllo wörld\n[numthreads(1,1,1)] void main() { float é1 = 0; }"
+    tree = clean(src)
+    fn = find(tree, "function_definition")
+    assert tree.node_text(fn).startswith("void main()")
+    assert tree.attribute(fn, "numthreads") is not None
