@@ -84,9 +84,7 @@ class RuleContext:
         start, end = self.span(target)
         if self.tree.in_unparsed(start, end):
             return None
-        diag = self.make_diagnostic(
-            self.rule.code, self.rule.name, self.rule.severity, (start, end), message
-        )
+        diag = self.make_diagnostic(self.rule.code, self.rule.name, self.rule.severity, (start, end), message)
         if diag is None:
             return None
         if fix is not None:
@@ -140,6 +138,14 @@ class RuleContext:
                 return None
             if src.text[mapped.start : mapped.end] != self.text[e.span[0] : e.span[1]]:
                 return None
-            out.append(Edit(mapped.path, mapped.start, mapped.end, e.content,
-                            src.location(mapped.start), src.location(mapped.end)))
+            out.append(
+                Edit(
+                    mapped.path,
+                    mapped.start,
+                    mapped.end,
+                    e.content,
+                    src.location(mapped.start),
+                    src.location(mapped.end),
+                )
+            )
         return Fix(message, applicability, tuple(out))

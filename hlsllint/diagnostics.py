@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 from hlsllint.source import Location
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
@@ -19,7 +19,7 @@ class Severity(str, Enum):
         return self is not Severity.INFO
 
 
-class Applicability(str, Enum):
+class Applicability(StrEnum):
     """ruff's fix applicability: safe fixes apply with --fix, unsafe ones need --unsafe-fixes."""
 
     SAFE = "safe"
@@ -27,7 +27,7 @@ class Applicability(str, Enum):
     DISPLAY = "display"  # shown as a suggestion only, never applied
 
 
-class FixAvailability(str, Enum):
+class FixAvailability(StrEnum):
     """What a rule declares about its fixes (documentation)."""
 
     NONE = "none"

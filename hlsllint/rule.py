@@ -63,9 +63,19 @@ class Rule:
     @classmethod
     def documentation(cls) -> str:
         """The rule's documentation as Markdown (used by `hlsllint rule`, SARIF and LSP hover)."""
-        parts = [f"# {cls.name} ({cls.code})", "", f"**Default severity**: {cls.severity.value}  ",
-                 f"**Fix**: {cls.fix.value}", "", "## What it does", cls.summary.strip(), "",
-                 "## Why is this bad?", cls.rationale.strip(), ""]
+        parts = [
+            f"# {cls.name} ({cls.code})",
+            "",
+            f"**Default severity**: {cls.severity.value}  ",
+            f"**Fix**: {cls.fix.value}",
+            "",
+            "## What it does",
+            cls.summary.strip(),
+            "",
+            "## Why is this bad?",
+            cls.rationale.strip(),
+            "",
+        ]
         if cls.bad_example.strip():
             parts += ["## Example", "```hlsl", cls.bad_example.strip("\n"), "```", ""]
         if cls.good_example.strip():
@@ -74,8 +84,10 @@ class Rule:
             parts += ["## Fix safety", cls.fix_safety.strip(), ""]
         if cls.options:
             parts += ["## Options"]
-            parts += [f"- `{k}` ({o.type.__name__}, default `{o.default!r}`): {o.help}"
-                      for k, o in cls.options.items()]
+            parts += [
+                f"- `{k}` ({o.type.__name__}, default `{o.default!r}`): {o.help}"
+                for k, o in cls.options.items()
+            ]
             parts.append("")
         if cls.references:
             parts += ["## References"] + [f"- {r}" for r in cls.references] + [""]

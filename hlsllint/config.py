@@ -1,0 +1,304 @@
+"""Configuration: `[tool.hlsllint]` in pyproject.toml, or hlsllint.toml / .hlsllint.toml.
+
+As in ruff, the config file closest to a linted file wins (no merging between files), and the
+command line beats any file. Paths in a config file are relative to the file's folder.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import Any
+
+from hlsllint.context import AnalysisSettings
+
+CONFIG_NAMES = (".hlsllint.toml", "hlsllint.toml", "pyproject.toml")
+DEFAULT_EXTENSIONS = (".hlsl", ".hlsli", ".fx", ".fxh")
+DEFAULT_EXCLUDE = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    "node_modules",
+    "build",
+    "dist",
+    "__pycache__",
+)
+TARGETS = ("gcn", "gfx6", "gfx9", "rdna1", "rdna2", "rdna3")
+
+
+class ConfigError(Exception):
+    """A broken configuration. The message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    glob: str
+    name: str
+    defines: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Settings:
+    root: str = "."
+    """Folder that relative paths and globs of the config are resolved against."""
+    config_path: str | None = None
+    select: tuple[str, ...] = ("HL",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[tuple[str, str], ...] = ()
+    variants: tuple[Variant, ...] = ()
+    target: str = "rdna2"
+    wave_size: int | None = None
+    enable_16bit_types: bool = False
+    rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+
+    @property
+    def analysis(self) -> AnalysisSettings:
+        return AnalysisSettings(self.target, self.wave_size, self.enable_16bit_types)
+
+    def options_for(self, code: str) -> dict[str, Any]:
+        for c, opts in self.rule_options:
+            if c == code:
+                return dict(opts)
+        return {}
+
+    # -- rule selection (ruff's semantics: the most specific prefix wins; ignore wins ties) --
+
+    def is_enabled(self, code: str, path: str | None = None) -> bool:
+        sel = _longest_prefix(code, self.select + self.extend_select)
+        ign = _longest_prefix(code, self.ignore + self.ignores_for(path))
+        return sel > 0 and sel > ign
+
+    def ignores_for(self, path: str | None) -> tuple[str, ...]:
+        if path is None or not self.per_file_ignores:
+            return ()
+        rel = relative_to(path, self.root)
+        out: list[str] = []
+        for pattern, codes in self.per_file_ignores:
+            if fnmatch(rel, pattern) or fnmatch(os.path.basename(path), pattern):
+                out.extend(codes)
+        return tuple(out)
+
+    def variants_for(self, path: str) -> list[Variant]:
+        rel = relative_to(path, self.root)
+        return [v for v in self.variants if fnmatch(rel, v.glob) or fnmatch(os.path.basename(path), v.glob)]
+
+
+def _longest_prefix(code: str, prefixes: Sequence[str]) -> int:
+    best = 0
+    for p in prefixes:
+        p = p.upper()
+        if p == "ALL":
+            best = max(best, 1)
+        elif code.startswith(p):
+            best = max(best, len(p) + 1)
+    return best
+
+
+def relative_to(path: str, root: str) -> str:
+    try:
+        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    except ValueError:
+        return path
+    return rel.replace(os.sep, "/")
+
+
+# -- reading files -------------------------------------------------------------------------------
+
+
+def _table(path: Path) -> dict[str, Any] | None:
+    """The hlsllint table of a config file, or None when the file has none (pyproject)."""
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from e
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from e
+    if path.name == "pyproject.toml":
+        tool = data.get("tool", {})
+        table = tool.get("hlsllint") if isinstance(tool, dict) else None
+        if table is None:
+            return None
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [tool.hlsllint] must be a table")
+        return table
+    return data
+
+
+def _strings(path: Path, key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: `{key}` must be a list of strings")
+    return tuple(value)
+
+
+def _defines(path: Path, key: str, value: Any) -> tuple[tuple[str, str], ...]:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(parse_define(v) for v in value)
+    if isinstance(value, dict):
+        out = []
+        for k, v in value.items():
+            if isinstance(v, bool):
+                v = "1" if v else "0"
+            if not isinstance(v, str | int | float):
+                raise ConfigError(f"{path}: `{key}.{k}` must be a string or a number")
+            out.append((k, str(v)))
+        return tuple(out)
+    raise ConfigError(f'{path}: `{key}` must be a table of NAME = value or a list of "NAME=value"')
+
+
+def parse_define(text: str) -> tuple[str, str]:
+    name, _, value = text.partition("=")
+    return (name.strip(), value if "=" in text else "1")
+
+
+def _enum(path: Path, key: str, value: Any, allowed: Sequence[Any]) -> Any:
+    if value not in allowed:
+        choices = ", ".join(str(a) for a in allowed)
+        raise ConfigError(f"{path}: `{key}` must be one of {choices} (got {value!r})")
+    return value
+
+
+def settings_from_table(path: Path, table: Mapping[str, Any]) -> Settings:
+    """Validate a config table. Unknown keys and wrong types are errors naming the key."""
+    from hlsllint.registry import find_rule
+
+    root = str(path.parent)
+    s = Settings(root=root, config_path=str(path))
+    changes: dict[str, Any] = {}
+    for key, value in table.items():
+        match key:
+            case "select" | "extend-select" | "ignore" | "exclude" | "extend-exclude":
+                changes[key.replace("-", "_")] = _strings(path, key, value)
+            case "extensions":
+                exts = _strings(path, key, value)
+                changes["extensions"] = tuple(e if e.startswith(".") else "." + e for e in exts)
+            case "include-dirs":
+                dirs = _strings(path, key, value)
+                changes["include_dirs"] = tuple(os.path.normpath(os.path.join(root, d)) for d in dirs)
+            case "defines":
+                changes["defines"] = _defines(path, key, value)
+            case "per-file-ignores":
+                if not isinstance(value, dict):
+                    raise ConfigError(f"{path}: `per-file-ignores` must be a table of glob = [codes]")
+                changes["per_file_ignores"] = tuple(
+                    (glob, _strings(path, f"per-file-ignores.{glob}", codes)) for glob, codes in value.items()
+                )
+            case "variants":
+                changes["variants"] = _variants(path, value)
+            case "target":
+                changes["target"] = _enum(path, key, value, TARGETS)
+            case "wave-size":
+                changes["wave_size"] = _enum(path, key, value, (32, 64))
+            case "enable-16bit-types":
+                if not isinstance(value, bool):
+                    raise ConfigError(f"{path}: `enable-16bit-types` must be true or false")
+                changes["enable_16bit_types"] = value
+            case "rule-options":
+                if not isinstance(value, dict):
+                    raise ConfigError(f"{path}: `rule-options` must be a table of rule code = table")
+                opts = []
+                for code, table_ in value.items():
+                    rule = find_rule(code)
+                    if rule is None:
+                        raise ConfigError(f"{path}: `rule-options.{code}`: unknown rule")
+                    if not isinstance(table_, dict):
+                        raise ConfigError(f"{path}: `rule-options.{code}` must be a table")
+                    for k, v in table_.items():
+                        opt = rule.options.get(k)
+                        if opt is None:
+                            raise ConfigError(f"{path}: `rule-options.{code}.{k}`: unknown option")
+                        if not isinstance(v, opt.type) or isinstance(v, bool) != (opt.type is bool):
+                            raise ConfigError(
+                                f"{path}: `rule-options.{code}.{k}` must be {opt.type.__name__}"
+                            )
+                    opts.append((rule.code, tuple(table_.items())))
+                changes["rule_options"] = tuple(opts)
+            case _:
+                raise ConfigError(f"{path}: unknown key `{key}`")
+    return replace(s, **changes)
+
+
+def _variants(path: Path, value: Any) -> tuple[Variant, ...]:
+    """`variants = { "glob" = [ {NAME = "1"}, {NAME = "0"} ] }`: one analysis per define set."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: `variants` must be a table of glob = [define tables]")
+    out = []
+    for glob, sets in value.items():
+        if not isinstance(sets, list) or not all(isinstance(d, dict) for d in sets):
+            raise ConfigError(f"{path}: `variants.{glob}` must be a list of define tables")
+        for i, d in enumerate(sets):
+            defines = _defines(path, f"variants.{glob}[{i}]", d)
+            name = ",".join(f"{k}={v}" for k, v in defines) or f"{glob}#{i}"
+            out.append(Variant(glob, name, defines))
+    return tuple(out)
+
+
+def load_config_file(path: str | Path) -> Settings:
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"{p}: config file not found")
+    table = _table(p)
+    if table is None:
+        if p.name == "pyproject.toml":
+            return Settings(root=str(p.parent), config_path=str(p))
+        table = {}
+    return settings_from_table(p, table)
+
+
+@dataclass
+class ConfigResolver:
+    """Finds the settings for each file: the closest config file, then the CLI overrides."""
+
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    forced: Settings | None = None
+    _by_dir: dict[str, Settings] = field(default_factory=dict)
+
+    def for_path(self, path: str) -> Settings:
+        if self.forced is not None:
+            return self._apply(self.forced)
+        directory = os.path.dirname(os.path.abspath(path))
+        return self._apply(self._for_dir(directory))
+
+    def _for_dir(self, directory: str) -> Settings:
+        cached = self._by_dir.get(directory)
+        if cached is not None:
+            return cached
+        found: Settings | None = None
+        for name in CONFIG_NAMES:
+            candidate = Path(directory) / name
+            if candidate.is_file():
+                table = _table(candidate)
+                if table is not None:
+                    found = settings_from_table(candidate, table)
+                    break
+        if found is None:
+            parent = os.path.dirname(directory)
+            found = self._for_dir(parent) if parent != directory else Settings(root=os.getcwd())
+        self._by_dir[directory] = found
+        return found
+
+    def _apply(self, s: Settings) -> Settings:
+        if not self.overrides:
+            return s
+        changes = dict(self.overrides)
+        if "extend_select" in changes:
+            changes["extend_select"] = s.extend_select + tuple(changes["extend_select"])
+        if "ignore" in changes:
+            changes["ignore"] = s.ignore + tuple(changes["ignore"])
+        if "defines" in changes:
+            changes["defines"] = s.defines + tuple(changes["defines"])
+        if "include_dirs" in changes:
+            changes["include_dirs"] = tuple(changes["include_dirs"]) + s.include_dirs
+        return replace(s, **changes)

@@ -1,0 +1,89 @@
+"""Which files to lint: paths from the command line, walked recursively, minus ignored ones."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from functools import cache
+
+import pathspec
+
+from hlsllint.config import ConfigResolver, Settings, relative_to
+
+
+@cache
+def _gitignore(directory: str) -> pathspec.PathSpec | None:
+    path = os.path.join(directory, ".gitignore")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return pathspec.PathSpec.from_lines("gitwildmatch", f)
+    except OSError:
+        return None
+
+
+@cache
+def _exclude_spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+
+
+def is_gitignored(path: str, is_dir: bool = False) -> bool:
+    """True when a .gitignore in this folder or a parent folder (up to the git root) ignores it."""
+    path = os.path.abspath(path)
+    directory = os.path.dirname(path)
+    while True:
+        spec = _gitignore(directory)
+        if spec is not None:
+            rel = os.path.relpath(path, directory).replace(os.sep, "/")
+            if spec.match_file(rel + ("/" if is_dir else "")):
+                return True
+        if os.path.isdir(os.path.join(directory, ".git")):
+            return False
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return False
+        directory = parent
+
+
+def is_excluded(path: str, settings: Settings, is_dir: bool = False) -> bool:
+    patterns = settings.exclude + settings.extend_exclude
+    if not patterns:
+        return False
+    rel = relative_to(path, settings.root)
+    if rel.startswith(".."):
+        rel = os.path.basename(path)
+    spec = _exclude_spec(patterns)
+    return spec.match_file(rel + ("/" if is_dir else "")) or spec.match_file(os.path.basename(path))
+
+
+def discover(paths: Sequence[str], resolver: ConfigResolver) -> Iterator[str]:
+    """Files to lint, in a stable order. Explicitly named files are always linted (as ruff)."""
+    seen: set[str] = set()
+    for root in paths:
+        if os.path.isfile(root) or not os.path.exists(root):
+            key = os.path.normpath(root)
+            if key not in seen:
+                seen.add(key)
+                yield key
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames.sort()
+            kept = []
+            for d in dirnames:
+                full = os.path.join(dirpath, d)
+                if d.startswith(".") and d not in (".",):
+                    continue
+                if is_excluded(full, resolver.for_path(os.path.join(full, "x")), is_dir=True):
+                    continue
+                if is_gitignored(full, is_dir=True):
+                    continue
+                kept.append(d)
+            dirnames[:] = kept
+            for name in sorted(filenames):
+                full = os.path.normpath(os.path.join(dirpath, name))
+                settings = resolver.for_path(full)
+                if not name.lower().endswith(settings.extensions):
+                    continue
+                if full in seen or is_excluded(full, settings) or is_gitignored(full):
+                    continue
+                seen.add(full)
+                yield full

@@ -1,0 +1,281 @@
+"""The driver: files → translation units → diagnostics (deduplicated, suppressed, sorted).
+
+A header is analysed as part of the files that include it (its macros often come from the
+includer); its findings are reported once, at the header's own lines. A header that no linted
+file includes is linted on its own. Files with configured variants are analysed once per
+variant.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from hlsllint import preprocess as pp_stage
+from hlsllint.config import ConfigResolver, Settings, Variant
+from hlsllint.context import RuleContext
+from hlsllint.diagnostics import Diagnostic, Severity
+from hlsllint.discovery import discover
+from hlsllint.noqa import Suppressions, parse_suppressions, unused_noqa
+from hlsllint.registry import all_rules, rule_by_code
+from hlsllint.rule import Rule
+from hlsllint.source import SourceError, SourceFile
+from hlsllint.syntax import parse
+
+STDIN = "-"
+
+
+class FileLoader:
+    """Reads and caches source files; `overrides` serves unsaved text (stdin, editor buffers)."""
+
+    def __init__(self, overrides: Mapping[str, str] | None = None) -> None:
+        self.overrides = {os.path.normpath(k): v for k, v in (overrides or {}).items()}
+        self._cache: dict[str, SourceFile | SourceError] = {}
+
+    def __call__(self, path: str) -> SourceFile:
+        key = os.path.normpath(path)
+        hit = self._cache.get(key)
+        if hit is None:
+            try:
+                if key in self.overrides:
+                    hit = SourceFile(path=path, text=self.overrides[key])
+                else:
+                    hit = SourceFile.read(path)
+            except SourceError as e:
+                hit = e
+            self._cache[key] = hit
+        if isinstance(hit, SourceError):
+            raise hit
+        return hit
+
+
+@dataclass
+class UnitResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    """Internal errors (a crashing rule): reported on stderr, exit code 2."""
+    sources: dict[str, SourceFile] = field(default_factory=dict)
+
+
+_RULES: dict[tuple[str, tuple[tuple[str, object], ...]], Rule] = {}
+
+
+def _rule_instance(cls: type[Rule], options: tuple[tuple[str, object], ...]) -> Rule:
+    """One instance per rule and option set per process."""
+    key = (cls.code, options)
+    if key not in _RULES:
+        _RULES[key] = cls(dict(options))
+    return _RULES[key]
+
+
+def _engine_diag(
+    code: str,
+    message: str,
+    source: SourceFile,
+    start: int = 0,
+    end: int = 0,
+    variant: str | None = None,
+) -> Diagnostic:
+    cls = rule_by_code().get(code)
+    name = cls.name if cls else code
+    severity = cls.severity if cls else Severity.WARNING
+    return Diagnostic(
+        code=code,
+        name=name,
+        message=message,
+        severity=severity,
+        path=source.path,
+        start_offset=start,
+        end_offset=end,
+        start=source.location(start),
+        end=source.location(end),
+        variant=variant,
+    )
+
+
+def lint_unit(
+    path: str,
+    settings: Settings,
+    variant: Variant | None = None,
+    loader: Callable[[str], SourceFile] | None = None,
+) -> UnitResult:
+    """Lint one translation unit: `path` with its includes, under one define set."""
+    loader = loader or FileLoader()
+    vname = variant.name if variant else None
+    result = UnitResult()
+    try:
+        main = loader(path)
+    except SourceError as e:
+        fake = SourceFile(path=path, text="")
+        result.diagnostics.append(_engine_diag("HL004", f"Cannot lint file: {e}", fake))
+        return result
+    defines = settings.defines + (variant.defines if variant else ())
+    options = pp_stage.PreprocessOptions(defines=defines, include_dirs=settings.include_dirs)
+    pp = pp_stage.preprocess(main, options, loader)
+    pp.sources.setdefault(main.path, main)
+    result.sources = pp.sources
+    for src in pp.sources.values():
+        if src.decode_errors:
+            result.diagnostics.append(
+                _engine_diag(
+                    "HL005",
+                    f"File is not valid UTF-8: {src.decode_errors} byte(s) read as U+FFFD",
+                    src,
+                    variant=vname,
+                )
+            )
+    for d in pp.diagnostics:
+        origin = pp.sources.get(d.path)
+        if origin is not None:
+            result.diagnostics.append(_engine_diag(d.code, d.message, origin, d.start, d.end, vname))
+    tree = parse(pp.text)
+    ctx = RuleContext(pp=pp, tree=tree, settings=settings.analysis, variant=vname)
+    for start, end in tree.unparsed:
+        diag = ctx.make_diagnostic(
+            "HL000",
+            "unparsed-region",
+            Severity.INFO,
+            (start, max(end, start + 1)),
+            "The grammar cannot read this code; rules skip it",
+        )
+        if diag is not None:
+            result.diagnostics.append(diag)
+    for cls in all_rules():
+        if cls.engine or not settings.is_enabled(cls.code, path):
+            continue
+        rule = _rule_instance(cls, tuple(sorted(settings.options_for(cls.code).items())))
+        ctx.rule = rule
+        try:
+            rule.check(ctx)
+        except Exception:  # a rule bug must not take the run down
+            result.errors.append(
+                f"rule {cls.code} ({cls.name}) crashed on {path}:\n{traceback.format_exc(limit=-3)}"
+            )
+    result.diagnostics.extend(ctx.diagnostics)
+    result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
+    return result
+
+
+# -- many files -------------------------------------------------------------------------------
+
+
+@dataclass
+class LintResult:
+    diagnostics: list[Diagnostic]
+    sources: dict[str, SourceFile]
+    files: list[str]
+    errors: list[str]
+
+
+@dataclass(frozen=True)
+class _Unit:
+    path: str
+    settings: Settings
+    variant: Variant | None
+
+
+def _run_unit(unit: _Unit, overrides: Mapping[str, str]) -> UnitResult:
+    result = lint_unit(unit.path, unit.settings, unit.variant, FileLoader(overrides))
+    result.sources = {}  # the main process has its own copies; don't pickle them back
+    return result
+
+
+def _plan_units(files: list[str], resolver: ConfigResolver, loader: FileLoader) -> list[_Unit]:
+    """Translation units: every file that no other linted file includes, once per variant."""
+    includes: dict[str, set[str]] = {}
+    for f in files:
+        try:
+            src = loader(f)
+        except SourceError:
+            includes[f] = set()
+            continue
+        settings = resolver.for_path(f)
+        found = set()
+        for name, angled, _s, _e in pp_stage.scan_includes(src.text):
+            target = pp_stage.resolve_include(name, f, settings.include_dirs, angled)
+            if target is not None:
+                found.add(os.path.normpath(target))
+        includes[f] = found
+    linted = set(files)
+    included = {t for f, ts in includes.items() for t in ts if t != f and t in linted}
+    roots = [f for f in files if f not in included]
+    # Files reached only through include cycles get linted on their own too.
+    reached: set[str] = set()
+    stack = list(roots)
+    while stack:
+        f = stack.pop()
+        if f in reached:
+            continue
+        reached.add(f)
+        stack.extend(t for t in includes.get(f, ()) if t in linted)
+    roots += [f for f in files if f not in reached]
+    units: list[_Unit] = []
+    for f in roots:
+        settings = resolver.for_path(f)
+        variants: list[Variant | None] = list(settings.variants_for(f)) or [None]
+        units.extend(_Unit(f, settings, v) for v in variants)
+    return units
+
+
+def lint_paths(
+    paths: Sequence[str],
+    resolver: ConfigResolver,
+    *,
+    jobs: int | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> LintResult:
+    overrides = dict(overrides or {})
+    loader = FileLoader(overrides)
+    files = list(discover([p for p in paths if p not in overrides], resolver))
+    files += [os.path.normpath(p) for p in overrides if os.path.normpath(p) not in files]
+    units = _plan_units(files, resolver, loader)
+    jobs = jobs or os.cpu_count() or 1
+    results: list[UnitResult]
+    if jobs > 1 and len(units) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
+            results = list(pool.map(_run_unit, units, [overrides] * len(units), chunksize=4))
+    else:
+        results = [_run_unit(u, overrides) for u in units]
+
+    linted = set(files)
+    seen: set[tuple[str, str, int, int, str]] = set()
+    diagnostics: list[Diagnostic] = []
+    errors: list[str] = []
+    for r in results:
+        errors.extend(r.errors)
+        for d in r.diagnostics:
+            if os.path.normpath(d.path) not in linted or d.key() in seen:
+                continue
+            seen.add(d.key())
+            diagnostics.append(d)
+    sources: dict[str, SourceFile] = {}
+    for f in files:
+        with contextlib.suppress(SourceError):
+            sources[f] = loader(f)
+    diagnostics = apply_suppressions(diagnostics, sources, resolver)
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return LintResult(diagnostics, sources, files, errors)
+
+
+def apply_suppressions(
+    diagnostics: list[Diagnostic], sources: Mapping[str, SourceFile], resolver: ConfigResolver
+) -> list[Diagnostic]:
+    """Drop what `noqa` suppresses, then report unused directives (HL001)."""
+    sups: dict[str, Suppressions] = {p: parse_suppressions(s) for p, s in sources.items()}
+    kept = []
+    for d in diagnostics:
+        sup = sups.get(os.path.normpath(d.path))
+        if sup is None or not sup.suppresses(d):
+            kept.append(d)
+    known = set(rule_by_code())
+    for path, sup in sups.items():
+        if not sup.lines or not resolver.for_path(path).is_enabled("HL001", path):
+            continue
+        for d in unused_noqa(sources[path], sup, known):
+            if not (sup.file_codes is not None and (not sup.file_codes or "HL001" in sup.file_codes)):
+                kept.append(d)
+    return kept

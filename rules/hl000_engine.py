@@ -1,0 +1,97 @@
+"""Findings the engine reports itself (no check): parse coverage, suppressions, preprocessing, I/O.
+
+They are rules all the same: they have codes users select and ignore, and documentation.
+"""
+
+from __future__ import annotations
+
+from hlsllint.diagnostics import FixAvailability, Severity
+from hlsllint.rule import Rule
+
+
+class UnparsedRegion(Rule):
+    code = "HL000"
+    name = "unparsed-region"
+    summary = "Code that the grammar cannot read, even after preprocessing and repair."
+    rationale = (
+        "hlsllint analyses a syntax tree. Where the tree-sitter grammar cannot read a region (an "
+        "unusual extension, a macro trick, a typo), the rules skip that region instead of guessing, "
+        "and this informational finding says where. It never changes the exit code. If the code "
+        "compiles with DXC, the region is a gap in hlsllint: please report it with the snippet."
+    )
+    bad_example = ""
+    good_example = ""
+    severity = Severity.INFO
+    engine = True
+    tags = ("parser",)
+
+
+class UnusedNoqa(Rule):
+    code = "HL001"
+    name = "unused-noqa"
+    summary = "A `// noqa` directive (or a code listed in it) that suppresses nothing."
+    rationale = (
+        "Suppressions outlive the findings they were written for. A stale `noqa` hides the next, "
+        "unrelated finding on the same line; removing it keeps suppressions honest."
+    )
+    bad_example = "float x = 1.0; // noqa: HL105\n"
+    good_example = "float x = 1.0;\n"
+    fix = FixAvailability.ALWAYS
+    fix_safety = "Removing an unused code (or the whole comment when no code is left) is safe."
+    engine = True
+    tags = ("suppression",)
+
+
+class IncludeNotFound(Rule):
+    code = "HL002"
+    name = "include-not-found"
+    summary = "An `#include` that cannot be found in the including file's folder or the include dirs."
+    rationale = (
+        "Without the header, macros and declarations it provides are unknown and the analysis of "
+        "the file is incomplete. Add the folder with `-I` or `include-dirs` in the config."
+    )
+    bad_example = ""
+    good_example = ""
+    engine = True
+    tags = ("preprocessor",)
+
+
+class PreprocessorError(Rule):
+    code = "HL003"
+    name = "preprocessor-error"
+    summary = "`#error`, a malformed directive or expression, an include cycle or runaway expansion."
+    rationale = (
+        "The preprocessor could not process this part of the file as written; the analysis goes "
+        "on with what it could read. `#error` often means a define the build sets is missing: pass "
+        "it with `-D` or `defines`/`variants` in the config."
+    )
+    bad_example = ""
+    good_example = ""
+    engine = True
+    tags = ("preprocessor",)
+
+
+class UnreadableFile(Rule):
+    code = "HL004"
+    name = "unreadable-file"
+    summary = "A file that cannot be linted: unreadable, binary, or over the size limit."
+    rationale = "The file was skipped; the run goes on with the other files."
+    bad_example = ""
+    good_example = ""
+    severity = Severity.ERROR
+    engine = True
+    tags = ("io",)
+
+
+class NonUtf8File(Rule):
+    code = "HL005"
+    name = "non-utf8-file"
+    summary = "A file that is not valid UTF-8; invalid bytes were read as U+FFFD."
+    rationale = (
+        "The file is linted, but `--fix` never rewrites it, because writing it back would change "
+        "the bytes that were not valid UTF-8. Save it as UTF-8."
+    )
+    bad_example = ""
+    good_example = ""
+    engine = True
+    tags = ("io",)
