@@ -1,0 +1,16 @@
+// 8192 bytes of groupshared memory, 1024-thread groups.
+groupshared float cache[2048];
+StructuredBuffer<float> src : register(t0);
+RWStructuredBuffer<float> dst : register(u0);
+
+[numthreads(1024, 1, 1)]
+void main(uint tid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    for (uint i = gi; i < 2048; i += 1024)
+        cache[i] = src[tid + i];
+    GroupMemoryBarrierWithGroupSync();
+    float sum = 0;
+    for (uint j = 0; j < 8; ++j)
+        sum += cache[(gi * 7 + j * 13) % 2048];
+    dst[tid] = sum;
+}

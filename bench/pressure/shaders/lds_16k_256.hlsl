@@ -1,0 +1,16 @@
+// 16384 bytes of groupshared memory, 256-thread groups.
+groupshared float cache[4096];
+StructuredBuffer<float> src : register(t0);
+RWStructuredBuffer<float> dst : register(u0);
+
+[numthreads(256, 1, 1)]
+void main(uint tid : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    for (uint i = gi; i < 4096; i += 256)
+        cache[i] = src[tid + i];
+    GroupMemoryBarrierWithGroupSync();
+    float sum = 0;
+    for (uint j = 0; j < 8; ++j)
+        sum += cache[(gi * 7 + j * 13) % 4096];
+    dst[tid] = sum;
+}

@@ -1,0 +1,20 @@
+// 4 texture samples fetched before they are combined.
+Texture2D<float4> tex0 : register(t0);
+Texture2D<float4> tex1 : register(t1);
+Texture2D<float4> tex2 : register(t2);
+Texture2D<float4> tex3 : register(t3);
+SamplerState smp : register(s0);
+
+float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target
+{
+    float4 c0 = tex0.Sample(smp, uv + float2(0 * 0.01, 0));
+    float4 c1 = tex1.Sample(smp, uv + float2(1 * 0.01, 0));
+    float4 c2 = tex2.Sample(smp, uv + float2(2 * 0.01, 0));
+    float4 c3 = tex3.Sample(smp, uv + float2(3 * 0.01, 0));
+    float4 r = 1;
+    r = r * c0 + c1.wzyx;
+    r = r * c1 + c2.wzyx;
+    r = r * c2 + c3.wzyx;
+    r = r * c3 + c0.wzyx;
+    return r;
+}

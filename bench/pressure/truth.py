@@ -1,0 +1,97 @@
+"""Register truth from regtruth (Mesa RADV/ACO), cached per file content.
+
+`measure(files, family, wave)` returns every regtruth record (one per entry point) for the files,
+running regtruth only on files whose cached result is missing or stale. The cache lives in
+bench/pressure/cache/ (gitignored), one JSON file per (family, wave, file content).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+CACHE = HERE / "cache"
+
+
+def find_regtruth(explicit: str | None = None) -> Path:
+    candidates = [explicit, os.environ.get("REGTRUTH")]
+    candidates += [
+        str(REPO.parent / "regtruth" / "regtruth.py"),
+        str(REPO.parent / "shared" / "tools" / "regtruth" / "regtruth.py"),
+    ]
+    for c in candidates:
+        if c and Path(c).is_file():
+            return Path(c)
+    sys.exit("regtruth.py not found: pass --regtruth PATH or set $REGTRUTH")
+
+
+def _key(path: Path, family: str, wave: int | None) -> Path:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:20]
+    name = hashlib.sha256(str(path).encode()).hexdigest()[:8]
+    return CACHE / f"{family}-w{wave or 'default'}" / f"{name}-{digest}.json"
+
+
+def measure(
+    files: list[Path],
+    family: str,
+    wave: int | None,
+    *,
+    regtruth: Path,
+    jobs: int = 2,
+    frontend: str = "auto",
+    timeout: int = 120,
+) -> list[dict[str, object]]:
+    """regtruth records for every entry point of `files` (cached)."""
+    records: list[dict[str, object]] = []
+    missing: list[Path] = []
+    for f in files:
+        key = _key(f, family, wave)
+        if key.is_file():
+            records.extend(json.loads(key.read_text())["results"])
+        else:
+            missing.append(f)
+    if not missing:
+        return records
+    print(f"regtruth: measuring {len(missing)} files on {family} (wave {wave or 'default'})", file=sys.stderr)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as lst:
+        lst.write("".join(f"{f}\n" for f in missing))
+    cmd = [
+        sys.executable,
+        str(regtruth),
+        "--list",
+        lst.name,
+        "--auto",
+        "-j",
+        str(jobs),
+        "--family",
+        family,
+        "--frontend",
+        frontend,
+        "--timeout",
+        str(timeout),
+    ]
+    if wave:
+        cmd += ["--wave", str(wave)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    os.unlink(lst.name)
+    by_file: dict[str, list[dict[str, object]]] = {str(f): [] for f in missing}
+    for line in proc.stdout.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        rec = json.loads(line)
+        by_file.setdefault(str(rec.get("file")), []).append(rec)
+    for f in missing:
+        results = by_file.get(str(f), [])
+        key = _key(f, family, wave)
+        key.parent.mkdir(parents=True, exist_ok=True)
+        key.write_text(json.dumps({"file": str(f), "results": results}, indent=1))
+        records.extend(results)
+    return records
