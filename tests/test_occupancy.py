@@ -100,11 +100,7 @@ SGPR_ROWS = [
 
 @pytest.mark.parametrize(
     ("target", "low", "high", "waves"),
-    [
-        pytest.param(t, lo, hi, w, id=f"{t}-le{hi}")
-        for t, table in SGPR_ROWS
-        for lo, hi, w in _rows(table)
-    ],
+    [pytest.param(t, lo, hi, w, id=f"{t}-le{hi}") for t, table in SGPR_ROWS for lo, hi, w in _rows(table)],
 )
 def test_sgpr_table_row(target: str, low: int, high: int, waves: int) -> None:
     t = resolve_target(target)
