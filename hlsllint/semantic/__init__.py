@@ -1,9 +1,36 @@
-"""Stage 3: the semantic model of a translation unit (placeholder until it lands)."""
+"""Stage 3: the semantic model of a translation unit.
+
+    build_model(tree: SyntaxTree, settings: AnalysisSettings) -> Model
+
+`Model` (see `hlsllint.semantic.model`) holds structs, typedefs, globals (resources, cbuffer
+members, groupshared, static const), cbuffers, functions, entry points (stage, group size), a
+symbol lookup (`model.resolve(identifier_node)`) and expression typing (`model.type_of(node)`).
+Types and their register sizes are in `hlsllint.semantic.types`; intrinsics and resource methods
+in `hlsllint.semantic.intrinsics`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from hlsllint.semantic.model import (
+    Attribute,
+    CBuffer,
+    EntryPoint,
+    Function,
+    Model,
+    Symbol,
+    build_model,
+)
+from hlsllint.semantic.types import Member, Resource, Type
 
-
-def build_model(tree: Any, settings: Any) -> Any:
-    raise NotImplementedError("the semantic model is not built yet")
+__all__ = [
+    "Attribute",
+    "CBuffer",
+    "EntryPoint",
+    "Function",
+    "Member",
+    "Model",
+    "Resource",
+    "Symbol",
+    "Type",
+    "build_model",
+]

@@ -1,0 +1,132 @@
+"""The intrinsic functions and resource methods of HLSL: result types and uniformity classes.
+
+`INTRINSICS[name] = (result, uniformity)`:
+- result: `same` (type of the first argument), `scalar` (its scalar element), `bool_shape` (bool of
+  the first argument's shape), `uint_shape`, `int_shape`, `float_shape`, `bool`, `uint`, `uint4`,
+  `float`, `float3` (cross), `void`.
+- uniformity: `pure` (uniform when every argument is), `uniform` (always wave-uniform: reductions,
+  WaveReadLaneFirst), `lane` (always per-lane: lane index, prefix ops, quad ops, derivatives),
+  `readlane` (WaveReadLaneAt: uniform when the lane argument is), `effect` (no value, a side
+  effect: barriers, clip, atomics).
+"""
+
+from __future__ import annotations
+
+INTRINSICS: dict[str, tuple[str, str]] = {}
+
+
+def _add(names: str, result: str, uniformity: str) -> None:
+    for n in names.split():
+        INTRINSICS[n] = (result, uniformity)
+
+
+_add(
+    "abs acos asin atan atan2 ceil clamp cos cosh degrees exp exp2 floor fmod frac lerp log log10 "
+    "log2 mad max min normalize pow radians rcp reflect refract round rsqrt saturate sin sinh "
+    "smoothstep sqrt step tan tanh trunc fma ldexp faceforward reversebits msad4 dst lit "
+    "modf frexp nonuniformresourceindex NonUniformResourceIndex",
+    "same",
+    "pure",
+)
+_add("sign", "int_shape", "pure")
+_add("dot length distance determinant", "scalar", "pure")
+_add("all any", "bool", "pure")
+_add("isnan isinf isfinite", "bool_shape", "pure")
+_add("countbits firstbithigh firstbitlow asuint f32tof16", "uint_shape", "pure")
+_add("asint", "int_shape", "pure")
+_add("asfloat f16tof32", "float_shape", "pure")
+_add("asdouble", "float_shape", "pure")
+_add("cross", "float3", "pure")
+_add("transpose", "same", "pure")
+_add("noise", "float", "pure")
+_add(
+    "ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth",
+    "same",
+    "lane",
+)
+_add("QuadReadAcrossX QuadReadAcrossY QuadReadAcrossDiagonal QuadReadLaneAt", "same", "lane")
+_add("QuadAny QuadAll", "bool", "lane")
+_add(
+    "WaveActiveSum WaveActiveProduct WaveActiveMin WaveActiveMax WaveActiveBitAnd "
+    "WaveActiveBitOr WaveActiveBitXor WaveReadLaneFirst",
+    "same",
+    "uniform",
+)
+_add("WaveActiveAllTrue WaveActiveAnyTrue WaveActiveAllEqual", "bool", "uniform")
+_add("WaveActiveCountBits WaveGetLaneCount", "uint", "uniform")
+_add("WaveActiveBallot", "uint4", "uniform")
+_add("WaveReadLaneAt", "same", "readlane")
+_add("WaveGetLaneIndex WavePrefixCountBits WaveMultiPrefixCountBits", "uint", "lane")
+_add("WaveIsFirstLane", "bool", "lane")
+_add(
+    "WavePrefixSum WavePrefixProduct WaveMultiPrefixSum WaveMultiPrefixProduct "
+    "WaveMultiPrefixBitAnd WaveMultiPrefixBitOr WaveMultiPrefixBitXor",
+    "same",
+    "lane",
+)
+_add("WaveMatch", "uint4", "lane")
+_add(
+    "GroupMemoryBarrier GroupMemoryBarrierWithGroupSync DeviceMemoryBarrier "
+    "DeviceMemoryBarrierWithGroupSync AllMemoryBarrier AllMemoryBarrierWithGroupSync clip abort "
+    "printf errorf InterlockedAdd InterlockedAnd InterlockedOr InterlockedXor InterlockedMin "
+    "InterlockedMax InterlockedExchange InterlockedCompareExchange InterlockedCompareStore "
+    "SetMeshOutputCounts DispatchMesh Process2DQuadTessFactorsAvg Process2DQuadTessFactorsMax "
+    "ProcessTriTessFactorsAvg ProcessQuadTessFactorsAvg ProcessIsolineTessFactors",
+    "void",
+    "effect",
+)
+_add("EvaluateAttributeAtSample EvaluateAttributeSnapped EvaluateAttributeCentroid", "same", "lane")
+_add("GetRenderTargetSampleCount", "uint", "uniform")
+_add("GetRenderTargetSamplePosition", "float", "pure")
+
+RESOURCE_METHODS: dict[str, str] = {
+    # method: kind of access
+    "Sample": "sample",
+    "SampleLevel": "sample",
+    "SampleBias": "sample",
+    "SampleGrad": "sample",
+    "SampleCmp": "sample",
+    "SampleCmpLevelZero": "sample",
+    "SampleCmpLevel": "sample",
+    "SampleCmpBias": "sample",
+    "SampleCmpGrad": "sample",
+    "Gather": "gather",
+    "GatherRed": "gather",
+    "GatherGreen": "gather",
+    "GatherBlue": "gather",
+    "GatherAlpha": "gather",
+    "GatherCmp": "gather",
+    "GatherCmpRed": "gather",
+    "GatherCmpGreen": "gather",
+    "GatherCmpBlue": "gather",
+    "GatherCmpAlpha": "gather",
+    "Load": "load",
+    "Load2": "load",
+    "Load3": "load",
+    "Load4": "load",
+    "Consume": "load",
+    "CalculateLevelOfDetail": "lod",
+    "CalculateLevelOfDetailUnclamped": "lod",
+    "GetDimensions": "query",
+    "GetSamplePosition": "query",
+    "Store": "store",
+    "Store2": "store",
+    "Store3": "store",
+    "Store4": "store",
+    "Append": "store",
+    "IncrementCounter": "atomic",
+    "DecrementCounter": "atomic",
+    "InterlockedAdd": "atomic",
+    "InterlockedAnd": "atomic",
+    "InterlockedOr": "atomic",
+    "InterlockedXor": "atomic",
+    "InterlockedMin": "atomic",
+    "InterlockedMax": "atomic",
+    "InterlockedExchange": "atomic",
+    "InterlockedCompareExchange": "atomic",
+    "InterlockedCompareStore": "atomic",
+}
+"""Resource methods and their access kind: `sample`, `gather`, `load`, `lod`, `query`, `store`,
+`atomic`. Fetches (memory reads through the texture or buffer path) are sample, gather and load."""
+
+FETCH_KINDS = frozenset({"sample", "gather", "load"})

@@ -1,0 +1,1155 @@
+"""The semantic model of one translation unit.
+
+`build_model(tree, settings)` reads the syntax tree once and records:
+- `structs` (name -> `Type` of kind struct, members with types and semantics), `typedefs`;
+- `globals` (name -> `Symbol`): resources (`kind="resource"`, template type, `register`),
+  constant-buffer members (`kind="cbuffer_member"`, `container` is the buffer; plain non-static
+  globals are members of `$Globals`), `groupshared` (with `Type.bytes()`), `static_const`,
+  `static`;
+- `cbuffers` (cbuffer/tbuffer blocks and `ConstantBuffer<T>` declarations with their members);
+- `functions` (name -> overloads) with parameters (`direction` in/out/inout, `semantic`), return
+  type and semantic, attributes (`[numthreads(8,8,1)]` -> `Attribute("numthreads", (8,8,1))`);
+- `entry_points` with their stage and compute group size;
+- symbol resolution: `model.resolve(identifier_node) -> Symbol | None` for every identifier in a
+  function body or initializer (locals follow block scopes), and `model.type_of(expr) -> Type`.
+
+Nothing here raises on broken trees: unknown names resolve to None, unknown types are `UNKNOWN`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from hlsllint.context import AnalysisSettings
+from hlsllint.semantic import types as T
+from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
+from hlsllint.syntax import Node, SyntaxTree
+
+Span = tuple[int, int]
+
+_SWIZZLE_RE = re.compile(r"^(?:[xyzw]{1,4}|[rgba]{1,4})$")
+_MATRIX_SWIZZLE_RE = re.compile(r"^(?:_m[0-3][0-3])+$|^(?:_[1-4][1-4])+$")
+_ATTR_RE = re.compile(r"\[\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*\]", re.S)
+
+PARAM_MODIFIERS = frozenset(
+    {
+        "in",
+        "out",
+        "inout",
+        "uniform",
+        "nointerpolation",
+        "linear",
+        "centroid",
+        "noperspective",
+        "sample",
+        "point",
+        "line",
+        "triangle",
+        "lineadj",
+        "triangleadj",
+        "vertices",
+        "indices",
+        "primitives",
+        "payload",
+        "const",
+        "precise",
+    }
+)
+
+
+@dataclass(eq=False)
+class Symbol:
+    """A declared name. Compared by identity: two locals named `i` are two symbols."""
+
+    name: str
+    kind: str
+    """`resource`, `cbuffer_member`, `groupshared`, `static_const`, `static`, `param`, `local`,
+    `function`."""
+    type: T.Type
+    node: Node | None = None
+    """The identifier that declares it (None for built-ins)."""
+    decl: Node | None = None
+    """The whole declaration (or parameter, or function definition)."""
+    semantic: str | None = None
+    register: str | None = None
+    container: str | None = None
+    """Constant-buffer members: the buffer's name (`$Globals` for plain globals)."""
+    init: Node | None = None
+    direction: str = "in"
+    """Parameters: `in`, `out` or `inout`."""
+    qualifiers: frozenset[str] = frozenset()
+    function: str | None = None
+    """Parameters and locals: the function they belong to."""
+
+    @property
+    def is_uniform_storage(self) -> bool:
+        """Values whose storage is wave-uniform: constants, cbuffer members, resources."""
+        return self.kind in ("cbuffer_member", "static_const", "resource", "function")
+
+    def __repr__(self) -> str:
+        return f"Symbol({self.kind} {self.type} {self.name})"
+
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str
+    args: tuple[Any, ...]
+    """Arguments: ints/floats when constant, strings for string literals, else the text."""
+    span: Span
+
+
+@dataclass(eq=False)
+class CBuffer:
+    name: str
+    kind: str
+    """`cbuffer`, `tbuffer`, `ConstantBuffer` or `$Globals`."""
+    register: str | None
+    members: list[Symbol]
+    node: Node | None
+
+
+@dataclass(eq=False)
+class Function:
+    name: str
+    node: Node
+    params: list[Symbol]
+    return_type: T.Type
+    return_semantic: str | None
+    attributes: list[Attribute]
+    body: Node | None
+    calls: set[str] = field(default_factory=set)
+
+    def attribute(self, name: str) -> Attribute | None:
+        low = name.lower()
+        for a in self.attributes:
+            if a.name.lower() == low:
+                return a
+        return None
+
+
+@dataclass(eq=False)
+class EntryPoint:
+    function: Function
+    stage: str
+    """`compute`, `pixel`, `vertex`, `hull`, `domain`, `geometry`, `mesh`, `amplification`,
+    or a ray-tracing stage name from `[shader("...")]`."""
+    group_size: tuple[int, int, int] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.function.name
+
+    @property
+    def threads_per_group(self) -> int | None:
+        if self.group_size is None:
+            return None
+        x, y, z = self.group_size
+        return x * y * z
+
+
+def _strip_suffix(text: str) -> str:
+    return text.rstrip("fFhHlLuU") if not text.lower().startswith("0x") else text.rstrip("uUlL")
+
+
+def parse_number(text: str) -> int | float | None:
+    t = text.strip()
+    try:
+        low = t.lower()
+        if low.startswith("0x"):
+            return int(low.rstrip("ul"), 16)
+        core = _strip_suffix(t)
+        if any(c in core for c in ".eE"):
+            return float(core)
+        if len(core) > 1 and core.startswith("0") and core.isdigit():
+            return int(core, 8)
+        return int(core)
+    except ValueError:
+        return None
+
+
+class Model:
+    """See the module docstring."""
+
+    def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
+        self.tree = tree
+        self.settings = settings
+        self.structs: dict[str, T.Type] = {}
+        self.typedefs: dict[str, T.Type] = {}
+        self.globals: dict[str, Symbol] = {}
+        self.cbuffers: list[CBuffer] = []
+        self.functions: dict[str, list[Function]] = {}
+        self.entry_points: list[EntryPoint] = []
+        self._refs: dict[tuple[int, int], Symbol] = {}
+        self._types: dict[int, T.Type] = {}
+        self._const_guard: set[int] = set()
+        self._function_symbols: dict[str, Symbol] = {}
+        self._analysis: Any = None
+
+    # -- queries ----------------------------------------------------------------------------
+
+    @property
+    def sixteen_bit(self) -> bool:
+        return self.settings.enable_16bit_types
+
+    def resolve(self, node: Node) -> Symbol | None:
+        """The symbol an identifier (use or declaration) refers to."""
+        return self._refs.get((node.start_byte, node.end_byte))
+
+    def function(self, name: str, nargs: int | None = None) -> Function | None:
+        """The definition of `name` (the overload with `nargs` parameters when there are many)."""
+        overloads = self.functions.get(name)
+        if not overloads:
+            return None
+        if nargs is not None and len(overloads) > 1:
+            for f in overloads:
+                if len(f.params) == nargs:
+                    return f
+        return overloads[0]
+
+    def entry(self, name: str) -> EntryPoint | None:
+        for e in self.entry_points:
+            if e.name == name:
+                return e
+        return None
+
+    @property
+    def groupshared(self) -> list[Symbol]:
+        return [s for s in self.globals.values() if s.kind == "groupshared"]
+
+    @property
+    def groupshared_bytes(self) -> int:
+        return sum(s.type.bytes(self.sixteen_bit) for s in self.groupshared)
+
+    def lookup_type(self, name: str) -> T.Type:
+        name = name.strip()
+        if name in self.typedefs:
+            return self.typedefs[name]
+        if name in self.structs:
+            return self.structs[name]
+        num = T.parse_numeric(name)
+        if num is not None:
+            return num
+        if name == "void":
+            return T.VOID
+        if name in ("unsigned int", "unsigned"):
+            return T.UINT
+        if T.resource_of(name) is not None:
+            return T.resource_type(name, None)
+        return T.UNKNOWN
+
+    def type_from_node(self, node: Node | None) -> T.Type:
+        """The type named by a type node (`primitive_type`, `template_type`, ...)."""
+        if node is None:
+            return T.UNKNOWN
+        kind = node.type
+        if kind == "type_descriptor":
+            return self.type_from_node(node.child_by_field_name("type"))
+        if kind == "template_type":
+            name_node = node.child_by_field_name("name")
+            base = self.tree.node_text(name_node) if name_node else ""
+            args_node = node.child_by_field_name("arguments")
+            args = [c for c in args_node.named_children] if args_node else []
+            if base in ("vector", "matrix"):
+                el = self.type_from_node(args[0]) if args else T.FLOAT
+                nums = [self.const_value(a) for a in args[1:]]
+                dims = [int(n) if isinstance(n, int | float) else 4 for n in nums]
+                if base == "vector":
+                    return el.with_shape(1, dims[0] if dims else 4)
+                r, c = ([*dims, 4, 4])[:2]
+                return T.numeric(el.scalar or "float", r, c, matrix=True)
+            element = self.type_from_node(args[0]) if args else None
+            if T.resource_of(base) is not None:
+                return T.resource_type(base, element)
+            return T.Type("unknown", self.tree.node_text(node), element=element)
+        if kind in ("struct_specifier", "class_specifier"):
+            name_node = node.child_by_field_name("name")
+            if node.child_by_field_name("body") is not None:
+                return self._define_struct(node)
+            return self.lookup_type(self.tree.node_text(name_node)) if name_node else T.UNKNOWN
+        text = self.tree.node_text(node)
+        return self.lookup_type(" ".join(text.split()))
+
+    # -- constants --------------------------------------------------------------------------
+
+    def const_value(self, node: Node | None) -> int | float | bool | None:
+        """The compile-time value of an expression (literals, static consts, arithmetic)."""
+        if node is None or node.id in self._const_guard or len(self._const_guard) > 64:
+            return None
+        self._const_guard.add(node.id)
+        try:
+            return self._const_value(node)
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+        finally:
+            self._const_guard.discard(node.id)
+
+    def _const_value(self, node: Node) -> int | float | bool | None:
+        kind = node.type
+        if kind == "number_literal":
+            return parse_number(self.tree.node_text(node))
+        if kind == "true":
+            return True
+        if kind == "false":
+            return False
+        if kind in ("parenthesized_expression", "type_descriptor"):
+            inner = node.named_children
+            return self.const_value(inner[0]) if len(inner) == 1 else None
+        if kind == "identifier":
+            sym = self.resolve(node) or self.globals.get(self.tree.node_text(node))
+            if sym is not None and sym.kind in ("static_const", "local") and sym.init is not None:
+                if sym.kind == "local" and "const" not in sym.qualifiers:
+                    return None
+                return self.const_value(sym.init)
+            return None
+        if kind == "cast_expression":
+            v = self.const_value(node.child_by_field_name("value"))
+            t = self.type_from_node(node.child_by_field_name("type"))
+            if v is None:
+                return None
+            if t.is_int:
+                return int(v)
+            if t.is_float:
+                return float(v)
+            return v
+        if kind == "unary_expression":
+            v = self.const_value(node.child_by_field_name("argument"))
+            op = node.child_by_field_name("operator")
+            o = self.tree.node_text(op) if op else ""
+            if v is None:
+                return None
+            if o == "-":
+                return -v
+            if o == "+":
+                return v
+            if o == "!":
+                return not v
+            if o == "~" and isinstance(v, int):
+                return ~v
+            return None
+        if kind == "binary_expression":
+            a = self.const_value(node.child_by_field_name("left"))
+            b = self.const_value(node.child_by_field_name("right"))
+            op = node.child_by_field_name("operator")
+            if a is None or b is None or op is None:
+                return None
+            return _binop(self.tree.node_text(op), a, b)
+        if kind == "conditional_expression":
+            c = self.const_value(node.child_by_field_name("condition"))
+            if c is None:
+                return None
+            branch = "consequence" if c else "alternative"
+            return self.const_value(node.child_by_field_name(branch))
+        return None
+
+    # -- expression types -------------------------------------------------------------------
+
+    def type_of(self, node: Node | None) -> T.Type:
+        """The type of an expression (UNKNOWN when it cannot be told)."""
+        if node is None:
+            return T.UNKNOWN
+        cached = self._types.get(node.id)
+        if cached is not None:
+            return cached
+        self._types[node.id] = T.UNKNOWN  # guards cycles through broken trees
+        try:
+            t = self._type_of(node)
+        except RecursionError:
+            t = T.UNKNOWN
+        self._types[node.id] = t
+        return t
+
+    def _text(self, node: Node | None) -> str:
+        return self.tree.node_text(node) if node is not None else ""
+
+    def _type_of(self, node: Node) -> T.Type:
+        kind = node.type
+        if kind == "number_literal":
+            text = self._text(node).lower()
+            if text.startswith("0x"):
+                return T.UINT if "u" in text else T.INT
+            if text.endswith("h"):
+                return T.numeric("half")
+            if any(c in text for c in ".e") or text.endswith("f"):
+                return T.FLOAT
+            if text.endswith(("u", "ul", "lu")):
+                return T.UINT
+            return T.INT
+        if kind in ("true", "false"):
+            return T.BOOL
+        if kind == "identifier":
+            sym = self.resolve(node)
+            if sym is None:
+                sym = self.globals.get(self._text(node))
+            return sym.type if sym is not None else T.UNKNOWN
+        if kind in ("parenthesized_expression", "condition_clause"):
+            inner = [c for c in node.named_children if c.type != "comment"]
+            return self.type_of(inner[-1]) if inner else T.UNKNOWN
+        if kind == "field_expression":
+            return self._field_type(node)
+        if kind == "subscript_expression":
+            return self._subscript_type(self.type_of(node.child_by_field_name("argument")))
+        if kind == "call_expression":
+            return self._call_type(node)
+        if kind == "binary_expression":
+            op = self._text(node.child_by_field_name("operator"))
+            left = self.type_of(node.child_by_field_name("left"))
+            right = self.type_of(node.child_by_field_name("right"))
+            common = T.common_type(left, right)
+            if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
+                if not common.is_numeric:
+                    return T.BOOL
+                return T.numeric("bool", common.rows, common.cols, matrix=common.kind == "matrix")
+            if op in ("<<", ">>"):
+                return left
+            return common
+        if kind == "unary_expression":
+            op = self._text(node.child_by_field_name("operator"))
+            arg = self.type_of(node.child_by_field_name("argument"))
+            if op == "!" and arg.is_numeric:
+                return T.numeric("bool", arg.rows, arg.cols, matrix=arg.kind == "matrix")
+            return arg
+        if kind == "update_expression":
+            return self.type_of(node.child_by_field_name("argument"))
+        if kind == "assignment_expression":
+            return self.type_of(node.child_by_field_name("left"))
+        if kind == "conditional_expression":
+            return T.common_type(
+                self.type_of(node.child_by_field_name("consequence")),
+                self.type_of(node.child_by_field_name("alternative")),
+            )
+        if kind == "cast_expression":
+            return self.type_from_node(node.child_by_field_name("type"))
+        if kind == "comma_expression":
+            return self.type_of(node.child_by_field_name("right"))
+        return T.UNKNOWN
+
+    def _field_type(self, node: Node) -> T.Type:
+        base = self.type_of(node.child_by_field_name("argument"))
+        name = self._text(node.child_by_field_name("field"))
+        if base.kind == "struct":
+            m = base.member(name)
+            return m.type if m else T.UNKNOWN
+        if base.is_resource and base.resource is not None:
+            if base.resource.category == "constant" and base.element is not None:
+                m = base.element.member(name)
+                return m.type if m else T.UNKNOWN
+            if name in ("mips", "sample"):
+                return T.Type("resource", f"{base.name}.{name}", element=base.element, resource=base.resource)
+            return T.UNKNOWN
+        if base.is_numeric:
+            if _SWIZZLE_RE.match(name) and base.kind != "matrix":
+                return base.with_shape(1, len(name))
+            if _MATRIX_SWIZZLE_RE.match(name):
+                n = name.count("_")
+                return base.with_shape(1, n)
+        return T.UNKNOWN
+
+    def _subscript_type(self, base: T.Type) -> T.Type:
+        if base.kind == "array":
+            return base.element or T.UNKNOWN
+        if base.kind == "matrix":
+            return base.with_shape(1, base.cols)
+        if base.kind == "vector":
+            return base.scalar_type
+        if base.is_resource:
+            if base.name.endswith(".mips") or base.name.endswith(".sample"):
+                # tex.mips[level] is indexed again with the coordinates
+                return T.Type(
+                    "resource",
+                    base.name[: base.name.rfind(".")] + "[]",
+                    element=base.element,
+                    resource=base.resource,
+                )
+            if base.resource is not None and base.resource.category == "raw":
+                return T.UINT
+            return base.element or T.UNKNOWN
+        return T.UNKNOWN
+
+    def _call_type(self, node: Node) -> T.Type:
+        fn = node.child_by_field_name("function")
+        args_node = node.child_by_field_name("arguments")
+        args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
+        if fn is None:
+            return T.UNKNOWN
+        if fn.type == "field_expression":
+            obj = self.type_of(fn.child_by_field_name("argument"))
+            method = self._text(fn.child_by_field_name("field"))
+            return self.method_type(obj, method, args)
+        if fn.type in ("template_function", "template_method"):
+            name_node = fn.child_by_field_name("name")
+            name = self._text(name_node)
+            targs = fn.child_by_field_name("arguments")
+            if targs is not None and targs.named_children:
+                t = self.type_from_node(targs.named_children[0])
+                if t.kind != "unknown":
+                    return t
+            return self.lookup_type(name)
+        name = self._text(fn)
+        if fn.type in ("primitive_type", "type_identifier", "identifier"):
+            ctor = self.lookup_type(name)
+            if ctor.kind != "unknown" and (ctor.is_numeric or ctor.kind == "struct"):
+                return ctor
+        user = self.function(name, len(args))
+        if user is not None:
+            return user.return_type
+        if name == "mul" and len(args) == 2:
+            return mul_type(self.type_of(args[0]), self.type_of(args[1]))
+        spec = INTRINSICS.get(name)
+        if spec is None:
+            return T.UNKNOWN
+        first = self.type_of(args[0]) if args else T.FLOAT
+        return intrinsic_result(spec[0], first, [self.type_of(a) for a in args])
+
+    def method_type(self, obj: T.Type, method: str, args: list[Node]) -> T.Type:
+        """The result type of a resource method call (`tex.Sample(s, uv)` -> float4)."""
+        kind = RESOURCE_METHODS.get(method)
+        if obj.resource is None or kind is None:
+            return T.UNKNOWN
+        el = obj.element or T.numeric("float", 1, 4)
+        if kind in ("sample", "load"):
+            if obj.resource.category == "raw":
+                n = method[-1]
+                return T.numeric("uint", 1, int(n)) if n.isdigit() else T.UINT
+            if method.startswith("SampleCmp"):
+                return el.scalar_type
+            return el
+        if kind == "gather":
+            return el.scalar_type.with_shape(1, 4) if el.is_numeric else T.numeric("float", 1, 4)
+        if kind == "lod":
+            return T.FLOAT
+        if kind == "atomic" and method.endswith("Counter"):
+            return T.UINT
+        return T.VOID
+
+    # -- analysis hook ----------------------------------------------------------------------
+
+    def is_uniform_expr(self, node: Node, entry: str | None = None) -> bool | None:
+        """Is the expression wave-uniform in entry `entry` (default: in every entry reaching it)?
+
+        None when no entry point lowers it (dead code, or the node is not an expression). This
+        is a convenience over `hlsllint.analysis.analyze(model).uniform_at(span, entry)`.
+        """
+        if self._analysis is None:
+            # The analysis stage is built on this one: import it late.
+            analysis = importlib.import_module("hlsllint.analysis")
+            self._analysis = analysis.analyze(self)
+        result: bool | None = self._analysis.uniform_at(self.tree.span(node), entry)
+        return result
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _define_struct(self, node: Node) -> T.Type:
+        name_node = node.child_by_field_name("name")
+        name = self._text(name_node) if name_node else f"<anonymous@{node.start_byte}>"
+        body = node.child_by_field_name("body")
+        members: list[T.Member] = []
+        if body is not None:
+            for fd in body.named_children:
+                if fd.type not in ("field_declaration", "declaration"):
+                    continue
+                base = self.type_from_node(fd.child_by_field_name("type"))
+                pending: T.Member | None = None
+                for child in fd.named_children:
+                    if child.type in ("semantics", "bitfield_clause"):
+                        sem, _reg = self._semantic_of(child)
+                        if pending is not None and sem:
+                            members[-1] = T.Member(pending.name, pending.type, sem)
+                        continue
+                    if fd.field_name_for_named_child(_index_of(fd, child)) != "declarator":
+                        continue
+                    d = self._unpack_declarator(child, base)
+                    if d is None:
+                        continue
+                    sem = self._annotated_semantic(child) or d.semantic
+                    if sem is None and not members:
+                        sem = self._annotated_semantic(fd)
+                    pending = T.Member(d.name, d.type, sem)
+                    members.append(pending)
+        t = T.struct_type(name, tuple(members))
+        self.structs[name] = t
+        return t
+
+    def _semantic_of(self, node: Node) -> tuple[str | None, str | None]:
+        """(semantic, register) of a `semantics` / `bitfield_clause` node."""
+        text = self._text(node).strip().lstrip(":").strip()
+        m = re.match(r"register\s*\(\s*([^)]*)\)", text)
+        if m:
+            return None, m.group(1).strip()
+        if text.startswith("packoffset"):
+            return None, None
+        m = re.match(r"[A-Za-z_]\w*", text)
+        return (m.group(0) if m else None), None
+
+    def _unpack_declarator(self, node: Node, base: T.Type) -> _Declarator | None:
+        init: Node | None = None
+        sizes: list[int | None] = []
+        semantic: str | None = None
+        register: str | None = None
+        cur: Node | None = node
+        guard = 0
+        while cur is not None and guard < 32:
+            guard += 1
+            for c in cur.named_children:
+                if c.type in ("semantics", "bitfield_clause"):
+                    s, r = self._semantic_of(c)
+                    semantic = semantic or s
+                    register = register or r
+            if cur.type in ("identifier", "field_identifier", "type_identifier"):
+                t = base
+                for size in reversed(sizes):
+                    t = T.array_of(t, size)
+                return _Declarator(self._text(cur), cur, t, init, semantic, register)
+            if cur.type == "init_declarator":
+                init = cur.child_by_field_name("value")
+                cur = cur.child_by_field_name("declarator")
+            elif cur.type == "array_declarator":
+                size_node = cur.child_by_field_name("size")
+                v = self.const_value(size_node) if size_node is not None else None
+                sizes.append(int(v) if isinstance(v, int | float) else None)
+                cur = cur.child_by_field_name("declarator")
+            else:
+                nxt = cur.child_by_field_name("declarator")
+                if nxt is None:
+                    ids = [c for c in cur.named_children if c.type == "identifier"]
+                    nxt = ids[0] if ids else None
+                cur = nxt
+        return None
+
+    def _qualifiers(self, decl: Node) -> frozenset[str]:
+        words: set[str] = set()
+        for c in decl.children:
+            if c.type in ("storage_class_specifier", "type_qualifier", "qualifiers"):
+                words.update(self._text(c).split())
+            elif not c.is_named and c.type in PARAM_MODIFIERS:
+                words.add(c.type)
+        modifiers_of = getattr(self.tree, "modifiers_of", None)
+        if modifiers_of is not None:
+            words.update(modifiers_of(decl))
+        return frozenset(words)
+
+    # -- annotations of the repaired tree (see hlsllint.syntax) -----------------------------
+
+    def _annotated_semantic(self, node: Node) -> str | None:
+        get = getattr(self.tree, "semantic_of", None)
+        sem = get(node) if get is not None else None
+        return str(sem.name) if sem is not None else None
+
+    def _annotated_register(self, node: Node) -> str | None:
+        get = getattr(self.tree, "register_of", None)
+        reg = get(node) if get is not None else None
+        return str(reg.slot) if reg is not None else None
+
+    def _annotated_attributes(self, node: Node) -> list[Attribute]:
+        get = getattr(self.tree, "attributes_of", None)
+        out: list[Attribute] = []
+        for a in get(node) if get is not None else []:
+            out.append(Attribute(a.name, tuple(self._attr_arg(x) for x in a.args), a.span))
+        return out
+
+    def _attr_arg(self, text: str) -> Any:
+        a = text.strip()
+        if len(a) >= 2 and a[0] == '"' and a[-1] == '"':
+            return a[1:-1]
+        v = parse_number(a)
+        if v is None and a in self.globals and self.globals[a].init is not None:
+            v_ = self.const_value(self.globals[a].init)
+            v = v_ if isinstance(v_, int | float) else None
+        return v if v is not None else a
+
+    def block_kind(self, node: Node) -> str | None:
+        get = getattr(self.tree, "block_kind", None)
+        kind = get(node) if get is not None else None
+        return str(kind) if kind is not None else None
+
+    def declare(self, decl: Node, kind: str, function: str | None = None) -> list[Symbol]:
+        """Symbols of a `declaration` node (globals or locals); registers names for resolve()."""
+        base = self.type_from_node(decl.child_by_field_name("type"))
+        quals = self._qualifiers(decl)
+        out: list[Symbol] = []
+        for i, child in enumerate(decl.children):
+            if child.type in ("semantics", "bitfield_clause"):
+                sem, reg = self._semantic_of(child)
+                if out:
+                    out[-1].semantic = out[-1].semantic or sem
+                    out[-1].register = out[-1].register or reg
+                continue
+            if decl.field_name_for_child(i) != "declarator":
+                continue
+            if child.type == "function_declarator":
+                continue
+            d = self._unpack_declarator(child, base)
+            if d is None:
+                continue
+            sem = self._annotated_semantic(child) or d.semantic
+            reg = self._annotated_register(child) or d.register
+            if sem is None and not out:
+                sem = self._annotated_semantic(decl)
+            if reg is None and not out:
+                reg = self._annotated_register(decl)
+            d.semantic, d.register = sem, reg
+            sym = Symbol(
+                d.name,
+                kind,
+                d.type,
+                d.node,
+                decl,
+                d.semantic,
+                d.register,
+                init=d.init,
+                qualifiers=quals,
+                function=function,
+            )
+            self._refs[(d.node.start_byte, d.node.end_byte)] = sym
+            out.append(sym)
+        return out
+
+    def _global_kind(self, sym: Symbol) -> str:
+        if sym.type.is_resource:
+            return "resource"
+        if "groupshared" in sym.qualifiers:
+            return "groupshared"
+        if "static" in sym.qualifiers:
+            return "static_const" if "const" in sym.qualifiers else "static"
+        return "cbuffer_member"
+
+    def _add_cbuffer(
+        self, kind: str, name_node: Node | None, body: Node | None, node: Node, register: str | None
+    ) -> None:
+        name = self._text(name_node) if name_node is not None else f"<cbuffer@{node.start_byte}>"
+        members: list[Symbol] = []
+        if body is not None:
+            for d in body.named_children:
+                if d.type in ("declaration", "field_declaration"):
+                    for sym in self.declare(d, "cbuffer_member"):
+                        sym.container = name
+                        if sym.type.is_resource:
+                            sym.kind = "resource"
+                        members.append(sym)
+                        self.globals[sym.name] = sym
+        self.cbuffers.append(CBuffer(name, kind, register, members, node))
+
+    def _top_level(self, node: Node) -> Iterator[Node]:
+        for c in node.named_children:
+            if c.type in (
+                "namespace_definition",
+                "linkage_specification",
+                "declaration_list",
+                "preproc_if",
+                "preproc_ifdef",
+                "preproc_else",
+                "preproc_elif",
+            ):
+                body = c.child_by_field_name("body")
+                yield from self._top_level(body if body is not None else c)
+            else:
+                yield c
+
+    def build(self) -> Model:
+        nodes = list(self._top_level(self.tree.root))
+        pending_attrs: list[Attribute] = []
+        for i, n in enumerate(nodes):
+            kind = n.type
+            type_node = n.child_by_field_name("type")
+            type_text = self._text(type_node) if type_node is not None else ""
+            if kind in ("hlsl_attribute", "attribute_declaration", "attributed_statement"):
+                pending_attrs.extend(self._attributes_in(n))
+                continue
+            block = self.block_kind(n) if kind == "struct_specifier" else None
+            if block in ("cbuffer", "tbuffer"):
+                reg = self._annotated_register(n) or self._register_in(n)
+                body = n.child_by_field_name("body")
+                self._add_cbuffer(block or "cbuffer", n.child_by_field_name("name"), body, n, reg)
+            elif kind in ("struct_specifier", "class_specifier"):
+                if n.child_by_field_name("body") is not None:
+                    self._define_struct(n)
+            elif kind == "cbuffer_specifier":
+                name_node = n.child_by_field_name("name") or _first(n, "identifier", "type_identifier")
+                body = n.child_by_field_name("body") or _first(
+                    n, "field_declaration_list", "declaration_list", "compound_statement"
+                )
+                reg = self._register_in(n)
+                kw = "tbuffer" if self._text(n).lstrip().startswith("tbuffer") else "cbuffer"
+                self._add_cbuffer(kw, name_node, body, n, reg)
+            elif kind == "function_definition" and type_text in ("cbuffer", "tbuffer"):
+                self._add_cbuffer(
+                    type_text,
+                    n.child_by_field_name("declarator"),
+                    n.child_by_field_name("body"),
+                    n,
+                    self._register_in(n),
+                )
+            elif kind == "declaration" and type_text in ("cbuffer", "tbuffer"):
+                nxt = nodes[i + 1] if i + 1 < len(nodes) else None
+                body = nxt if nxt is not None and nxt.type == "compound_statement" else None
+                self._add_cbuffer(
+                    type_text, n.child_by_field_name("declarator"), body, n, self._register_in(n)
+                )
+            elif kind == "type_definition":
+                base = self.type_from_node(type_node)
+                for j, c in enumerate(n.children):
+                    if n.field_name_for_child(j) == "declarator":
+                        d = self._unpack_declarator(c, base)
+                        if d is not None:
+                            self.typedefs[d.name] = d.type
+            elif kind == "declaration":
+                if type_node is not None and type_node.type in (
+                    "struct_specifier",
+                    "class_specifier",
+                ):
+                    self.type_from_node(type_node)
+                if any(c.type == "function_declarator" for c in n.named_children):
+                    continue  # a prototype
+                for sym in self.declare(n, "global"):
+                    sym.kind = self._global_kind(sym)
+                    if sym.kind == "cbuffer_member":
+                        sym.container = "$Globals"
+                    self.globals[sym.name] = sym
+                    res = sym.type.resource
+                    if res is not None and res.category == "constant":
+                        el = sym.type.element
+                        members = [
+                            Symbol(m.name, "cbuffer_member", m.type, container=sym.name)
+                            for m in (el.members if el else ())
+                        ]
+                        self.cbuffers.append(CBuffer(sym.name, "ConstantBuffer", sym.register, members, n))
+            elif kind == "function_definition":
+                self._define_function(n, pending_attrs)
+            pending_attrs = []
+        globals_members = [s for s in self.globals.values() if s.container == "$Globals"]
+        if globals_members:
+            self.cbuffers.append(CBuffer("$Globals", "$Globals", None, globals_members, None))
+        for overloads in self.functions.values():
+            for f in overloads:
+                self._resolve_body(f)
+        for name in self.functions:
+            self._function_symbols[name] = Symbol(name, "function", T.UNKNOWN)
+        self._find_entry_points()
+        return self
+
+    def _register_in(self, node: Node) -> str | None:
+        for c in self.tree.walk(node):
+            if c.type in ("semantics", "bitfield_clause"):
+                _, reg = self._semantic_of(c)
+                if reg:
+                    return reg
+            if c.type in ("compound_statement", "field_declaration_list", "declaration_list"):
+                break
+        m = re.search(r"register\s*\(\s*([^)]*)\)", self._text(node).split("{", 1)[0])
+        return m.group(1).strip() if m else None
+
+    def _attributes_in(self, node: Node) -> list[Attribute]:
+        out = []
+        span = self.tree.span(node)
+        for m in _ATTR_RE.finditer(self._text(node)):
+            args: list[Any] = []
+            raw = m.group(2)
+            if raw is not None:
+                for a in _split_args(raw):
+                    a = a.strip()
+                    if len(a) >= 2 and a[0] == '"' and a[-1] == '"':
+                        args.append(a[1:-1])
+                        continue
+                    v = parse_number(a)
+                    if v is None and a in self.globals and self.globals[a].init is not None:
+                        v_ = self.const_value(self.globals[a].init)
+                        v = v_ if isinstance(v_, int | float) else None
+                    args.append(v if v is not None else a)
+            s = span[0] + m.start()
+            out.append(Attribute(m.group(1), tuple(args), (s, span[0] + m.end())))
+        return out
+
+    def _define_function(self, node: Node, pending_attrs: list[Attribute]) -> None:
+        attrs = list(pending_attrs) + self._annotated_attributes(node)
+        for c in node.children:
+            if c.type in ("hlsl_attribute", "attribute_declaration", "attribute_specifier"):
+                attrs.extend(self._attributes_in(c))
+        declarator = node.child_by_field_name("declarator")
+        while declarator is not None and declarator.type != "function_declarator":
+            declarator = declarator.child_by_field_name("declarator")
+        if declarator is None:
+            return
+        name_node = declarator.child_by_field_name("declarator")
+        name = self._text(name_node)
+        if not name:
+            return
+        ret_type = self.type_from_node(node.child_by_field_name("type"))
+        ret_sem: str | None = None
+        for c in list(declarator.named_children) + list(node.named_children):
+            if c.type in ("semantics", "bitfield_clause"):
+                ret_sem, _ = self._semantic_of(c)
+        ret_sem = self._annotated_semantic(node) or ret_sem
+        params: list[Symbol] = []
+        plist = declarator.child_by_field_name("parameters")
+        for p in plist.named_children if plist is not None else []:
+            if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+                continue
+            syms = self.declare(p, "param", function=name)
+            if not syms:
+                continue
+            sym = syms[0]
+            for c in p.named_children:
+                if c.type in ("semantics", "bitfield_clause"):
+                    sym.semantic = sym.semantic or self._semantic_of(c)[0]
+            sym.semantic = sym.semantic or self._annotated_semantic(p)
+            if sym.init is None:
+                sym.init = p.child_by_field_name("default_value")
+            q = sym.qualifiers
+            sym.direction = (
+                "inout" if "inout" in q or ("in" in q and "out" in q) else ("out" if "out" in q else "in")
+            )
+            params.append(sym)
+        body = node.child_by_field_name("body")
+        fn = Function(name, node, params, ret_type, ret_sem, attrs, body)
+        self.functions.setdefault(name, []).append(fn)
+
+    # -- scopes -----------------------------------------------------------------------------
+
+    def _resolve_body(self, fn: Function) -> None:
+        """Resolve every identifier of a body, following block scopes."""
+        if fn.body is None:
+            return
+        scopes: list[dict[str, Symbol]] = [{p.name: p for p in fn.params}]
+        scope_nodes = {
+            "compound_statement",
+            "for_statement",
+            "while_statement",
+            "do_statement",
+            "if_statement",
+            "switch_statement",
+            "case_statement",
+        }
+        # An explicit stack: bodies can nest deeper than Python's recursion limit.
+        stack: list[tuple[Node | None, bool]] = [(fn.body, False)]
+        while stack:
+            node, closing = stack.pop()
+            if closing:
+                scopes.pop()
+                continue
+            if node is None:
+                continue
+            kind = node.type
+            if kind == "identifier":
+                name = self._text(node)
+                sym = self._lookup(name, scopes)
+                if sym is not None:
+                    self._refs[(node.start_byte, node.end_byte)] = sym
+                parent = node.parent
+                if parent is not None and parent.type == "call_expression":
+                    fn.calls.add(name)
+                continue
+            if kind == "declaration" and node.child_by_field_name("type") is not None:
+                syms = self.declare(node, "local", function=fn.name)
+                for s in syms:
+                    scopes[-1][s.name] = s
+                    if s.init is not None:
+                        stack.append((s.init, False))
+                for c in node.named_children:
+                    if c.type == "array_declarator" or c.type == "init_declarator":
+                        for size in self.tree.walk(c):
+                            if size.type == "array_declarator":
+                                stack.append((size.child_by_field_name("size"), False))
+                continue
+            if kind in scope_nodes:
+                scopes.append({})
+                stack.append((None, True))
+            stack.extend((c, False) for c in reversed(node.named_children))
+
+    def _lookup(self, name: str, scopes: list[dict[str, Symbol]]) -> Symbol | None:
+        for scope in reversed(scopes):
+            sym = scope.get(name)
+            if sym is not None:
+                return sym
+        sym = self.globals.get(name)
+        if sym is not None:
+            return sym
+        if name in self.functions:
+            fs = self._function_symbols.get(name)
+            if fs is None:
+                fs = Symbol(name, "function", T.UNKNOWN)
+                self._function_symbols[name] = fs
+            return fs
+        return None
+
+    # -- entry points -----------------------------------------------------------------------
+
+    def _find_entry_points(self) -> None:
+        called: set[str] = set()
+        for overloads in self.functions.values():
+            for f in overloads:
+                called |= f.calls - {f.name}
+        for overloads in self.functions.values():
+            for f in overloads:
+                stage = self._stage_of(f)
+                if stage is None:
+                    continue
+                explicit = f.attribute("shader") or f.attribute("numthreads")
+                if f.name in called and explicit is None:
+                    continue
+                size: tuple[int, int, int] | None = None
+                nt = f.attribute("numthreads")
+                if nt is not None:
+                    dims = [a if isinstance(a, int) else 1 for a in nt.args[:3]]
+                    dims += [1] * (3 - len(dims))
+                    size = (dims[0], dims[1], dims[2])
+                self.entry_points.append(EntryPoint(f, stage, size))
+
+    def _outputs(self, f: Function) -> list[str]:
+        sems: list[str] = []
+
+        def add(t: T.Type, sem: str | None) -> None:
+            if sem:
+                sems.append(sem.upper())
+            if t.kind == "struct":
+                for m in t.members:
+                    add(m.type, m.semantic)
+
+        add(f.return_type, f.return_semantic)
+        for p in f.params:
+            if p.direction in ("out", "inout"):
+                add(p.type, p.semantic)
+        return sems
+
+    def _stage_of(self, f: Function) -> str | None:
+        sh = f.attribute("shader")
+        if sh is not None and sh.args and isinstance(sh.args[0], str):
+            return sh.args[0].lower()
+        quals: set[str] = set()
+        for p in f.params:
+            quals |= p.qualifiers
+        if f.attribute("numthreads") is not None:
+            if f.attribute("outputtopology") is not None or quals & {"vertices", "indices"}:
+                return "mesh"
+            if "DispatchMesh" in f.calls:
+                return "amplification"
+            return "compute"
+        if f.attribute("maxvertexcount") is not None:
+            return "geometry"
+        if f.attribute("patchconstantfunc") is not None or f.attribute("outputcontrolpoints"):
+            return "hull"
+        if f.attribute("domain") is not None:
+            return "domain"
+        outs = self._outputs(f)
+        if any(s.startswith(("SV_TARGET", "SV_DEPTH", "SV_COVERAGE")) for s in outs):
+            return "pixel"
+        if any(s == "SV_POSITION" for s in outs):
+            return "vertex"
+        return None
+
+
+@dataclass
+class _Declarator:
+    name: str
+    node: Node
+    type: T.Type
+    init: Node | None
+    semantic: str | None
+    register: str | None
+
+
+def _index_of(parent: Node, child: Node) -> int:
+    for i, c in enumerate(parent.named_children):
+        if c.id == child.id:
+            return i
+    return -1
+
+
+def _first(node: Node, *kinds: str) -> Node | None:
+    for c in node.named_children:
+        if c.type in kinds:
+            return c
+    return None
+
+
+def _split_args(raw: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in raw:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        cur += ch
+    if cur.strip():
+        out.append(cur)
+    return out
+
+
+def _binop(op: str, a: Any, b: Any) -> int | float | bool | None:
+    both_int = isinstance(a, int) and isinstance(b, int)
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        if both_int:
+            return int(a / b)
+        return a / b
+    if op == "%" and both_int:
+        return int(a - b * int(a / b))
+    if both_int and op in ("<<", ">>", "&", "|", "^"):
+        return {"<<": a << b, ">>": a >> b, "&": a & b, "|": a | b, "^": a ^ b}[op]
+    if op in ("<", ">", "<=", ">=", "==", "!="):
+        return {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
+    if op == "&&":
+        return bool(a) and bool(b)
+    if op == "||":
+        return bool(a) or bool(b)
+    return None
+
+
+def mul_type(a: T.Type, b: T.Type) -> T.Type:
+    """HLSL `mul(a, b)`: vector x matrix -> row vector, matrix x vector -> column vector, ..."""
+    scalar = T.common_type(a, b).scalar or "float"
+    if a.kind == "matrix" and b.kind == "matrix":
+        return T.numeric(scalar, a.rows, b.cols, matrix=True)
+    if a.kind == "matrix" and b.kind in ("vector", "scalar"):
+        return T.numeric(scalar, 1, a.rows) if b.kind == "vector" else a
+    if a.kind == "vector" and b.kind == "matrix":
+        return T.numeric(scalar, 1, b.cols)
+    if a.kind == "vector" and b.kind == "vector":
+        return T.numeric(scalar)
+    return T.common_type(a, b)
+
+
+def intrinsic_result(rule: str, first: T.Type, args: list[T.Type]) -> T.Type:
+    if rule == "same":
+        if len(args) > 1 and first.count == 1:
+            for a in args[1:]:
+                if a.count > 1:
+                    return T.common_type(first, a)
+        return first
+    if rule == "scalar":
+        return first.scalar_type if first.is_numeric else T.FLOAT
+    shapes = {
+        "bool_shape": "bool",
+        "uint_shape": "uint",
+        "int_shape": "int",
+        "float_shape": "float",
+    }
+    if rule in shapes:
+        if not first.is_numeric:
+            return T.numeric(shapes[rule])
+        return T.numeric(shapes[rule], first.rows, first.cols, matrix=first.kind == "matrix")
+    fixed = {
+        "bool": T.BOOL,
+        "uint": T.UINT,
+        "uint4": T.numeric("uint", 1, 4),
+        "float": T.FLOAT,
+        "float3": T.numeric("float", 1, 3),
+        "void": T.VOID,
+    }
+    return fixed.get(rule, T.UNKNOWN)
+
+
+def build_model(tree: SyntaxTree, settings: AnalysisSettings | None = None) -> Model:
+    """Build the semantic model of a parsed translation unit."""
+    return Model(tree, settings or AnalysisSettings()).build()

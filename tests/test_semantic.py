@@ -1,0 +1,136 @@
+"""The semantic model: declarations, types, entry points, scopes and expression types."""
+
+from __future__ import annotations
+
+from hlsllint.context import AnalysisSettings
+from hlsllint.semantic import Model, build_model
+from hlsllint.semantic.types import parse_numeric, resource_of
+from hlsllint.syntax import Node, parse
+
+SHADER = """
+cbuffer Frame : register(b0) { float4x4 viewProj; float time; };
+struct VSOut { float4 pos : SV_Position; float2 uv : TEXCOORD0; };
+typedef float3 Color;
+Texture2D<float4> albedo : register(t0);
+Buffer<float4> lights;
+ByteAddressBuffer raw;
+StructuredBuffer<VSOut> verts;
+SamplerState samp;
+groupshared float tile[64];
+static const uint COUNT = 4 * 2;
+
+float helper(in float x, out float y, inout float3 z) { y = x; z = z * 2; return x; }
+
+[numthreads(8, COUNT, 1)]
+void cs(uint3 id : SV_DispatchThreadID) {
+    float a = id.x;
+    { float a = 2.0; tile[0] = a; }
+    tile[1] = a;
+}
+
+VSOut vs(uint vid : SV_VertexID) {
+    VSOut o;
+    o.pos = mul(float4(vid, 0, 0, 1), viewProj);
+    o.uv = o.pos.xy;
+    return o;
+}
+
+float4 ps(VSOut i) : SV_Target {
+    Color c = albedo.Sample(samp, i.uv).rgb;
+    uint4 r = raw.Load4(0);
+    return float4(c * time, lights[r.x].w);
+}
+"""
+
+
+def model(text: str, **settings: object) -> Model:
+    return build_model(parse(text), AnalysisSettings(**settings))  # type: ignore[arg-type]
+
+
+def find(m: Model, text: str, kind: str | None = None) -> Node:
+    """The first node whose text is `text` (and type `kind`)."""
+    for n in m.tree.walk():
+        if m.tree.node_text(n) == text and (kind is None or n.type == kind):
+            return n
+    raise AssertionError(f"no node {text!r}")
+
+
+def test_type_sizes() -> None:
+    assert parse_numeric("float4x3").components() == 12  # type: ignore[union-attr]
+    assert parse_numeric("half3").components() == 3  # type: ignore[union-attr]
+    assert parse_numeric("half3").components(sixteen_bit=True) == 2  # type: ignore[union-attr]
+    assert parse_numeric("double2").components() == 4  # type: ignore[union-attr]
+    assert parse_numeric("bool").components() == 1  # type: ignore[union-attr]
+    assert parse_numeric("floaty") is None
+
+
+def test_resource_classification() -> None:
+    assert resource_of("Texture2D").typed and resource_of("Texture2D").descriptor_sgprs == 8  # type: ignore[union-attr]
+    assert resource_of("Buffer").typed and resource_of("Buffer").descriptor_sgprs == 4  # type: ignore[union-attr]
+    assert not resource_of("ByteAddressBuffer").typed  # type: ignore[union-attr]
+    assert resource_of("RWStructuredBuffer").writable  # type: ignore[union-attr]
+    assert resource_of("float4") is None
+
+
+def test_declarations() -> None:
+    m = model(SHADER)
+    assert [x.name for x in m.structs["VSOut"].members] == ["pos", "uv"]
+    assert m.structs["VSOut"].members[0].semantic == "SV_Position"
+    assert m.structs["VSOut"].components() == 6
+    assert m.typedefs["Color"].name == "float3"
+    frame = next(c for c in m.cbuffers if c.name == "Frame")
+    assert [s.name for s in frame.members] == ["viewProj", "time"]
+    assert frame.register == "b0"
+    assert m.globals["viewProj"].kind == "cbuffer_member"
+    assert m.globals["albedo"].kind == "resource" and m.globals["albedo"].register == "t0"
+    assert m.globals["albedo"].type.element is not None
+    assert m.globals["tile"].kind == "groupshared" and m.groupshared_bytes == 256
+    assert m.globals["COUNT"].kind == "static_const"
+    assert m.const_value(m.globals["COUNT"].init) == 8
+
+
+def test_functions_and_entry_points() -> None:
+    m = model(SHADER)
+    helper = m.function("helper")
+    assert helper is not None
+    assert [p.direction for p in helper.params] == ["in", "out", "inout"]
+    stages = {e.name: (e.stage, e.group_size) for e in m.entry_points}
+    assert stages == {"cs": ("compute", (8, 8, 1)), "vs": ("vertex", None), "ps": ("pixel", None)}
+    cs = m.function("cs")
+    assert cs is not None and cs.params[0].semantic == "SV_DispatchThreadID"
+    ps = m.function("ps")
+    assert ps is not None and ps.return_semantic == "SV_Target"
+
+
+def test_scopes() -> None:
+    m = model(SHADER)
+    uses = [n for n in m.tree.walk() if n.type == "identifier" and m.tree.node_text(n) == "a"]
+    syms = [m.resolve(n) for n in uses]
+    # declaration a, shadowing a, use of inner a, use of outer a
+    assert syms[0] is not None and syms[0] is syms[3]
+    assert syms[1] is syms[2] and syms[1] is not syms[0]
+    assert syms[0].kind == "local"
+
+
+def test_expression_types() -> None:
+    m = model(SHADER)
+    assert str(m.type_of(find(m, "albedo.Sample(samp, i.uv)"))) == "float4"
+    assert str(m.type_of(find(m, "albedo.Sample(samp, i.uv).rgb"))) == "float3"
+    assert str(m.type_of(find(m, "raw.Load4(0)"))) == "uint4"
+    assert str(m.type_of(find(m, "lights[r.x]"))) == "float4"
+    assert str(m.type_of(find(m, "mul(float4(vid, 0, 0, 1), viewProj)"))) == "float4"
+    assert str(m.type_of(find(m, "c * time"))) == "float3"
+    assert str(m.type_of(find(m, "o.pos.xy"))) == "float2"
+    assert str(m.type_of(find(m, "id.x", "field_expression"))) == "uint"
+
+
+def test_shader_attribute_stage() -> None:
+    m = model('[shader("raygeneration")] void rg() {}\nvoid unused() {}')
+    assert [(e.name, e.stage) for e in m.entry_points] == [("rg", "raygeneration")]
+
+
+def test_broken_source_does_not_crash() -> None:
+    m = model("float4 main( : SV_Target { return foo(; } struct { int")
+    assert isinstance(m.entry_points, list)
+    m = model("void f() { g(); } void g() { f(); }")
+    assert m.entry_points == []
