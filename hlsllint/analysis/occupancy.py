@@ -20,6 +20,10 @@ Everything here is plain arithmetic on small frozen tables; no analysis state is
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hlsllint.semantic import EntryPoint, Function, Model, Symbol
 
 KIB = 1024
 D3D_MAX_GROUPSHARED = 32 * KIB
@@ -437,3 +441,41 @@ def driver_waves_per_simd(
             lds_per_simd = t.lds_bytes // t.simds_per_lds
             waves = min(waves, -(-lds_per_simd // per_wave))
     return waves
+
+
+# -- glue to the semantic model -----------------------------------------------------------------
+
+
+def reachable_functions(model: Model, entry: EntryPoint) -> list[Function]:
+    """The entry's function and every function it calls, directly or not (each overload)."""
+    seen: dict[int, Function] = {}
+    stack = [entry.function]
+    while stack:
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        seen[id(fn)] = fn
+        for name in fn.calls:
+            stack.extend(model.functions.get(name, ()))
+    return list(seen.values())
+
+
+def entry_groupshared(model: Model, entry: EntryPoint) -> list[Symbol]:
+    """The groupshared variables that the entry point (or a function it calls) names."""
+    shared = model.groupshared
+    if not shared:
+        return []
+    used: set[int] = set()
+    for fn in reachable_functions(model, entry):
+        if fn.body is None:
+            continue
+        for node in model.tree.walk(fn.body):
+            if node.type == "identifier":
+                sym = model.resolve(node)
+                if sym is not None and sym.kind == "groupshared":
+                    used.add(id(sym))
+    return [s for s in shared if id(s) in used]
+
+
+def groupshared_bytes(model: Model, symbols: list[Symbol]) -> int:
+    return sum(s.type.bytes(model.sixteen_bit) for s in symbols)
