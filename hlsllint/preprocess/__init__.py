@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from hlsllint.preprocess.engine import Preprocessor
+from hlsllint.preprocess.includes import resolve_include, scan_includes
+from hlsllint.preprocess.lexer import clear_cache
 from hlsllint.preprocess.sourcemap import MappedRange, Segment, SourceMap
 from hlsllint.source import SourceFile
 
@@ -27,7 +30,10 @@ __all__ = [
     "PreprocessResult",
     "Segment",
     "SourceMap",
+    "clear_cache",
     "preprocess",
+    "resolve_include",
+    "scan_includes",
 ]
 
 
@@ -59,9 +65,17 @@ class PreprocessResult:
 
 
 def preprocess(main: SourceFile, options: PreprocessOptions, loader: Loader) -> PreprocessResult:
-    """Placeholder until the real preprocessor lands: directives are left in the text."""
+    """Preprocess `main` (and its includes) into mapped text. Never raises on bad input."""
+    pp = Preprocessor(loader, options.include_dirs, options.defines)
+    pp.run(main)
+    text, sourcemap = pp.out.result(main.path)
+    sources = dict(pp.sources)
+    sources[main.path] = main
+    diagnostics = [PPDiagnostic(d.code, d.message, d.path, d.start, d.end) for d in pp.diagnostics]
     return PreprocessResult(
-        text=main.text,
-        sourcemap=SourceMap.identity(main.path, len(main.text)),
-        sources={main.path: main},
+        text=text,
+        sourcemap=sourcemap,
+        diagnostics=diagnostics,
+        included=list(pp.included),
+        sources=sources,
     )

@@ -39,48 +39,62 @@ class SourceMap:
     def identity(cls, path: str, length: int) -> SourceMap:
         return cls([Segment(0, length, path, 0, length, True)])
 
-    def segment_at(self, out_offset: int) -> Segment | None:
+    def _index_at(self, out_offset: int) -> int:
+        """Index of the segment holding `out_offset` (an offset at a boundary belongs to the
+        segment that starts there; the end of the text belongs to the last segment)."""
+        if not self.segments:
+            raise ValueError("empty source map")
         i = bisect.bisect_right(self._starts, out_offset) - 1
         if i < 0:
+            return 0
+        # Skip empty segments and gaps (neither is produced by the preprocessor).
+        while out_offset >= self.segments[i].out_end and i + 1 < len(self.segments):
+            i += 1
+        return i
+
+    def segment_at(self, out_offset: int) -> Segment | None:
+        if not self.segments:
             return None
-        seg = self.segments[i]
-        if out_offset >= seg.out_end and not (out_offset == seg.out_end and i == len(self.segments) - 1):
-            # In a gap (should not happen) or exactly at the end of a segment: use the next one.
-            if i + 1 < len(self.segments):
-                return self.segments[i + 1]
-        return seg
+        return self.segments[self._index_at(out_offset)]
 
     def map_offset(self, out_offset: int) -> tuple[str, int, bool]:
-        seg = self.segment_at(out_offset)
-        if seg is None:
-            raise ValueError("empty source map")
+        """(path, offset, verbatim) of one offset of the expanded text."""
+        seg = self.segments[self._index_at(out_offset)]
         if seg.verbatim:
-            return seg.path, seg.src_start + min(out_offset - seg.out_start, seg.src_end - seg.src_start), True
+            delta = min(max(0, out_offset - seg.out_start), seg.src_end - seg.src_start)
+            return seg.path, seg.src_start + delta, True
         return seg.path, seg.src_start, False
 
     def map_range(self, out_start: int, out_end: int) -> MappedRange:
-        first = self.segment_at(out_start)
-        if first is None:
-            raise ValueError("empty source map")
-        last = self.segment_at(max(out_start, out_end - 1))
-        assert last is not None
-        start = (
-            first.src_start + (out_start - first.out_start) if first.verbatim else first.src_start
-        )
+        """The original range of `text[out_start:out_end]`.
+
+        Macro text maps to the whole invocation; a range that leaves the file it starts in (it
+        crosses an #include) is clamped to that file's part.
+        """
+        i = self._index_at(out_start)
+        j = self._index_at(max(out_start, out_end - 1))
+        first, last = self.segments[i], self.segments[j]
+        if first.verbatim:
+            start = first.src_start + min(
+                max(0, out_start - first.out_start), first.src_end - first.src_start
+            )
+        else:
+            start = first.src_start
         if last.path != first.path:
-            # The range crosses an #include boundary: clamp it to the file it starts in.
-            end = first.src_end if first.verbatim else first.src_end
-            return MappedRange(first.path, start, max(start, end), False)
-        if last.verbatim:
-            end = last.src_start + (max(out_start, out_end - 1) - last.out_start) + (1 if out_end > out_start else 0)
+            return MappedRange(first.path, start, max(start, first.src_end), False)
+        if out_end <= out_start:
+            end = start if first.verbatim else first.src_end
+        elif last.verbatim:
+            end = last.src_start + min(out_end - last.out_start, last.src_end - last.src_start)
         else:
             end = last.src_end
-        exact = first is last and first.verbatim
-        if not exact and first.verbatim and last.verbatim:
-            # Several verbatim segments of one file: exact if they are contiguous in the source.
-            i, j = self.segments.index(first), self.segments.index(last)
-            run = self.segments[i : j + 1]
-            exact = all(
-                s.verbatim and s.path == first.path for s in run
-            ) and all(a.src_end == b.src_start and a.out_end == b.out_start for a, b in zip(run, run[1:], strict=False))
+        exact = True
+        for k in range(i, j + 1):
+            seg = self.segments[k]
+            if not seg.verbatim or seg.path != first.path:
+                exact = False
+                break
+            if k > i and self.segments[k - 1].src_end != seg.src_start:
+                exact = False
+                break
         return MappedRange(first.path, start, max(start, end), exact)

@@ -1,0 +1,809 @@
+"""The preprocessor proper: directives, conditional groups, includes and macro expansion.
+
+Macro expansion follows Prosser's algorithm (the one behind the C standard's wording): every token
+carries a hide set, the names of the macros it came out of; a name in its own token's hide set is
+never expanded again ("painted blue"), which stops self-referential macros.
+
+Output: the text of every active, non-directive line is copied verbatim; a top-level macro
+invocation is replaced by its expansion (one segment mapped to the invocation's range, followed
+by as many line breaks as the invocation spanned, so later lines keep their row); directive lines
+and inactive groups become blank lines; an included file's output is spliced in at its directive.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hlsllint.preprocess.expression import ExpressionError, evaluate
+from hlsllint.preprocess.includes import resolve_include
+from hlsllint.preprocess.lexer import (
+    ID,
+    NUM,
+    PUNCT,
+    STR,
+    Directive,
+    LexedFile,
+    Text,
+    Token,
+    lex_tokens,
+    lexed,
+)
+from hlsllint.preprocess.sourcemap import Segment, SourceMap
+from hlsllint.source import SourceError, SourceFile
+
+MAX_INCLUDE_DEPTH = 64
+MAX_INCLUSIONS = 20_000
+"""Files spliced into one translation unit (guards against exponential include trees)."""
+MAX_EXPANSION_TOKENS = 500_000
+"""Tokens produced by one top-level macro invocation before it is abandoned (HL003)."""
+MAX_TOTAL_TOKENS = 5_000_000
+MAX_EXPANSION_DEPTH = 200
+"""Nesting of macro arguments being expanded inside macro arguments."""
+MAX_OUTPUT_CHARS = 64 * 1024 * 1024
+
+_EMPTY: frozenset[str] = frozenset()
+
+
+class _Tok:
+    """A token inside macro expansion (immutable after creation)."""
+
+    __slots__ = ("hs", "kind", "text", "ws")
+
+    def __init__(self, kind: str, text: str, ws: bool, hs: frozenset[str]) -> None:
+        self.kind = kind
+        self.text = text
+        self.ws = ws
+        self.hs = hs
+
+    def __repr__(self) -> str:
+        return f"_Tok({self.text!r})"
+
+
+@dataclass(frozen=True)
+class Macro:
+    name: str
+    params: tuple[str, ...] | None
+    """None for an object-like macro."""
+    variadic: bool
+    body: tuple[Token, ...]
+    path: str = ""
+    start: int = 0
+    builtin: bool = False
+
+
+class _LimitError(Exception):
+    pass
+
+
+class _UnterminatedError(Exception):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+class _Reader:
+    """Pending tokens of an expansion: a stack of generated tokens, then (at top level) source."""
+
+    __slots__ = ("end", "hi", "pos", "src", "stack")
+
+    def __init__(self, stack: list[_Tok], src: list[Token] | None = None, pos: int = 0, hi: int = 0):
+        self.stack = stack  # reversed: the next token is stack[-1]
+        self.src = src
+        self.pos = pos
+        self.hi = hi
+        self.end = -1
+        """Offset just after the last source token consumed."""
+
+    def next(self) -> _Tok | None:
+        return self.stack.pop() if self.stack else None
+
+    def next_arg(self) -> _Tok | None:
+        if self.stack:
+            return self.stack.pop()
+        if self.src is not None and self.pos < self.hi:
+            t = self.src[self.pos]
+            self.pos += 1
+            self.end = t.end
+            return _Tok(t.kind, t.text, t.ws, _EMPTY)
+        return None
+
+    def peek_is_lparen(self) -> bool:
+        if self.stack:
+            return self.stack[-1].text == "("
+        if self.src is not None and self.pos < self.hi:
+            return self.src[self.pos].text == "("
+        return False
+
+    def push(self, toks: list[_Tok]) -> None:
+        self.stack.extend(reversed(toks))
+
+
+# Two-character punctuators: when two generated tokens would fuse, a space is put between them.
+_FUSING = frozenset(
+    [
+        "++",
+        "--",
+        "<<",
+        ">>",
+        "<=",
+        ">=",
+        "==",
+        "!=",
+        "&&",
+        "||",
+        "+=",
+        "-=",
+        "*=",
+        "/=",
+        "%=",
+        "&=",
+        "^=",
+        "|=",
+        "->",
+        "##",
+        "::",
+        "/*",
+        "//",
+        "..",
+        "%:",
+    ]
+)
+
+
+def join_tokens(toks: Sequence[_Tok]) -> str:
+    parts: list[str] = []
+    prev: _Tok | None = None
+    for t in toks:
+        if prev is not None and (
+            t.ws
+            or (prev.kind in (ID, NUM) and t.kind in (ID, NUM))
+            or (prev.kind == PUNCT and t.kind == PUNCT and prev.text[-1] + t.text[0] in _FUSING)
+        ):
+            parts.append(" ")
+        parts.append(t.text)
+        prev = t
+    return "".join(parts)
+
+
+def _stringify(toks: Sequence[_Tok]) -> str:
+    parts = ['"']
+    for k, t in enumerate(toks):
+        if k and t.ws:
+            parts.append(" ")
+        if t.kind in (STR, "chr"):
+            parts.append(t.text.replace("\\", "\\\\").replace('"', '\\"'))
+        else:
+            parts.append(t.text)
+    parts.append('"')
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class Diag:
+    code: str
+    message: str
+    path: str
+    start: int
+    end: int
+
+
+class _Output:
+    """The expanded text and its segments; adjacent pieces are merged when they continue."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        # [out_start, out_end, path, src_start, src_end, kind] with kind "v", "m" or "b" (blank)
+        self.segs: list[list[object]] = []
+        self.pos = 0
+
+    def verbatim(self, path: str, text: str, s: int, e: int) -> None:
+        if e <= s:
+            return
+        self.parts.append(text[s:e])
+        segs = self.segs
+        if segs:
+            last = segs[-1]
+            if last[5] == "v" and last[4] == s and last[2] == path:
+                last[1] = self.pos + e - s
+                last[4] = e
+                self.pos += e - s
+                return
+        segs.append([self.pos, self.pos + e - s, path, s, e, "v"])
+        self.pos += e - s
+
+    def generated(self, path: str, out: str, s: int, e: int) -> None:
+        if not out:
+            return
+        self.parts.append(out)
+        self.segs.append([self.pos, self.pos + len(out), path, s, e, "m"])
+        self.pos += len(out)
+
+    def blank(self, path: str, text: str, s: int, e: int) -> None:
+        n = text.count("\n", s, e) if e > s else 0
+        if n == 0:
+            return
+        self.parts.append("\n" * n)
+        segs = self.segs
+        if segs:
+            last = segs[-1]
+            if last[5] == "b" and last[2] == path and last[4] == s and last[1] == self.pos:
+                last[1] = self.pos + n
+                last[4] = e
+                self.pos += n
+                return
+        segs.append([self.pos, self.pos + n, path, s, e, "b"])
+        self.pos += n
+
+    def result(self, main_path: str) -> tuple[str, SourceMap]:
+        if not self.segs:
+            return "", SourceMap([Segment(0, 0, main_path, 0, 0, True)])
+        segments = [
+            Segment(int(a), int(b), str(p), int(s), int(e), k == "v")  # type: ignore[call-overload]
+            for a, b, p, s, e, k in self.segs
+        ]
+        return "".join(self.parts), SourceMap(segments)
+
+
+_CONDITIONAL = frozenset(("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"))
+_KNOWN = frozenset(
+    (
+        *_CONDITIONAL,
+        "define",
+        "undef",
+        "include",
+        "include_next",
+        "import",
+        "line",
+        "pragma",
+        "error",
+        "warning",
+        "",
+    )
+)
+
+
+class _Cond:
+    __slots__ = ("else_seen", "end", "parent_active", "start", "taken")
+
+    def __init__(self, parent_active: bool, taken: bool, start: int, end: int) -> None:
+        self.parent_active = parent_active
+        self.taken = taken
+        self.else_seen = False
+        self.start = start
+        self.end = end
+
+
+class Preprocessor:
+    def __init__(
+        self,
+        loader: Callable[[str], SourceFile],
+        include_dirs: Sequence[str] = (),
+        defines: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        self.loader = loader
+        self.include_dirs = tuple(include_dirs)
+        self.macros: dict[str, Macro] = {}
+        for name in ("__LINE__", "__FILE__", "__COUNTER__"):
+            self.macros[name] = Macro(name, None, False, (), builtin=True)
+        self.diagnostics: list[Diag] = []
+        self.sources: dict[str, SourceFile] = {}
+        self.included: list[str] = []
+        self._included_set: set[str] = set()
+        self._once: set[str] = set()
+        self._loaded: dict[str, SourceFile] = {}
+        self._stack: list[str] = []
+        self._inclusions = 0
+        self._counter = 0
+        self._total_tokens = 0
+        self._budget = 0
+        self._depth = 0
+        self.out = _Output()
+        # Context for __LINE__ / __FILE__.
+        self._cur_path = ""
+        self._cur_lexed: LexedFile | None = None
+        self._cur_offset = 0
+        for name, value in defines:
+            self.define_from_text(f"{name} {value}", "<command line>")
+
+    # -- macros -------------------------------------------------------------------------------
+
+    def define_from_text(self, src: str, path: str) -> None:
+        """Define a macro from `NAME VALUE` / `NAME(args) VALUE` (a -D option)."""
+        toks = lex_tokens(src)
+        err = self._define(toks, 0, len(toks), path, 0)
+        if err:
+            self.diagnostics.append(Diag("HL003", f"invalid -D option '{src}': {err}", path, 0, 0))
+
+    def _define(self, toks: Sequence[Token], lo: int, hi: int, path: str, start: int) -> str:
+        """Parse a #define's operands; returns an error message or ""."""
+        if lo >= hi or toks[lo].kind != ID:
+            return "macro name missing in #define"
+        name = toks[lo].text
+        if name == "defined":
+            return "'defined' cannot be used as a macro name"
+        i = lo + 1
+        params: tuple[str, ...] | None = None
+        variadic = False
+        if i < hi and toks[i].text == "(" and not toks[i].ws:
+            names: list[str] = []
+            i += 1
+            expect_name = True
+            while True:
+                if i >= hi:
+                    return f"missing ')' in parameter list of macro '{name}'"
+                t = toks[i]
+                i += 1
+                if t.text == ")" and (not expect_name or not names):
+                    break
+                if not expect_name:
+                    if t.text != ",":
+                        return f"expected ',' or ')' in parameter list of macro '{name}'"
+                    expect_name = True
+                    continue
+                if t.text == "...":
+                    names.append("__VA_ARGS__")
+                    variadic = True
+                    if i >= hi or toks[i].text != ")":
+                        return f"'...' must be the last parameter of macro '{name}'"
+                    i += 1
+                    break
+                if t.kind != ID:
+                    return f"invalid parameter '{t.text}' in macro '{name}'"
+                if i < hi and toks[i].text == "...":
+                    names.append(t.text)
+                    variadic = True
+                    i += 1
+                    if i >= hi or toks[i].text != ")":
+                        return f"'...' must be the last parameter of macro '{name}'"
+                    i += 1
+                    break
+                names.append(t.text)
+                expect_name = False
+            params = tuple(names)
+        body = tuple(toks[i:hi])
+        self.macros[name] = Macro(name, params, variadic, body, path, start)
+        return ""
+
+    def _line(self) -> int:
+        lf = self._cur_lexed
+        if lf is None:
+            return 1
+        return bisect.bisect_right(lf.line_starts, self._cur_offset)
+
+    def _builtin(self, t: _Tok) -> _Tok:
+        if t.text == "__LINE__":
+            return _Tok(NUM, str(self._line()), t.ws, t.hs)
+        if t.text == "__FILE__":
+            quoted = self._cur_path.replace("\\", "\\\\").replace('"', '\\"')
+            return _Tok(STR, f'"{quoted}"', t.ws, t.hs)
+        self._counter += 1
+        return _Tok(NUM, str(self._counter - 1), t.ws, t.hs)
+
+    def _expand(self, reader: _Reader) -> list[_Tok]:
+        out: list[_Tok] = []
+        macros = self.macros
+        while True:
+            t = reader.next()
+            if t is None:
+                return out
+            if t.kind != ID:
+                out.append(t)
+                continue
+            m = macros.get(t.text)
+            if m is None or t.text in t.hs:
+                out.append(t)
+                continue
+            if m.builtin:
+                out.append(self._builtin(t))
+                continue
+            if m.params is None:
+                reader.push(self._subst(m, [], t.hs | {m.name}, t.ws))
+                continue
+            if not reader.peek_is_lparen():
+                out.append(t)
+                continue
+            args, rparen = self._collect_args(reader, m)
+            hs = (t.hs & rparen.hs) | {m.name}
+            reader.push(self._subst(m, args, hs, t.ws))
+
+    def _collect_args(self, reader: _Reader, m: Macro) -> tuple[list[list[_Tok]], _Tok]:
+        assert m.params is not None
+        reader.next_arg()  # "("
+        nparams = len(m.params)
+        args: list[list[_Tok]] = [[]]
+        depth = 0
+        while True:
+            t = reader.next_arg()
+            if t is None:
+                raise _UnterminatedError(m.name)
+            text = t.text
+            if text == "(":
+                depth += 1
+            elif text == ")":
+                if depth == 0:
+                    rparen = t
+                    break
+                depth -= 1
+            elif text == "," and depth == 0 and not (m.variadic and len(args) >= nparams):
+                args.append([])
+                continue
+            args[-1].append(t)
+        if nparams == 0 and len(args) == 1 and not args[0]:
+            args = []
+        elif m.variadic and len(args) == nparams - 1:
+            args.append([])
+        if len(args) != nparams:
+            self._error(f"macro '{m.name}' takes {nparams} argument{'s' * (nparams != 1)}, {len(args)} given")
+            args = (args + [[] for _ in range(nparams)])[:nparams]
+        return args, rparen
+
+    def _expand_arg(self, arg: list[_Tok]) -> list[_Tok]:
+        self._depth += 1
+        try:
+            if self._depth > MAX_EXPANSION_DEPTH:
+                raise _LimitError("macro arguments nested too deeply")
+            return self._expand(_Reader(list(reversed(arg))))
+        finally:
+            self._depth -= 1
+
+    def _subst(self, m: Macro, args: list[list[_Tok]], hs: frozenset[str], ws: bool) -> list[_Tok]:
+        body = m.body
+        params = m.params or ()
+        n = len(body)
+        # Pieces between ## operators: (tokens, is __VA_ARGS__ of a variadic macro); None is ##.
+        pieces: list[tuple[list[_Tok], bool] | None] = []
+        expanded: dict[int, list[_Tok]] = {}
+        i = 0
+        while i < n:
+            t = body[i]
+            text = t.text
+            if (
+                (text == "#" or text == "%:")
+                and m.params is not None
+                and i + 1 < n
+                and body[i + 1].text in params
+            ):
+                idx = params.index(body[i + 1].text)
+                pieces.append(([_Tok(STR, _stringify(args[idx]), t.ws, hs)], False))
+                i += 2
+                continue
+            if (text == "##" or text == "%:%:") and 0 < i < n - 1:
+                pieces.append(None)
+                i += 1
+                continue
+            if t.kind == ID and text in params:
+                idx = params.index(text)
+                pasted = (pieces and pieces[-1] is None) or (i + 1 < n and body[i + 1].text in ("##", "%:%:"))
+                if pasted:
+                    src = args[idx]
+                elif idx in expanded:
+                    src = expanded[idx]
+                else:
+                    src = expanded[idx] = self._expand_arg(args[idx])
+                toks = [_Tok(a.kind, a.text, a.ws, a.hs | hs) for a in src]
+                if toks:
+                    toks[0] = _Tok(toks[0].kind, toks[0].text, t.ws, toks[0].hs)
+                pieces.append((toks, m.variadic and idx == len(params) - 1))
+            else:
+                pieces.append(([_Tok(t.kind, text, t.ws, hs)], False))
+            i += 1
+        result: list[_Tok] = []
+        last_empty = False
+        k = 0
+        while k < len(pieces):
+            piece = pieces[k]
+            k += 1
+            if piece is None:
+                if k >= len(pieces) or pieces[k] is None:
+                    continue
+                right = pieces[k]
+                assert right is not None
+                k += 1
+                rtoks, is_va = right
+                if is_va and not last_empty and result and result[-1].text == ",":
+                    # GNU ", ## __VA_ARGS__": drop the comma when there are no variadic args.
+                    if not rtoks:
+                        result.pop()
+                    else:
+                        result.extend(rtoks)
+                    last_empty = not rtoks
+                    continue
+                if not rtoks:
+                    continue
+                if last_empty or not result:
+                    result.extend(rtoks)
+                    last_empty = False
+                    continue
+                left = result.pop()
+                joined = left.text + rtoks[0].text
+                fused = lex_tokens(joined)
+                if len(fused) != 1:
+                    self._error(f"pasting '{left.text}' and '{rtoks[0].text}' does not give a token")
+                for f_i, f in enumerate(fused):
+                    result.append(_Tok(f.kind, f.text, left.ws if f_i == 0 else f.ws, hs))
+                result.extend(rtoks[1:])
+                last_empty = False
+                continue
+            toks, _ = piece
+            result.extend(toks)
+            last_empty = not toks
+        if result:
+            first = result[0]
+            result[0] = _Tok(first.kind, first.text, ws, first.hs)
+        self._budget += len(result)
+        if self._budget > MAX_EXPANSION_TOKENS:
+            raise _LimitError("macro expansion too large")
+        return result
+
+    # -- diagnostics --------------------------------------------------------------------------
+
+    def _error(self, message: str, start: int | None = None, end: int | None = None) -> None:
+        s = self._cur_offset if start is None else start
+        e = s if end is None else end
+        self.diagnostics.append(Diag("HL003", message, self._cur_path, s, e))
+
+    # -- files --------------------------------------------------------------------------------
+
+    def run(self, main: SourceFile) -> None:
+        self.sources[main.path] = main
+        self._stack.append(main.path)
+        self._process(main)
+        self._stack.pop()
+
+    def _process(self, sf: SourceFile) -> None:
+        lf = lexed(sf.path, sf.text)
+        if lf.pragma_once:
+            self._once.add(sf.path)
+        path, text, toks = sf.path, sf.text, lf.tokens
+        out = self.out
+        saved = (self._cur_path, self._cur_lexed, self._cur_offset)
+        self._cur_path, self._cur_lexed = path, lf
+        conds: list[_Cond] = []
+        active = True
+        cursor = 0
+        for c in lf.chunks:
+            if isinstance(c, Text):
+                if active:
+                    out.verbatim(path, text, cursor, c.start)
+                    self._text(lf, path, c)
+                else:
+                    out.blank(path, text, cursor, c.end)
+                cursor = c.end
+                continue
+            if active:
+                out.verbatim(path, text, cursor, c.start)
+            else:
+                out.blank(path, text, cursor, c.start)
+            self._cur_offset = c.start
+            name = c.name
+            if name in _CONDITIONAL:
+                active = self._conditional(lf, c, conds, active)
+            elif active:
+                if name in ("include", "include_next", "import"):
+                    self._include(lf, sf, c)
+                elif name == "define":
+                    err = self._define(toks, c.lo, c.hi, path, c.start)
+                    if err:
+                        self._error(err, c.start, c.end)
+                elif name == "undef":
+                    if c.lo < c.hi and toks[c.lo].kind == ID:
+                        self.macros.pop(toks[c.lo].text, None)
+                    else:
+                        self._error("macro name missing in #undef", c.start, c.end)
+                elif name == "error":
+                    self._error(f"#error {text[c.name_end : c.end].strip()}", c.start, c.end)
+                elif name not in _KNOWN and not name.isdigit():
+                    self._error(f"unknown directive '#{name}'", c.start, c.end)
+            out.blank(path, text, c.start, c.end)
+            cursor = c.end
+        if active:
+            out.verbatim(path, text, cursor, len(text))
+        else:
+            out.blank(path, text, cursor, len(text))
+        for cond in conds:
+            self._error("unterminated conditional directive", cond.start, cond.end)
+        self._cur_path, self._cur_lexed, self._cur_offset = saved
+
+    def _text(self, lf: LexedFile, path: str, c: Text) -> None:
+        toks, text, macros, out = lf.tokens, lf.text, self.macros, self.out
+        pos = c.start
+        i = c.lo
+        hi = c.hi
+        while i < hi:
+            t = toks[i]
+            if t.kind != ID or t.text not in macros:
+                i += 1
+                continue
+            m = macros[t.text]
+            if m.params is not None and not (i + 1 < hi and toks[i + 1].text == "("):
+                i += 1
+                continue
+            self._cur_offset = t.start
+            reader = _Reader([_Tok(t.kind, t.text, t.ws, _EMPTY)], toks, i + 1, hi)
+            reader.end = t.end
+            self._budget = 0
+            try:
+                result = self._expand(reader)
+            except _UnterminatedError as e:
+                self._error(f"unterminated invocation of macro '{e.name}'", t.start, t.end)
+                i += 1
+                continue
+            except (_LimitError, RecursionError) as e:
+                self._error(f"{e or 'macro expansion too deep'}; not expanded", t.start, t.end)
+                i += 1
+                continue
+            self._total_tokens += self._budget
+            end = reader.end
+            out.verbatim(path, text, pos, t.start)
+            gen = join_tokens(result) + "\n" * text.count("\n", t.start, end)
+            out.generated(path, gen, t.start, end)
+            pos = end
+            i = reader.pos
+            if self._total_tokens > MAX_TOTAL_TOKENS or out.pos > MAX_OUTPUT_CHARS:
+                self._error("translation unit too large: macro expansion stopped", t.start, end)
+                macros = {}
+        out.verbatim(path, text, pos, c.end)
+
+    def _expand_directive(self, lf: LexedFile, lo: int, hi: int) -> list[_Tok]:
+        toks = [_Tok(t.kind, t.text, t.ws, _EMPTY) for t in lf.tokens[lo:hi]]
+        self._budget = 0
+        return self._expand(_Reader(list(reversed(toks))))
+
+    def _conditional(self, lf: LexedFile, c: Directive, conds: list[_Cond], active: bool) -> bool:
+        name = c.name
+        if name in ("if", "ifdef", "ifndef"):
+            cond = _Cond(active, True, c.start, c.end)
+            conds.append(cond)
+            if not active:
+                return False
+            cond.taken = self._condition(lf, c)
+            return cond.taken
+        if not conds:
+            self._error(f"#{name} without #if", c.start, c.end)
+            return active
+        cond = conds[-1]
+        if name == "endif":
+            conds.pop()
+            return cond.parent_active
+        if cond.else_seen:
+            self._error(f"#{name} after #else", c.start, c.end)
+            return False
+        if name == "else":
+            cond.else_seen = True
+            taken = cond.parent_active and not cond.taken
+            cond.taken = True
+            return taken
+        # elif / elifdef / elifndef
+        if not cond.parent_active or cond.taken:
+            return False
+        cond.taken = self._condition(lf, c)
+        return cond.taken
+
+    def _condition(self, lf: LexedFile, c: Directive) -> bool:
+        toks = lf.tokens
+        name = c.name
+        if name in ("ifdef", "ifndef", "elifdef", "elifndef"):
+            if c.lo >= c.hi or toks[c.lo].kind != ID:
+                self._error(f"macro name missing in #{name}", c.start, c.end)
+                return False
+            defined = toks[c.lo].text in self.macros
+            return defined if name in ("ifdef", "elifdef") else not defined
+        items: list[_Tok] = []
+        k = c.lo
+        while k < c.hi:
+            t = toks[k]
+            k += 1
+            if t.kind == ID and t.text == "defined":
+                if k < c.hi and toks[k].kind == ID:
+                    target = toks[k].text
+                    k += 1
+                elif (
+                    k + 2 < c.hi
+                    and toks[k].text == "("
+                    and toks[k + 1].kind == ID
+                    and toks[k + 2].text == ")"
+                ):
+                    target = toks[k + 1].text
+                    k += 3
+                else:
+                    self._error("'defined' needs a macro name", c.start, c.end)
+                    return False
+                items.append(_Tok(NUM, "1" if target in self.macros else "0", t.ws, _EMPTY))
+            else:
+                items.append(_Tok(t.kind, t.text, t.ws, _EMPTY))
+        try:
+            self._budget = 0
+            expanded = self._expand(_Reader(list(reversed(items))))
+            plain = [Token(t.kind, t.text, 0, 0, t.ws) for t in expanded]
+            return evaluate(plain) != 0
+        except _UnterminatedError as e:
+            self._error(f"unterminated invocation of macro '{e.name}' in #{name}", c.start, c.end)
+        except _LimitError as e:
+            self._error(f"{e} in #{name}", c.start, c.end)
+        except ExpressionError as e:
+            self._error(str(e), c.start, c.end)
+        except RecursionError:
+            self._error(f"#{name} expression nested too deeply", c.start, c.end)
+        return False
+
+    def _include_name(self, lf: LexedFile, c: Directive) -> tuple[str, bool] | None:
+        toks = lf.tokens
+        if c.lo >= c.hi:
+            return None
+        first = toks[c.lo]
+        if first.kind == STR and first.text.startswith('"'):
+            return first.text[1:-1], False
+        if first.text == "<":
+            for k in range(c.lo + 1, c.hi):
+                if toks[k].text in (">", ">>", ">=", ">>="):
+                    return lf.text[first.end : toks[k].start], True
+            return None
+        try:
+            expanded = self._expand_directive(lf, c.lo, c.hi)
+        except (_UnterminatedError, _LimitError, RecursionError):
+            return None
+        if expanded and expanded[0].kind == STR and expanded[0].text.startswith('"'):
+            return expanded[0].text[1:-1], False
+        if expanded and expanded[0].text == "<" and expanded[-1].text == ">":
+            return join_tokens(expanded[1:-1]), True
+        return None
+
+    def _exists(self, p: str) -> bool:
+        """A file on disk, or one the loader can serve (e.g. an unsaved editor buffer)."""
+        if p in self.sources or p in self._loaded or os.path.isfile(p):
+            return True
+        try:
+            self._loaded[p] = self.loader(p)
+        except SourceError:
+            return False
+        except Exception:
+            return False
+        return True
+
+    def _include(self, lf: LexedFile, includer: SourceFile, c: Directive) -> None:
+        parsed = self._include_name(lf, c)
+        if parsed is None:
+            self._error('#include expects "FILENAME" or <FILENAME>', c.start, c.end)
+            return
+        name, angled = parsed
+        resolved = resolve_include(name, includer.path, self.include_dirs, angled, self._exists)
+        if resolved is None:
+            self.diagnostics.append(
+                Diag("HL002", f"include file '{name}' not found", includer.path, c.start, c.end)
+            )
+            return
+        if resolved in self._once:
+            return
+        sf = self.sources.get(resolved) or self._loaded.get(resolved)
+        if sf is None:
+            try:
+                sf = self.loader(resolved)
+            except SourceError as e:
+                self._error(f"cannot read include file '{name}': {e}", c.start, c.end)
+                return
+        target = lexed(sf.path, sf.text)
+        if target.guard is not None and target.guard in self.macros:
+            return
+        if target.pragma_once and resolved in self._included_set:
+            return
+        if resolved in self._stack:
+            self._error(f"#include cycle: '{name}' includes itself", c.start, c.end)
+            return
+        if len(self._stack) > MAX_INCLUDE_DEPTH:
+            self._error(f"#include nested deeper than {MAX_INCLUDE_DEPTH}", c.start, c.end)
+            return
+        self._inclusions += 1
+        if self._inclusions > MAX_INCLUSIONS or self.out.pos > MAX_OUTPUT_CHARS:
+            self._error("translation unit too large: #include skipped", c.start, c.end)
+            return
+        self.sources.setdefault(sf.path, sf)
+        self.sources.setdefault(resolved, sf)
+        if resolved not in self._included_set:
+            self._included_set.add(resolved)
+            self.included.append(resolved)
+        self._stack.append(resolved)
+        self._process(sf)
+        self._stack.pop()

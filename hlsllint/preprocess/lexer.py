@@ -1,0 +1,243 @@
+"""Tokenizing a file for the preprocessor, and caching its directive structure.
+
+A file is lexed once per process (keyed by path and text): its significant tokens (no whitespace,
+newlines or comments) go into one flat list, and the file is cut into *chunks*: runs of ordinary
+text lines, and single directive lines. Backslash-newline splices count as whitespace, so a
+directive continued over several physical lines is one chunk, and token offsets stay offsets into
+the original text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+# Token kinds (small strings compare fast and read well in tests).
+ID = "id"
+NUM = "num"
+STR = "str"
+CHR = "chr"
+PUNCT = "punct"
+OTHER = "other"
+
+_TOKEN_RE = re.compile(
+    r"""
+    (?P<ws>(?:[ \t\f\v]|\\\r?\n|\\\r)+)
+  | (?P<nl>\r?\n|\r)
+  | (?P<bc>/\*.*?\*/|/\*.*)
+  | (?P<lc>//(?:\\\r?\n|[^\r\n])*)
+  | (?P<id>(?:[^\W\d]|\$)[\w$]*)
+  | (?P<num>\.?\d(?:[eEpP][+-]|[\w.])*)
+  | (?P<str>"(?:\\\r\n|\\.|[^"\\\r\n])*"?)
+  | (?P<chr>'(?:\\\r\n|\\.|[^'\\\r\n])*'?)
+  | (?P<punct>%:%:|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-*/%+&^|]=|\#\#|%:|::
+        |[-+*/%&|^!~<>=?:;,.(){}\[\]\#])
+  | (?P<other>.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+_SKIP = frozenset(("ws", "bc", "lc"))
+
+
+class Token(NamedTuple):
+    kind: str
+    text: str
+    start: int
+    end: int
+    ws: bool
+    """Whitespace, a comment or a line break comes before the token."""
+
+
+@dataclass(frozen=True)
+class Directive:
+    name: str
+    """The directive's name (`include`, `define`, ...); "" for a null directive `#`."""
+    lo: int
+    hi: int
+    """Indices into `LexedFile.tokens` of the directive's operands (after the name)."""
+    start: int
+    end: int
+    """Offsets of the logical line, without its line break."""
+    name_end: int
+
+
+@dataclass(frozen=True)
+class Text:
+    lo: int
+    hi: int
+    """Indices into `LexedFile.tokens`."""
+    start: int
+    end: int
+    """Offsets of the run of lines (the last line break excluded)."""
+
+
+Chunk = Directive | Text
+
+
+@dataclass
+class LexedFile:
+    text: str
+    tokens: list[Token]
+    chunks: list[Chunk]
+    guard: str | None = None
+    """The include-guard macro, when the whole file is `#ifndef G ... #endif` (or `#if !defined`)."""
+    pragma_once: bool = False
+    line_starts: list[int] = field(default_factory=list)
+
+
+def lex_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]:
+    """The significant tokens of `text[start:end]` (no structure; used for -D values and pasting)."""
+    out: list[Token] = []
+    ws = False
+    for m in _TOKEN_RE.finditer(text, start, len(text) if end is None else end):
+        kind = m.lastgroup
+        assert kind is not None
+        if kind in _SKIP or kind == "nl":
+            ws = True
+            continue
+        out.append(Token(kind, m.group(), m.start(), m.end(), ws))
+        ws = False
+    return out
+
+
+def lex_file(text: str) -> LexedFile:
+    tokens: list[Token] = []
+    chunks: list[Chunk] = []
+    append = tokens.append
+    ws = True
+    line_start = 0
+    line_first = 0  # index of the line's first token
+    at_line_start = True
+    is_directive = False
+    text_lo = -1  # first token index of the current text run, -1 when none
+    text_start = 0
+    last_line_end = 0
+    line_starts = [0]
+
+    def finish_line(line_end: int) -> None:
+        nonlocal text_lo, text_start, last_line_end
+        if is_directive:
+            if text_lo >= 0:
+                chunks.append(Text(text_lo, line_first, text_start, last_line_end))
+                text_lo = -1
+            name_i = line_first + 1
+            name = ""
+            name_end = tokens[line_first].end
+            if name_i < len(tokens) and tokens[name_i].kind in (ID, NUM):
+                name = tokens[name_i].text
+                name_end = tokens[name_i].end
+                name_i += 1
+            chunks.append(Directive(name, name_i, len(tokens), line_start, line_end, name_end))
+        elif text_lo < 0:
+            text_lo = line_first
+            text_start = line_start
+        last_line_end = line_end
+
+    for m in _TOKEN_RE.finditer(text):
+        kind = m.lastgroup
+        assert kind is not None
+        if kind == "nl":
+            finish_line(m.start())
+            line_start = m.end()
+            line_starts.append(line_start)
+            line_first = len(tokens)
+            at_line_start = True
+            is_directive = False
+            ws = True
+            continue
+        if kind in _SKIP:
+            ws = True
+            if kind == "bc":
+                # A block comment spanning lines: keep line_starts right for __LINE__.
+                s = m.group()
+                i = s.find("\n")
+                while i != -1:
+                    line_starts.append(m.start() + i + 1)
+                    i = s.find("\n", i + 1)
+            continue
+        value = m.group()
+        if at_line_start:
+            at_line_start = False
+            is_directive = kind == PUNCT and value in ("#", "%:")
+        append(Token(kind, value, m.start(), m.end(), ws))
+        ws = False
+    finish_line(len(text))
+    if text_lo >= 0:
+        chunks.append(Text(text_lo, len(tokens), text_start, last_line_end))
+    lexed = LexedFile(text, tokens, chunks, line_starts=line_starts)
+    lexed.guard = _find_guard(lexed)
+    lexed.pragma_once = any(
+        isinstance(c, Directive) and c.name == "pragma" and c.hi > c.lo and tokens[c.lo].text == "once"
+        for c in chunks
+    )
+    return lexed
+
+
+_CONDITIONALS_OPEN = frozenset(("if", "ifdef", "ifndef"))
+
+
+def _find_guard(f: LexedFile) -> str | None:
+    """`G` when the file is `#ifndef G` (or `#if !defined(G)`) ... matching `#endif` at the end."""
+    chunks = f.chunks
+    first = 0
+    while first < len(chunks) and isinstance(chunks[first], Text):
+        if chunks[first].hi > chunks[first].lo:
+            return None
+        first += 1
+    if first >= len(chunks):
+        return None
+    head = chunks[first]
+    assert isinstance(head, Directive)
+    ops = [t.text for t in f.tokens[head.lo : head.hi]]
+    if head.name == "ifndef" and len(ops) == 1:
+        guard = ops[0]
+    elif head.name == "if" and ops[:2] == ["!", "defined"] and len(ops) in (3, 5):
+        guard = ops[2] if len(ops) == 3 else ops[3]
+        if len(ops) == 5 and (ops[2], ops[4]) != ("(", ")"):
+            return None
+    else:
+        return None
+    depth = 0
+    for i in range(first, len(chunks)):
+        c = chunks[i]
+        if isinstance(c, Text):
+            if depth == 0 and c.hi > c.lo:
+                return None
+            continue
+        if c.name in _CONDITIONALS_OPEN:
+            depth += 1
+        elif c.name == "endif":
+            depth -= 1
+            if depth == 0:
+                rest = chunks[i + 1 :]
+                if all(isinstance(r, Text) and r.hi == r.lo for r in rest):
+                    return guard
+                return None
+        elif depth == 1 and c.name in ("else", "elif"):
+            return None
+    return None
+
+
+_CACHE: OrderedDict[tuple[str, str], LexedFile] = OrderedDict()
+_CACHE_SIZE = 1024
+
+
+def lexed(path: str, text: str) -> LexedFile:
+    """`lex_file(text)`, cached per process (a header included by many files is lexed once)."""
+    key = (path, text)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        _CACHE.move_to_end(key)
+        return hit
+    result = lex_file(text)
+    _CACHE[key] = result
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return result
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
