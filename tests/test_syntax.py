@@ -245,3 +245,31 @@ def test_non_ascii_text_keeps_offsets() -> None:
     fn = find(tree, "function_definition")
     assert tree.node_text(fn).startswith("void main()")
     assert tree.attribute(fn, "numthreads") is not None
+
+
+def test_unexpanded_qualifier_macros() -> None:
+    tree = clean(
+        "FFX_STATIC const FfxFloat32 K = 1.0f;\nFFX_GROUPSHARED FfxUInt32 counter;\n"
+        "FFX_PREFER_WAVE64\n[numthreads(64, 1, 1)]\nvoid CS(FFX_PARAMETER_IN FfxInt32 i : SV_GroupIndex)"
+        " { FFX_UNROLL for (int j = 0; j < 4; ++j) {} }\nMY_TYPE plain;"
+    )
+    k, counter, plain = nodes(tree, "declaration")[:2] + nodes(tree, "declaration")[-1:]
+    assert tree.modifiers_of(k) == ["FFX_STATIC", "const"]
+    assert tree.modifiers_of(counter) == ["FFX_GROUPSHARED"]
+    assert tree.modifiers_of(plain) == []
+    fn = find(tree, "function_definition")
+    assert tree.attribute(fn, "numthreads") is not None
+    param = find(tree, "parameter_declaration")
+    assert tree.modifiers_of(param) == ["FFX_PARAMETER_IN"]
+    assert tree.semantic_of(param).name == "SV_GroupIndex"  # type: ignore[union-attr]
+    loop = find(tree, "for_statement")
+    attr = tree.attributes_of(loop)[0]
+    assert attr.name == "FFX_UNROLL" and attr.macro
+
+
+def test_cbuffer_closing_brace_before_comment() -> None:
+    tree = clean("cbuffer cb0 : register(b0)\r\n{\r\n    float2 d;\r\n}\r\n\r\n// The end\r\nfloat x;")
+    block = tree.block_of(find(tree, "struct_specifier"))
+    assert block is not None
+    assert tree.text[block.synthetic_semicolon or 0] == "\r"
+    assert tree.node_text(find(tree, "comment")).rstrip() == "// The end"

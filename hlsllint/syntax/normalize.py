@@ -40,6 +40,8 @@ class Attribute:
     anchor: int
     double: bool = False
     """True for the C++11 / Vulkan form `[[...]]`."""
+    macro: bool = False
+    """True for an unexpanded macro in front of a statement, guessed to be an attribute."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ class Modifier:
 
     name: str
     span: Span
+    macro: bool = False
+    """True for an unexpanded macro guessed to be a qualifier (`FFX_GROUPSHARED`, `FFX_STATIC`)."""
 
 
 @dataclass(frozen=True)
@@ -342,7 +346,13 @@ def _attribute_position(sc: _Scanner, start: int) -> bool:
         o = sc.match_open(p)
         return o >= 0 and sc.word_before(sc.prev_sig(o) + 1) in _CONTROL
     if c in _IDENT_CHARS:
-        return sc.word_before(p + 1) in (b"else", b"do")
+        word = sc.word_before(p + 1)
+        if word in (b"else", b"do"):
+            return True
+        # An unexpanded macro alone in front of the attribute: `FFX_PREFER_WAVE64 [numthreads..]`
+        if _MACRO_LIKE.fullmatch(word):
+            before = sc.prev_sig(p + 1 - len(word))
+            return before < 0 or sc.buf[before] in b";{}]"
     return False
 
 
@@ -367,7 +377,7 @@ def _buffers(sc: _Scanner, text: str, notes: Annotations) -> None:
             # Turn one whitespace character after `}` into `;`, preferring a space to a newline.
             # Only characters that are whitespace in the original text qualify (not comments,
             # not blanked annotations).
-            semicolon = _free_space(sc, after, nxt)
+            semicolon = _free_space(sc, after)
             if semicolon is not None:
                 sc.replace(semicolon, ";")
         notes.blocks.append(
@@ -375,18 +385,17 @@ def _buffers(sc: _Scanner, text: str, notes: Annotations) -> None:
         )
 
 
-def _free_space(sc: _Scanner, start: int, end: int) -> int | None:
-    candidates = [
-        i
-        for i in range(start, end)
-        if sc.orig[i] in _SPACE
-        and i not in sc.edits
-        and not any(s < i < e for s, (e, _) in sc.edits.items() if s >= start - 1)
-    ]
+def _free_space(sc: _Scanner, start: int) -> int | None:
+    """A whitespace character of the original text right after `start` to turn into `;`."""
+    orig = sc.orig
+    end = start
+    while end < len(orig) and orig[end] in _SPACE:
+        end += 1
+    run = orig[start:end]
     for ch in b" \t\r\n":
-        for i in candidates:
-            if sc.orig[i] == ch:
-                return i
+        i = run.find(ch)
+        if i >= 0:
+            return start + i
     return None
 
 
@@ -513,6 +522,82 @@ def _typedefs(sc: _Scanner, text: str, notes: Annotations) -> None:
             sc.blank(w.start(), w.end(), text)
 
 
+# Words that never count as the type or the name of a declaration.
+_DECL_KEYWORDS = frozenset(
+    b"const static inline extern volatile uniform groupshared precise shared nointerpolation "
+    b"row_major column_major in out inout export globallycoherent snorm unorm".split()
+)
+_NOT_DECL_START = frozenset(b"return case else typedef struct class using namespace".split())
+_STATEMENT_KEYWORDS = frozenset(b"for while do if switch".split())
+_MACRO_LIKE = re.compile(rb"\b[A-Z][A-Z0-9]*_\w*|\b[A-Z][A-Z0-9]{2,}\b")
+_DECL_WORD = re.compile(rb"\s*([A-Za-z_]\w*)")
+
+
+def _unknown_macros(sc: _Scanner, text: str, notes: Annotations) -> None:
+    """Blank an unexpanded macro used as a qualifier: `FFX_STATIC const T x`, `FOO void f()`.
+
+    A macro-looking word (upper case, or an upper-case prefix and `_`) that starts a declaration
+    or a parameter and is followed by at least a type and a name is taken to expand to a
+    qualifier or attribute: C has no declaration with three names in a row.
+    """
+    buf = sc.buf
+    n = len(buf)
+    for m in _MACRO_LIKE.finditer(buf):
+        s, e = m.span()
+        if buf[s] == 32:  # blanked earlier in this pass
+            continue
+        prev = sc.prev_sig(s)
+        if prev >= 0 and buf[prev] not in b";{}(,":
+            continue
+        w = _DECL_WORD.match(buf, e)
+        if w is not None and w.group(1) in _STATEMENT_KEYWORDS:
+            # `FFX_UNROLL for (...)`: a macro standing for a statement attribute.
+            notes.attributes.append(Attribute(text[s:e], (), (s, e), sc.next_sig(e), macro=True))
+            sc.blank(s, e, text)
+            continue
+        names = 0
+        pos = e
+        while True:
+            w = _DECL_WORD.match(buf, pos)
+            if w is None:
+                break
+            word = w.group(1)
+            if word in _NOT_DECL_START:
+                names = 0
+                break
+            if word not in _DECL_KEYWORDS:
+                names += 1
+            pos = w.end()
+            nxt = sc.next_sig(pos)
+            if nxt < n and buf[nxt] == 60:  # template arguments
+                close = _match_angle(buf, nxt)
+                if close < 0:
+                    break
+                pos = close + 1
+        if names < 2:
+            continue
+        nxt = sc.next_sig(pos)
+        if nxt < n and buf[nxt] not in b";,=([):{":
+            continue
+        notes.modifiers.append(Modifier(text[s:e], (s, e), macro=True))
+        sc.blank(s, e, text)
+
+
+def _match_angle(buf: bytearray, open_pos: int) -> int:
+    depth = 0
+    for i in range(open_pos, min(len(buf), open_pos + 400)):
+        c = buf[i]
+        if c == 60:
+            depth += 1
+        elif c == 62:
+            depth -= 1
+            if depth == 0:
+                return i
+        elif c in b";{}":
+            return -1
+    return -1
+
+
 def _special_floats(sc: _Scanner) -> None:
     for m in _SPECIAL_FLOAT.finditer(sc.buf):
         sc.replace(m.start(), "0" * (m.end() - m.start()))
@@ -527,5 +612,6 @@ def normalize(text: str) -> tuple[str, Annotations]:
     _colons(sc, text, notes)
     _modifiers(sc, text, notes)
     _typedefs(sc, text, notes)
+    _unknown_macros(sc, text, notes)
     _special_floats(sc)
     return sc.apply(text), notes
