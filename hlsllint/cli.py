@@ -193,7 +193,8 @@ def _cmd_check(args: argparse.Namespace, resolver: ConfigResolver) -> int:
 
     fix_mode = args.fix or args.diff
     result = lint_paths(paths, resolver, jobs=args.jobs, overrides=overrides)
-    originals = {p: s.text for p, s in result.sources.items()}
+    original_sources = result.sources
+    originals = {p: s.text for p, s in original_sources.items()}
     fixed = Counter[str]()
     if fix_mode:
         for _ in range(MAX_FIX_ITERATIONS):
@@ -218,7 +219,7 @@ def _cmd_check(args: argparse.Namespace, resolver: ConfigResolver) -> int:
         for p in changed_paths:
             if p == STDIN or p == args.stdin_filename:
                 continue
-            src = result.sources.get(p)
+            src = original_sources.get(p)  # keeps the BOM of the file on disk
             write_atomic(p, (src or SourceFile(p, "")).to_bytes(overrides[p]))
         if args.stdin_filename or STDIN in overrides:
             name = args.stdin_filename or STDIN

@@ -62,6 +62,10 @@ class Settings:
     wave_size: int | None = None
     enable_16bit_types: bool = False
     rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    cli_select: tuple[str, ...] | None = None
+    """Command-line --select: replaces the file's selection."""
+    cli_extend_select: tuple[str, ...] = ()
+    cli_ignore: tuple[str, ...] = ()
 
     @property
     def analysis(self) -> AnalysisSettings:
@@ -76,9 +80,16 @@ class Settings:
     # -- rule selection (ruff's semantics: the most specific prefix wins; ignore wins ties) --
 
     def is_enabled(self, code: str, path: str | None = None) -> bool:
-        sel = _longest_prefix(code, self.select + self.extend_select)
-        ign = _longest_prefix(code, self.ignore + self.ignores_for(path))
-        return sel > 0 and sel > ign
+        """The file's selection, then the command line's on top, then per-file-ignores."""
+        if self.cli_select is not None:
+            enabled = _decide(code, self.cli_select + self.cli_extend_select, self.cli_ignore)
+        else:
+            enabled = _decide(code, self.select + self.extend_select, self.ignore)
+            sel = _longest_prefix(code, self.cli_extend_select)
+            ign = _longest_prefix(code, self.cli_ignore)
+            if sel or ign:
+                enabled = sel > ign
+        return enabled and not _longest_prefix(code, self.ignores_for(path))
 
     def ignores_for(self, path: str | None) -> tuple[str, ...]:
         if path is None or not self.per_file_ignores:
@@ -93,6 +104,11 @@ class Settings:
     def variants_for(self, path: str) -> list[Variant]:
         rel = relative_to(path, self.root)
         return [v for v in self.variants if fnmatch(rel, v.glob) or fnmatch(os.path.basename(path), v.glob)]
+
+
+def _decide(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:
+    sel = _longest_prefix(code, select)
+    return sel > 0 and sel > _longest_prefix(code, ignore)
 
 
 def _longest_prefix(code: str, prefixes: Sequence[str]) -> int:
@@ -293,10 +309,9 @@ class ConfigResolver:
         if not self.overrides:
             return s
         changes = dict(self.overrides)
-        if "extend_select" in changes:
-            changes["extend_select"] = s.extend_select + tuple(changes["extend_select"])
-        if "ignore" in changes:
-            changes["ignore"] = s.ignore + tuple(changes["ignore"])
+        for key in ("select", "extend_select", "ignore"):
+            if key in changes:
+                changes["cli_" + key] = tuple(changes.pop(key))
         if "defines" in changes:
             changes["defines"] = s.defines + tuple(changes["defines"])
         if "include_dirs" in changes:

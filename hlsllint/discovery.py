@@ -16,14 +16,14 @@ def _gitignore(directory: str) -> pathspec.PathSpec | None:
     path = os.path.join(directory, ".gitignore")
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return pathspec.PathSpec.from_lines("gitwildmatch", f)
+            return pathspec.PathSpec.from_lines("gitignore", f)
     except OSError:
         return None
 
 
 @cache
 def _exclude_spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    return pathspec.PathSpec.from_lines("gitignore", patterns)
 
 
 def is_gitignored(path: str, is_dir: bool = False) -> bool:

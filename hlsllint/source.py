@@ -11,7 +11,7 @@ import bisect
 import os
 from dataclasses import dataclass, field
 
-MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_FILE_BYTES = 4 * 1024 * 1024
 """Files larger than this are not linted (they are almost certainly generated or not shaders)."""
 
 BOM = "\ufeff"

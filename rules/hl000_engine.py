@@ -75,7 +75,11 @@ class UnreadableFile(Rule):
     code = "HL004"
     name = "unreadable-file"
     summary = "A file that cannot be linted: unreadable, binary, or over the size limit."
-    rationale = "The file was skipped; the run goes on with the other files."
+    rationale = (
+        "The file was skipped and the run goes on with the other files. Files with NUL bytes are "
+        "treated as binary, and files over 4 MiB are not read (they are generated data, not "
+        "shaders); permissions and missing files are reported with the system's reason."
+    )
     bad_example = ""
     good_example = ""
     severity = Severity.ERROR

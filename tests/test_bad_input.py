@@ -1,0 +1,139 @@
+"""Bad input gets a clear per-file message and the run goes on: no crash, no hang."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hlsllint.cli import main
+
+BAD = "float f(float x) { return sign(x) < 0; }\n"
+
+
+def lint(capsys: pytest.CaptureFixture[str], *paths: str) -> tuple[int, list[dict[str, object]]]:
+    code = main([*paths, "--output-format", "json", "-j", "1"])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, json.loads(out)
+
+
+def codes_by_file(data: list[dict[str, object]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for d in data:
+        out.setdefault(Path(str(d["filename"])).name, []).append(str(d["code"]))
+    return out
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ok.hlsl").write_text(BAD)
+    return tmp_path
+
+
+def test_binary_file(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "bin.hlsl").write_bytes(b"\x00\x01\x02DXBC" * 100)
+    code, data = lint(capsys, ".")
+    found = codes_by_file(data)
+    assert found["bin.hlsl"] == ["HL004"] and found["ok.hlsl"] == ["HL105"]
+    assert "binary" in str(next(d["message"] for d in data if d["code"] == "HL004"))
+    assert code == 1
+
+
+def test_unreadable_file(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "link.hlsl").symlink_to(folder / "missing-target.hlsl")  # dangling: cannot be read
+    _, data = lint(capsys, ".")
+    found = codes_by_file(data)
+    assert found["link.hlsl"] == ["HL004"] and found["ok.hlsl"] == ["HL105"]
+
+
+def test_empty_file(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "empty.hlsl").write_text("")
+    code, data = lint(capsys, "empty.hlsl")
+    assert code == 0 and data == []
+
+
+def test_non_utf8_is_decoded_with_replacement_and_said(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "latin1.hlsl").write_bytes("// caf\xe9\n".encode("latin-1") + BAD.encode())
+    _, data = lint(capsys, "latin1.hlsl")
+    assert sorted(codes_by_file(data)["latin1.hlsl"]) == ["HL005", "HL105"]
+    hl105 = next(d for d in data if d["code"] == "HL105")
+    assert hl105["location"] == {"row": 2, "column": 27}
+
+
+def test_non_utf8_file_is_never_rewritten(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = "// caf\xe9\n".encode("latin-1") + BAD.encode()
+    (folder / "latin1.hlsl").write_bytes(raw)
+    main(["latin1.hlsl", "--fix"])
+    capsys.readouterr()
+    assert (folder / "latin1.hlsl").read_bytes() == raw
+
+
+def test_bom_and_crlf_positions(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "crlf.hlsl").write_bytes(b"\xef\xbb\xbf// x\r\n" + BAD.replace("\n", "\r\n").encode())
+    _, data = lint(capsys, "crlf.hlsl")
+    assert [(d["location"], d["end_location"]) for d in data] == [
+        ({"row": 2, "column": 27}, {"row": 2, "column": 38})
+    ]
+
+
+def test_huge_file_is_skipped_with_a_message(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "huge.hlsl").write_text("float a;\n" * (10 * 1024 * 1024 // 9 + 1))
+    _, data = lint(capsys, ".")
+    found = codes_by_file(data)
+    assert found["huge.hlsl"] == ["HL004"] and found["ok.hlsl"] == ["HL105"]
+    assert "MiB limit" in str(next(d["message"] for d in data if d["code"] == "HL004"))
+
+
+def test_deep_nesting(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    depth = 1000
+    body = "x = " + "(" * depth + "x" + ")" * depth + ";\n"
+    blocks = "{" * depth + "x = sign(x) < 0;" + "}" * depth
+    ifs = "#if 1\n" * depth + "float g;\n" + "#endif\n" * depth
+    (folder / "deep.hlsl").write_text(ifs + "float f(float x)\n{\n" + body + blocks + "\nreturn x;\n}\n")
+    code, data = lint(capsys, "deep.hlsl")
+    assert code in (0, 1)
+    assert all(d["code"] in ("HL000", "HL105", "HL003") for d in data)
+
+
+def test_include_cycle(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "a.hlsli").write_text('#include "b.hlsli"\nfloat a;\n')
+    (folder / "b.hlsli").write_text('#include "a.hlsli"\nfloat b;\n')
+    (folder / "main.hlsl").write_text('#include "a.hlsli"\n' + BAD)
+    _, data = lint(capsys, ".")
+    found = codes_by_file(data)
+    assert found["main.hlsl"] == ["HL105"]
+    assert "HL003" in found.get("a.hlsli", []) + found.get("b.hlsli", [])
+
+
+def test_unparsable_code_is_info_and_rest_is_analysed(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "broken.hlsl").write_text("float f(float x) { return x +* ; }\n" + BAD.replace("f(", "g("))
+    code, data = lint(capsys, "broken.hlsl")
+    found = codes_by_file(data)["broken.hlsl"]
+    assert "HL000" in found and "HL105" in found
+    assert next(d for d in data if d["code"] == "HL000")["severity"] == "info"
+
+
+def test_only_info_findings_exit_0(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "broken.hlsl").write_text("float f(float x) { return x +* ; }\n")
+    code, data = lint(capsys, "broken.hlsl")
+    assert [d["code"] for d in data] == ["HL000"] and code == 0
+
+
+def test_header_findings_are_reported_once_at_the_header(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / "common.hlsli").write_text("bool neg(float x) { return sign(x) < 0; }\n")
+    for i in range(3):
+        (folder / f"user{i}.hlsl").write_text('#include "common.hlsli"\nfloat u;\n')
+    (folder / "ok.hlsl").unlink()
+    _, data = lint(capsys, ".")
+    assert [(Path(str(d["filename"])).name, d["location"]["row"]) for d in data] == [("common.hlsli", 1)]
+
+
+def test_header_nobody_includes_is_linted_alone(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "lonely.hlsli").write_text(BAD)
+    _, data = lint(capsys, ".")
+    assert sorted(codes_by_file(data)) == ["lonely.hlsli", "ok.hlsl"]
