@@ -1,0 +1,263 @@
+"""SARIF 2.1.0 output (`--output-format sarif`), shaped for GitHub code scanning.
+
+- `tool.driver.rules` is generated from the rule metadata (the same documentation as
+  `hlsllint rule`), so code scanning shows each rule's help with its bad/good example.
+- Locations are repository-relative URIs (relative to the git root, else the working folder),
+  1-based with an exclusive end column, counted in code points (`columnKind`).
+- `partialFingerprints.primaryLocationLineHash` hashes the rule, the normalised text of the line
+  and the occurrence of that pair in the file, so alerts survive unrelated lines moving.
+- GitHub's upload limits (25,000 results per run, 10 MB) are respected: extra results are dropped
+  with a message on stderr and a notification in the run's invocation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
+
+from hlsllint import __version__, rule_url
+from hlsllint.diagnostics import Diagnostic, Fix, Severity
+from hlsllint.registry import all_rules
+from hlsllint.rule import Rule
+from hlsllint.source import Location, SourceFile
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/hlsllint/hlsllint"
+MAX_RESULTS = 25_000
+"""GitHub code scanning rejects runs with more results than this."""
+MAX_BYTES = 10 * 1024 * 1024
+"""GitHub's upload limit (it applies to the compressed file; we keep the plain file under it)."""
+MAX_RELATED = 1_000
+
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+# -- paths -----------------------------------------------------------------------------------------
+
+
+def repository_root(start: str | None = None) -> str:
+    """The closest folder above `start` (default: the working folder) holding `.git`, else `start`."""
+    here = os.path.abspath(start or os.getcwd())
+    directory = here
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return here
+        directory = parent
+
+
+def relative_path(path: str, root: str) -> str:
+    """`path` relative to `root` with `/` separators; never absolute."""
+    try:
+        rel = os.path.relpath(os.path.abspath(path), root)
+    except ValueError:  # another drive on Windows
+        rel = os.path.basename(path)
+    if rel.startswith(".."):  # outside the repository: relative to the working folder instead
+        try:
+            rel = os.path.relpath(os.path.abspath(path))
+        except ValueError:
+            rel = os.path.basename(path)
+    return rel.replace(os.sep, "/")
+
+
+def artifact_uri(path: str, root: str) -> str:
+    return urllib.parse.quote(relative_path(path, root), safe="/._-~")
+
+
+# -- rules -----------------------------------------------------------------------------------------
+
+
+def rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
+    doc = rule.documentation()
+    full = " ".join(rule.rationale.split()) or " ".join(rule.summary.split())
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": " ".join(rule.summary.split())},
+        "fullDescription": {"text": full},
+        "help": {"text": doc, "markdown": doc},
+        "helpUri": rule_url(rule.code),
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {"tags": list(rule.tags), "precision": rule.precision},
+    }
+
+
+def _unknown_rule_descriptor(d: Diagnostic) -> dict[str, Any]:
+    """A finding whose rule is not registered (should not happen; keep the log valid anyway)."""
+    return {
+        "id": d.code,
+        "name": d.name,
+        "shortDescription": {"text": d.name},
+        "helpUri": rule_url(d.code),
+        "defaultConfiguration": {"level": LEVELS[d.severity]},
+    }
+
+
+# -- results ---------------------------------------------------------------------------------------
+
+
+def region(start: Location, end: Location) -> dict[str, int]:
+    return {
+        "startLine": start.row,
+        "startColumn": start.column,
+        "endLine": end.row,
+        "endColumn": end.column,
+    }
+
+
+def _physical(path: str, start: Location, end: Location, root: str) -> dict[str, Any]:
+    return {
+        "artifactLocation": {"uri": artifact_uri(path, root)},
+        "region": region(start, end),
+    }
+
+
+def line_hash(code: str, line: str) -> str:
+    normalised = " ".join(line.split())
+    return hashlib.sha256(f"{code}\0{normalised}".encode()).hexdigest()[:16]
+
+
+def _fix(fix: Fix, root: str) -> dict[str, Any]:
+    by_path: dict[str, list[dict[str, Any]]] = {}
+    for e in fix.edits:
+        by_path.setdefault(e.path, []).append(
+            {
+                "deletedRegion": region(e.start_location, e.end_location),
+                "insertedContent": {"text": e.content},
+            }
+        )
+    return {
+        "description": {"text": fix.message},
+        "artifactChanges": [
+            {"artifactLocation": {"uri": artifact_uri(p, root)}, "replacements": reps}
+            for p, reps in by_path.items()
+        ],
+        "properties": {"applicability": fix.applicability.value},
+    }
+
+
+def _result(d: Diagnostic, rule_index: int, fingerprint: str, root: str) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": d.code,
+        "ruleIndex": rule_index,
+        "level": LEVELS[d.severity],
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": _physical(d.path, d.start, d.end, root)}],
+        "partialFingerprints": {"primaryLocationLineHash": fingerprint},
+    }
+    if d.related:
+        result["relatedLocations"] = [
+            {
+                "id": i,
+                "physicalLocation": _physical(r.path, r.start, r.end, root),
+                "message": {"text": r.message},
+            }
+            for i, r in enumerate(d.related[:MAX_RELATED])
+        ]
+    if d.fix is not None and d.fix.edits:
+        result["fixes"] = [_fix(d.fix, root)]
+    if d.variant:
+        result["properties"] = {"variant": d.variant}
+    return result
+
+
+def _fingerprints(diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile]) -> list[str]:
+    """`hash:occurrence` per diagnostic: the occurrence counts equal (rule, line text) pairs in a file."""
+    seen: dict[tuple[str, str], int] = {}
+    out = []
+    for d in diagnostics:
+        src = sources.get(d.path) or sources.get(os.path.normpath(d.path))
+        text = src.line(d.start.row) if src is not None else ""
+        h = line_hash(d.code, text)
+        key = (os.path.normpath(d.path), h)
+        seen[key] = seen.get(key, 0) + 1
+        out.append(f"{h}:{seen[key]}")
+    return out
+
+
+# -- the log ---------------------------------------------------------------------------------------
+
+
+def sarif_log(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, SourceFile],
+    *,
+    root: str | None = None,
+    max_results: int | None = None,
+    max_bytes: int | None = None,
+) -> tuple[dict[str, Any], str | None]:
+    """The SARIF log as a dict, and a message when results had to be dropped to fit the limits."""
+    root = root or repository_root()
+    max_results = MAX_RESULTS if max_results is None else max_results
+    max_bytes = MAX_BYTES if max_bytes is None else max_bytes
+    ordered = sorted(diagnostics, key=Diagnostic.sort_key)
+    rules = [rule_descriptor(r) for r in all_rules()]
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    for d in ordered:
+        if d.code not in index:
+            index[d.code] = len(rules)
+            rules.append(_unknown_rule_descriptor(d))
+    fingerprints = _fingerprints(ordered, sources)
+    results = [_result(d, index[d.code], fp, root) for d, fp in zip(ordered, fingerprints, strict=True)]
+
+    def build(kept: list[dict[str, Any]], note: str | None) -> dict[str, Any]:
+        invocation: dict[str, Any] = {"executionSuccessful": True}
+        if note:
+            invocation["toolExecutionNotifications"] = [
+                {"level": "warning", "message": {"text": note}, "descriptor": {"id": "truncated"}}
+            ]
+        return {
+            "$schema": SCHEMA_URI,
+            "version": "2.1.0",
+            "runs": [
+                {
+                    "tool": {
+                        "driver": {
+                            "name": "hlsllint",
+                            "version": __version__,
+                            "semanticVersion": __version__,
+                            "informationUri": INFORMATION_URI,
+                            "rules": rules,
+                        }
+                    },
+                    "invocations": [invocation],
+                    "columnKind": "unicodeCodePoints",
+                    "results": kept,
+                }
+            ],
+        }
+
+    def note_for(kept: int) -> str:
+        return (
+            f"hlsllint: SARIF output truncated to {kept} of {len(results)} results "
+            f"(GitHub code scanning accepts at most {max_results} results and {max_bytes} bytes per run)"
+        )
+
+    keep = min(len(results), max_results)
+    note = note_for(keep) if keep < len(results) else None
+    log = build(results[:keep], note)
+    size = len(dumps(log).encode())
+    while size > max_bytes and keep > 0:
+        keep = max(0, min(keep - 1, int(keep * max_bytes / size * 0.95)))
+        note = note_for(keep)
+        log = build(results[:keep], note)
+        size = len(dumps(log).encode())
+    return log, note
+
+
+def dumps(log: dict[str, Any]) -> str:
+    return json.dumps(log, indent=2, ensure_ascii=False)
+
+
+def print_sarif(diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile], out: IO[str]) -> None:
+    log, note = sarif_log(diagnostics, sources)
+    if note:
+        print(note, file=sys.stderr)
+    out.write(dumps(log) + "\n")
