@@ -109,6 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `hlsllint ... | head`
+        sys.stderr.close()
+        return 0
 
 
 def _resolver(args: argparse.Namespace) -> ConfigResolver:
