@@ -16,9 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
-    pytest.mark.skipif(
-        importlib.util.find_spec("pre_commit") is None, reason="pre-commit is not installed"
-    ),
+    pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None, reason="pre-commit is not installed"),
 ]
 
 BAD = "float f(float x)\n{\n    return sign(x) < 0 ? 1.0 : 2.0;\n}\n"
@@ -51,7 +49,8 @@ def test_hooks_fail_on_findings_and_pass_clean_code(tmp_path: Path) -> None:
     git(repo, "config", "user.email", "test@example.com")
     git(repo, "config", "user.name", "test")
     (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {ROOT}\n    rev: {head}\n    hooks:\n      - id: hlsllint\n      - id: hlsllint-fix\n",
+        f"repos:\n  - repo: {ROOT}\n    rev: {head}\n"
+        "    hooks:\n      - id: hlsllint\n      - id: hlsllint-fix\n",
         encoding="utf-8",
     )
     (repo / "bad.hlsl").write_text(BAD, encoding="utf-8")
