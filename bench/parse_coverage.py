@@ -1,8 +1,13 @@
 """Parse coverage of real shaders: how many files leave unparsed regions (HL000), and how fast.
 
-    python bench/parse_coverage.py /work/corpus/*            # preprocess (if available) + repair
-    python bench/parse_coverage.py --raw /work/corpus/*      # tree-sitter on the files as they are
+    python bench/parse_coverage.py /work/corpus/*              # preprocess (if available) + repair
+    python bench/parse_coverage.py --raw /work/corpus/*        # tree-sitter on the files as they are
     python bench/parse_coverage.py --no-repair /work/corpus/*  # preprocess, no repair
+    python bench/parse_coverage.py --no-pp /work/corpus/*      # repair, no preprocessing
+
+"misparsed" counts files whose tree has a known silently-wrong shape (a function defined inside
+a function, a "type" named `while`/`cbuffer`..., a bitfield whose width is a name, leftover
+`semantics`/`hlsl_attribute` nodes): those are wrong even without an ERROR node.
 
 Each argument is a corpus folder; folders named `tests-*` are compiler test suites and are
 reported separately from the production figure. Shader files are `.hlsl`, `.hlsli`, `.fx`,
@@ -25,7 +30,7 @@ import tree_sitter
 
 from hlsllint import preprocess as pp
 from hlsllint.source import SourceError, SourceFile
-from hlsllint.syntax import language, parse
+from hlsllint.syntax import SyntaxTree, language, parse
 
 SHADER_EXTS = {".hlsl", ".hlsli", ".fx", ".fxh"}
 STAGE_EXTS = {
@@ -59,6 +64,7 @@ class Stats:
     files: int = 0
     failed_reads: int = 0
     files_unparsed: int = 0
+    files_misparsed: int = 0
     chars: int = 0
     unparsed_chars: int = 0
     lines: int = 0
@@ -70,7 +76,8 @@ class Stats:
     worst: list[tuple[int, str]] = field(default_factory=list)
 
     def add(self, other: Stats) -> None:
-        for name in ("files", "failed_reads", "files_unparsed", "chars", "unparsed_chars"):
+        for name in ("files", "failed_reads", "files_unparsed", "files_misparsed", "chars",
+                     "unparsed_chars"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("lines", "t_pre", "t_full", "t_floor"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -88,10 +95,32 @@ def context_key(text: str, start: int) -> str:
     return " ".join(_TOKEN.findall(line)[:3]) or "<blank line>"
 
 
-def measure(root: str, mode: str) -> Stats:
+_STATEMENT_WORDS = {"while", "do", "switch", "if", "for", "return", "cbuffer", "tbuffer", "else"}
+
+
+def misparsed(tree: SyntaxTree) -> bool:
+    """Whether the tree has a shape that tree-sitter-hlsl produces for HLSL it misreads."""
+    for n in tree.walk():
+        t = n.type
+        if t in ("semantics", "hlsl_attribute"):
+            return True
+        if t == "function_definition":
+            parent = n.parent
+            if parent is not None and parent.type == "compound_statement":
+                return True
+        if t in ("function_definition", "declaration"):
+            ty = n.child_by_field_name("type")
+            if ty is not None and tree.node_text(ty) in _STATEMENT_WORDS:
+                return True
+        if t == "bitfield_clause" and any(c.type == "identifier" for c in n.children):
+            return True
+    return False
+
+
+def measure(root: str, use_pp: bool, repair: bool) -> Stats:
     st = Stats()
     parser = tree_sitter.Parser(language())
-    use_pp = mode != "raw" and preprocessor_available()
+    use_pp = use_pp and preprocessor_available()
     for path in shader_files(root):
         try:
             src = SourceFile.read(path)
@@ -110,13 +139,15 @@ def measure(root: str, mode: str) -> Stats:
         t0 = time.perf_counter()
         parser.parse(text.encode("utf-8"))
         t1 = time.perf_counter()
-        tree = parse(text, repair=mode != "no-repair" and mode != "raw")
+        tree = parse(text, repair=repair)
         t2 = time.perf_counter()
         st.t_floor += t1 - t0
         st.t_full += t2 - t1
         st.files += 1
         st.chars += len(text)
         st.lines += text.count("\n") + 1
+        if misparsed(tree):
+            st.files_misparsed += 1
         if tree.unparsed:
             st.files_unparsed += 1
             bad = sum(e - s for s, e in tree.unparsed)
@@ -136,32 +167,33 @@ def row(name: str, st: Stats) -> str:
     bshare = 100.0 * st.unparsed_chars / st.chars if st.chars else 0.0
     full = st.lines / st.t_full if st.t_full else 0.0
     floor = st.lines / st.t_floor if st.t_floor else 0.0
+    mis = 100.0 * st.files_misparsed / st.files if st.files else 0.0
     return (
         f"| {name} | {st.files} | {st.files_unparsed} ({share:.1f}%) | {bshare:.2f}% "
-        f"| {full:,.0f} | {floor:,.0f} |"
+        f"| {st.files_misparsed} ({mis:.1f}%) | {full:,.0f} | {floor:,.0f} |"
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("dirs", nargs="+", help="corpus folders (tests-* = compiler test suites)")
-    group = ap.add_mutually_exclusive_group()
-    group.add_argument("--raw", action="store_true", help="parse the files as they are")
-    group.add_argument("--no-repair", action="store_true", help="preprocess but do not repair")
+    ap.add_argument("--raw", action="store_true", help="no preprocessing, no repair")
+    ap.add_argument("--no-pp", action="store_true", help="do not preprocess")
+    ap.add_argument("--no-repair", action="store_true", help="do not repair")
     ap.add_argument("--top", type=int, default=25, help="error contexts to list")
     args = ap.parse_args(argv)
-    mode = "raw" if args.raw else "no-repair" if args.no_repair else "full"
-    pre = "preprocessed" if mode != "raw" and preprocessor_available() else "not preprocessed"
-    print(f"mode: {mode} ({pre})\n")
-    print("| corpus | files | files with HL000 | unparsed chars | lines/s parse+repair "
-          "| lines/s tree-sitter only |")  # fmt: skip
-    print("|---|---:|---:|---:|---:|---:|")
+    use_pp = not (args.raw or args.no_pp) and preprocessor_available()
+    repair = not (args.raw or args.no_repair)
+    print(f"preprocessed: {use_pp}; repaired: {repair}\n")
+    print("| corpus | files | files with HL000 | unparsed chars | misparsed files "
+          "| lines/s parse() | lines/s tree-sitter only |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|")
     production = Stats()
     suites = Stats()
     for d in args.dirs:
         if not os.path.isdir(d):
             continue
-        st = measure(d, mode)
+        st = measure(d, use_pp, repair)
         name = os.path.basename(os.path.normpath(d))
         print(row(name, st))
         (suites if name.startswith("tests-") else production).add(st)

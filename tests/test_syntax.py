@@ -273,3 +273,27 @@ def test_cbuffer_closing_brace_before_comment() -> None:
     assert block is not None
     assert tree.text[block.synthetic_semicolon or 0] == "\r"
     assert tree.node_text(find(tree, "comment")).rstrip() == "// The end"
+
+
+def test_attributes_on_parameters_and_structs() -> None:
+    tree = clean(
+        "struct [raypayload] Payload { float4 c : read(caller, closesthit) : write(miss); };\n"
+        '[Shader("node")] [NodeLaunch("broadcasting")] [NumThreads(1, 1, 1)]\n'
+        "void n([MaxRecords(4)] NodeOutput<R> o, [NodeArraySize(2)] NodeOutputArray<R> a) {}"
+    )
+    s = find(tree, "struct_specifier")
+    assert [a.name for a in tree.attributes_of(s)] == ["raypayload"]
+    field = find(tree, "field_declaration")
+    assert [(r.kind, r.slot) for r in tree.bindings_of(field)] == [
+        ("read", "caller,closesthit"),
+        ("write", "miss"),
+    ]
+    p1, p2 = nodes(tree, "parameter_declaration")
+    assert tree.attribute(p1, "MaxRecords").args == ("4",)  # type: ignore[union-attr]
+    assert tree.attribute(p2, "NodeArraySize") is not None
+
+
+def test_matrix_orientation_in_template_arguments() -> None:
+    tree = clean("StructuredBuffer<row_major float4x4> m; row_major float3x3 r;")
+    assert tree.modifiers_of(find(tree, "type_descriptor")) == ["row_major"]
+    assert tree.modifiers_of(nodes(tree, "declaration")[1]) == ["row_major"]

@@ -140,7 +140,13 @@ class SyntaxTree:
 
     def attributes_of(self, node: Node) -> list[Attribute]:
         """Attributes written in front of `node` (outermost first), e.g. `numthreads`, `loop`."""
-        return list(self.index.attributes.get(self.span(node)[0], ()))
+        found = list(self.index.attributes.get(self.span(node)[0], ()))
+        if node.type in ("struct_specifier", "class_specifier"):
+            # `struct [raypayload] Payload { ... }`: the attribute sits before the name.
+            name = node.child_by_field_name("name")
+            if name is not None:
+                found += self.index.attributes.get(self.span(name)[0], ())
+        return found
 
     def attribute(self, node: Node, name: str) -> Attribute | None:
         """The attribute `name` (case-insensitive) in front of `node`, if any."""

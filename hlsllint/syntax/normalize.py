@@ -67,9 +67,10 @@ class Semantic:
 class Register:
     """`: register([profile,] slot [, space])` or `: packoffset(slot)` after `anchor`."""
 
-    kind: Literal["register", "packoffset"]
+    kind: Literal["register", "packoffset", "read", "write"]
     slot: str
-    """`b0`, `t3`, `u1`, `s0` for registers; `c1.x` for packoffset."""
+    """`b0`, `t3`, `u1`, `s0` for registers; `c1.x` for packoffset; for the payload access
+    qualifiers `read(...)`/`write(...)` the stages as written, comma-separated."""
     space: str | None
     profile: str | None
     span: Span
@@ -118,14 +119,15 @@ _MASK = re.compile(
     re.S | re.M,
 )
 _NON_NL = re.compile(rb"[^\n]")
+_NON_NL_STR = re.compile(r"[^\n]")
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 _WS = re.compile(rb"\s*")
 _ATTR_NAME = re.compile(rb"\s*([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*")
 _BRACKET = re.compile(rb"\[")
 _COLON = re.compile(rb"(?<!:):(?!:)")
 _BUFFER = re.compile(rb"\b([ct]buffer)(\s+)([A-Za-z_]\w*)")
-_SPECIAL_FLOAT = re.compile(rb"(?<=\d\.)#(?:INF|IND|QNAN|SNAN)\b")
-_BINDING = re.compile(rb"(register|packoffset)\s*\(")
+_SPECIAL_FLOAT = re.compile(rb"\.#(?:INF|IND|QNAN|SNAN)\b")
+_BINDING = re.compile(rb"(register|packoffset|read|write)\s*\(")
 
 # Words that the grammar treats as keywords but that HLSL code uses as modifiers in places the
 # grammar does not expect them, or as plain names.
@@ -147,6 +149,9 @@ MODIFIER_WORDS = frozenset(
         "payload",
         "unorm",
         "snorm",
+        "row_major",
+        "column_major",
+        "reordercoherent",
     }
 )
 _MODIFIER = re.compile(rb"\b(" + b"|".join(w.encode() for w in sorted(MODIFIER_WORDS)) + rb")\b")
@@ -186,7 +191,8 @@ class _Scanner:
     def blank(self, start: int, end: int, text: str) -> None:
         """Replace [start, end) by spaces (newlines kept) in both the analysis copy and output."""
         self.buf[start:end] = _NON_NL.sub(b" ", self.buf[start:end])
-        self.edits[start] = (end, re.sub(r"[^\n]", " ", text[start:end]))
+        piece = text[start:end]
+        self.edits[start] = (end, _NON_NL_STR.sub(" ", piece) if "\n" in piece else " " * len(piece))
 
     def replace(self, start: int, new: str) -> None:
         end = start + len(new)
@@ -340,14 +346,14 @@ def _attribute_position(sc: _Scanner, start: int) -> bool:
     if p < 0:
         return True
     c = sc.buf[p]
-    if c in b";{}:":
+    if c in b";{}:(,":  # `(` and `,`: attributes on parameters (`[MaxRecords(4)] NodeOutput<R> o`)
         return c != 58 or sc.buf[p - 1] != 58  # not after `::`
     if c == 41:  # `)` closing an if/for/while/switch header
         o = sc.match_open(p)
         return o >= 0 and sc.word_before(sc.prev_sig(o) + 1) in _CONTROL
     if c in _IDENT_CHARS:
         word = sc.word_before(p + 1)
-        if word in (b"else", b"do"):
+        if word in (b"else", b"do", b"struct", b"class"):
             return True
         # An unexpanded macro alone in front of the attribute: `FFX_PREFER_WAVE64 [numthreads..]`
         if _MACRO_LIKE.fullmatch(word):
@@ -443,7 +449,9 @@ def _record_binding(
     profile: str | None = None
     space: str | None = None
     slot = ""
-    if kind == "packoffset":
+    if kind in ("read", "write"):
+        slot = ",".join(args)
+    elif kind == "packoffset":
         slot = re.sub(r"\s+", "", args[0]) if args else ""
     else:
         rest = list(args)
@@ -599,8 +607,10 @@ def _match_angle(buf: bytearray, open_pos: int) -> int:
 
 
 def _special_floats(sc: _Scanner) -> None:
-    for m in _SPECIAL_FLOAT.finditer(sc.buf):
-        sc.replace(m.start(), "0" * (m.end() - m.start()))
+    buf = sc.buf
+    for m in _SPECIAL_FLOAT.finditer(buf):
+        if m.start() > 0 and buf[m.start() - 1] in b"0123456789":
+            sc.replace(m.start() + 1, "0" * (m.end() - m.start() - 1))
 
 
 def normalize(text: str) -> tuple[str, Annotations]:
