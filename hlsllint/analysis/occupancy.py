@@ -19,11 +19,14 @@ Everything here is plain arithmetic on small frozen tables; no analysis state is
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hlsllint.semantic import EntryPoint, Function, Model, Symbol
+
+Span = tuple[int, int]
 
 KIB = 1024
 D3D_MAX_GROUPSHARED = 32 * KIB
@@ -479,3 +482,76 @@ def entry_groupshared(model: Model, entry: EntryPoint) -> list[Symbol]:
 
 def groupshared_bytes(model: Model, symbols: list[Symbol]) -> int:
     return sum(s.type.bytes(model.sixteen_bit) for s in symbols)
+
+
+# -- the pressure result of one entry point, as the rules and `hlsllint pressure` read it ------
+
+
+@dataclass(frozen=True)
+class LiveValue:
+    name: str
+    vgprs: int
+    sgprs: int = 0
+
+
+@dataclass(frozen=True)
+class SpanCount:
+    span: Span
+    vgprs: int
+    sgprs: int
+
+
+@dataclass
+class EntryPressure:
+    max_live_vgprs: int
+    max_live_sgprs: int
+    peak_span: Span | None
+    peak_values: list[LiveValue]
+    spans: list[SpanCount]
+
+
+_PRESSURE_CACHE: weakref.WeakKeyDictionary[Model, dict[tuple[str, int], EntryPressure]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def analyse_entry(model: Model, entry: EntryPoint, wave_size: int | None = None) -> EntryPressure:
+    """Register demand of one entry point per instruction (cached per model, entry and wave).
+
+    Built on the analysis stage (`hlsllint.analysis.analyze`: CFG, uniformity, liveness,
+    register demand); kept per instruction so that rules can compare regions of the code.
+    """
+    from hlsllint.analysis import analyze
+    from hlsllint.analysis.liveness import liveness, register_demand
+
+    if wave_size is None:
+        target = resolve_target(model.settings.target)
+        wave_size = model.settings.wave_size or target.default_wave
+    per_model = _PRESSURE_CACHE.setdefault(model, {})
+    key = (entry.name, wave_size)
+    if key in per_model:
+        return per_model[key]
+    ea = analyze(model).entry(entry.name)
+    if ea is None or ea.entry is not entry:
+        from hlsllint.analysis import EntryAnalysis
+
+        ea = EntryAnalysis(model, entry)
+    demand = register_demand(ea.cfg, liveness(ea.cfg), ea.uniformity, wave_size, ea.costs)
+    spans = [SpanCount(ins.span, n, demand.sgprs.get(ins, 0)) for ins, n in demand.vgprs.items()]
+    values: list[LiveValue] = []
+    for v in demand.peak_live:
+        size = demand.costs.get(v, v.width)
+        if demand.classes.get(v) == "vgpr":
+            values.append(LiveValue(v.name, size, 0))
+        else:
+            values.append(LiveValue(v.name, 0, size))
+    peak = demand.peak_instr.span if demand.peak_instr is not None else None
+    result = EntryPressure(
+        max_live_vgprs=demand.peak_vgprs,
+        max_live_sgprs=demand.peak_sgprs,
+        peak_span=peak,
+        peak_values=sorted(values, key=lambda v: (-v.vgprs, -v.sgprs, v.name)),
+        spans=spans,
+    )
+    per_model[key] = result
+    return result
