@@ -1,0 +1,1070 @@
+"""Lowering one entry point to a control-flow graph of simple instructions.
+
+`build_cfg(model, entry) -> CFG`. Every call is inlined (recursion and very deep call chains are
+cut and treated as opaque calls). Each instruction defines at most one `Value` and reads others;
+its `span` is the code-point span of the expression or statement in the preprocessed text.
+
+Values: named variables (`kind="var"`, redefined by every assignment: the IR is not SSA; a
+struct variable is split into one value per member), expression temporaries (`temp`, defined
+once), stage inputs (`input`), preloaded hardware registers (`preload`) and resource
+descriptors (`resource`). Literals and compile-time constants produce no value.
+
+Blocks are the nodes of `CFG.graph` (a networkx DiGraph); `graph.nodes[b]["instrs"]` is the
+block's instruction list. A block ending in a conditional branch has an instruction with
+`op="branch"` whose reads hold the condition. Loops are recorded in `CFG.loops` (`LoopRecord`:
+blocks, header, attributes, constant trip count when the compiler can tell it). Constant-trip
+`[unroll]` loops are *not* expanded: liveness is the same for every iteration, so one copy of the
+body gives the same peak (the scheduler's interleaving of unrolled iterations is not modelled).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
+from hlsllint.semantic import types as T
+from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
+from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
+from hlsllint.syntax import Node
+
+Span = tuple[int, int]
+
+MAX_INLINE_DEPTH = 24
+MAX_INSTRUCTIONS = 200_000
+
+UNIFORM_INPUTS = frozenset({"SV_GROUPID", "SV_VIEWID"})
+FETCH_OPS = frozenset({"sample", "gather", "load"})
+
+
+@dataclass(eq=False)
+class Value:
+    id: int
+    name: str
+    width: int
+    """Size in 32-bit components."""
+    kind: str
+    """`var`, `temp`, `input`, `preload`, `resource`."""
+    type: T.Type = T.UNKNOWN
+    symbol: Symbol | None = None
+    reg_class: str | None = None
+    """Forced register class (`sgpr` for descriptors and scalar preloads), else by uniformity."""
+
+    def __repr__(self) -> str:
+        return f"%{self.id}:{self.name}[{self.width}]"
+
+
+@dataclass(eq=False)
+class Instr:
+    op: str
+    """`input`, `preload`, `alu`, `copy`, `cbload`, `load`, `sample`, `gather`, `lds_load`,
+    `lds_store`, `store`, `atomic`, `query`, `intrinsic`, `call`, `branch`, `export`, `discard`."""
+    dest: Value | None
+    reads: list[Value]
+    span: Span
+    rule: str = "pure"
+    """Uniformity of the result: `pure` (uniform iff every read is), `uniform`, `lane`,
+    `readlane` (uniform iff the second read is)."""
+    detail: dict[str, Any] = field(default_factory=dict)
+    """For fetches: `resource` (name), `typed`, `method`."""
+    block: int = 0
+
+    @property
+    def is_fetch(self) -> bool:
+        return self.op in FETCH_OPS
+
+    def __repr__(self) -> str:
+        return f"{self.dest!r} = {self.op} {self.reads!r}"
+
+
+@dataclass
+class LoopRecord:
+    span: Span
+    kind: str
+    """`for`, `while` or `do`."""
+    header: int
+    blocks: frozenset[int]
+    attributes: tuple[str, ...]
+    trip_count: int | None
+
+
+@dataclass
+class CFG:
+    entry_point: EntryPoint
+    graph: nx.DiGraph
+    entry: int
+    exit: int
+    values: list[Value]
+    loops: list[LoopRecord]
+    expr: dict[Span, list[Instr | Value | None]]
+    """Expression span -> what computed it (an instruction, a value read, or None for a
+    constant); an inlined function's expressions have one entry per call site."""
+    stage: str
+    truncated: bool = False
+    """True when lowering stopped early (instruction cap, recursion)."""
+
+    def instrs(self, block: int) -> list[Instr]:
+        result: list[Instr] = self.graph.nodes[block]["instrs"]
+        return result
+
+    def all_instrs(self) -> list[Instr]:
+        out: list[Instr] = []
+        for b in sorted(self.graph.nodes):
+            out.extend(self.instrs(b))
+        return out
+
+
+class _Frame:
+    def __init__(self, fn: Function | None, ret: list[Value] | None, exit_block: int) -> None:
+        self.fn = fn
+        self.env: dict[Symbol, list[Value]] = {}
+        self.ret = ret
+        self.exit = exit_block
+
+
+class _Lowerer:
+    def __init__(self, model: Model, entry: EntryPoint, costs: CostModel) -> None:
+        self.m = model
+        self.tree = model.tree
+        self.entry_point = entry
+        self.costs = costs
+        self.g = nx.DiGraph()
+        self.values: list[Value] = []
+        self.loops: list[LoopRecord] = []
+        self.expr: dict[Span, list[Instr | Value | None]] = {}
+        self.frames: list[_Frame] = []
+        self.loop_targets: list[tuple[int | None, int]] = []  # (continue, break)
+        self.globals_env: dict[Symbol, list[Value]] = {}
+        self.resources: dict[str, Value] = {}
+        self.preloads: dict[str, Value] = {}
+        self.n_instrs = 0
+        self.truncated = False
+        self.block = self.new_block()
+        self.sixteen = model.sixteen_bit
+
+    # -- building blocks ------------------------------------------------------------------
+
+    def new_block(self) -> int:
+        b = self.g.number_of_nodes()
+        self.g.add_node(b, instrs=[])
+        return b
+
+    def edge(self, a: int, b: int) -> None:
+        self.g.add_edge(a, b)
+
+    def value(self, name: str, t: T.Type, kind: str, sym: Symbol | None = None) -> Value:
+        width = max(1, t.components(self.sixteen)) if t.kind != "void" else 0
+        v = Value(len(self.values), name, width, kind, t, sym)
+        self.values.append(v)
+        return v
+
+    def emit(
+        self,
+        op: str,
+        dest: Value | None,
+        reads: list[Value | None],
+        node: Node | Span,
+        rule: str = "pure",
+        **detail: Any,
+    ) -> Instr:
+        span = node if isinstance(node, tuple) else self.tree.span(node)
+        ins = Instr(op, dest, [r for r in reads if r is not None], span, rule, detail, self.block)
+        self.g.nodes[self.block]["instrs"].append(ins)
+        self.n_instrs += 1
+        if self.n_instrs > MAX_INSTRUCTIONS:
+            self.truncated = True
+        return ins
+
+    def temp(self, node: Node, t: T.Type | None = None) -> Value:
+        t = t if t is not None else self.m.type_of(node)
+        text = " ".join(self.tree.node_text(node).split())
+        return self.value(text if len(text) <= 40 else text[:37] + "...", t, "temp")
+
+    def record(self, node: Node, what: Instr | Value | None) -> None:
+        self.expr.setdefault(self.tree.span(node), []).append(what)
+
+    # -- variables ------------------------------------------------------------------------
+
+    def var(self, sym: Symbol) -> list[Value]:
+        """The values of a variable (one per member for structs)."""
+        env = self.globals_env if sym.kind in ("static", "global") else self.frames[-1].env
+        vals = env.get(sym)
+        if vals is None:
+            t = sym.type
+            if t.kind == "struct" and t.members:
+                vals = [self.value(f"{sym.name}.{m.name}", m.type, "var", sym) for m in t.members]
+            else:
+                vals = [self.value(sym.name, t, "var", sym)]
+            env[sym] = vals
+        return vals
+
+    def member_value(self, sym: Symbol, member: str) -> Value | None:
+        t = sym.type
+        if t.kind != "struct":
+            return None
+        for m, v in zip(t.members, self.var(sym), strict=False):
+            if m.name == member:
+                return v
+        return None
+
+    def resource(self, sym: Symbol) -> Value:
+        v = self.resources.get(sym.name)
+        if v is None:
+            res = sym.type.resource
+            c = self.costs
+            width = (
+                c.texture_descriptor_sgprs
+                if res is not None and res.is_texture
+                else (
+                    c.sampler_descriptor_sgprs
+                    if res is not None and res.category == "sampler"
+                    else c.buffer_descriptor_sgprs
+                )
+            )
+            v = Value(len(self.values), sym.name, width, "resource", sym.type, sym, "sgpr")
+            self.values.append(v)
+            self.resources[sym.name] = v
+        return v
+
+    def cbuffer(self, name: str) -> Value:
+        key = f"cbuffer:{name}"
+        v = self.resources.get(key)
+        if v is None:
+            v = Value(
+                len(self.values),
+                name,
+                self.costs.cbuffer_descriptor_sgprs,
+                "resource",
+                T.UNKNOWN,
+                None,
+                "sgpr",
+            )
+            self.values.append(v)
+            self.resources[key] = v
+        return v
+
+    # -- entry ----------------------------------------------------------------------------
+
+    def lower_entry(self) -> CFG:
+        fn = self.entry_point.function
+        stage = self.entry_point.stage
+        exit_block = -1  # set below
+        frame = _Frame(fn, None, exit_block)
+        self.frames.append(frame)
+        for name, width, cls in self.costs.preloads.get(stage, ()):
+            v = Value(len(self.values), name, width, "preload", T.UNKNOWN, None, cls)
+            self.values.append(v)
+            self.preloads[name] = v
+            self.emit("preload", v, [], fn.node, rule="uniform" if cls == "sgpr" else "lane")
+        for p in fn.params:
+            if p.direction == "out":
+                continue
+            for v, sem in zip(self.var(p), self._semantics(p), strict=False):
+                rule = "uniform" if (sem or "").upper() in UNIFORM_INPUTS else "lane"
+                if "uniform" in p.qualifiers:
+                    rule = "uniform"
+                self.emit("input", v, self._input_sources(sem), p.node or fn.node, rule=rule, semantic=sem)
+        ret = (
+            [self.value(f"{fn.name}.return", fn.return_type, "var")]
+            if (fn.return_type.kind not in ("void", "unknown"))
+            else None
+        )
+        if ret and fn.return_type.kind == "struct":
+            ret = [self.value(f"return.{m.name}", m.type, "var") for m in fn.return_type.members]
+        frame.ret = ret
+        exit_b = self.new_block()
+        frame.exit = exit_b
+        if fn.body is not None:
+            self.stmt(fn.body)
+        self.edge(self.block, exit_b)
+        self.block = exit_b
+        outs: list[Value | None] = list(ret or [])
+        for p in fn.params:
+            if p.direction in ("out", "inout"):
+                outs.extend(self.var(p))
+        self.emit("export", None, outs, fn.node)
+        return self.finish(exit_b)
+
+    def _semantics(self, p: Symbol) -> list[str | None]:
+        if p.type.kind == "struct":
+            return [m.semantic for m in p.type.members]
+        return [p.semantic]
+
+    def _input_sources(self, sem: str | None) -> list[Value | None]:
+        s = (sem or "").upper()
+        pre = self.preloads
+        if s in ("SV_DISPATCHTHREADID",):
+            return [pre.get("local_invocation_id"), pre.get("workgroup_id")]
+        if s in ("SV_GROUPTHREADID", "SV_GROUPINDEX"):
+            return [pre.get("local_invocation_id")]
+        if s == "SV_GROUPID":
+            return [pre.get("workgroup_id")]
+        if s in ("SV_VERTEXID",):
+            return [pre.get("vertex_id")]
+        if s in ("SV_INSTANCEID",):
+            return [pre.get("instance_id")]
+        if self.entry_point.stage == "pixel" and not s.startswith("SV_"):
+            return [pre.get("barycentrics"), pre.get("prim_mask")]
+        if self.entry_point.stage == "vertex" and not s.startswith("SV_"):
+            return [pre.get("vertex_id")]
+        return []
+
+    def finish(self, exit_b: int) -> CFG:
+        reachable = nx.descendants(self.g, 0) | {0}
+        dead = [b for b in self.g.nodes if b not in reachable]
+        self.g.remove_nodes_from(dead)
+        if exit_b not in self.g:
+            self.g.add_node(exit_b, instrs=[])
+        for loop in self.loops:
+            loop.blocks = frozenset(b for b in loop.blocks if b in reachable)
+        return CFG(
+            self.entry_point,
+            self.g,
+            0,
+            exit_b,
+            self.values,
+            self.loops,
+            self.expr,
+            self.entry_point.stage,
+            self.truncated,
+        )
+
+    # -- statements -----------------------------------------------------------------------
+
+    def stmt(self, node: Node | None) -> None:
+        if node is None or self.truncated:
+            return
+        kind = node.type
+        if kind == "compound_statement":
+            for c in node.named_children:
+                self.stmt(c)
+        elif kind == "declaration":
+            self.declaration(node)
+        elif kind == "expression_statement":
+            for c in node.named_children:
+                self.expr_(c)
+        elif kind == "if_statement":
+            self.if_(node)
+        elif kind == "for_statement":
+            self.loop(node, "for")
+        elif kind == "while_statement":
+            self.loop(node, "while")
+        elif kind == "do_statement":
+            self.loop(node, "do")
+        elif kind == "switch_statement":
+            self.switch(node)
+        elif kind == "return_statement":
+            self.return_(node)
+        elif kind == "break_statement":
+            if self.loop_targets:
+                self.edge(self.block, self.loop_targets[-1][1])
+                self.block = self.new_block()
+        elif kind == "continue_statement":
+            target = next((c for c, _ in reversed(self.loop_targets) if c is not None), None)
+            if target is not None:
+                self.edge(self.block, target)
+                self.block = self.new_block()
+        elif kind == "discard_statement":
+            self.emit("discard", None, [], node, rule="effect")
+        elif kind in ("attributed_statement", "labeled_statement"):
+            for c in node.named_children:
+                if c.type.endswith("statement") or c.type == "declaration":
+                    self.stmt(c)
+        elif kind in ("comment", "type_definition", "struct_specifier", ";"):
+            return
+        elif node.is_named and not kind.endswith("_declaration"):
+            # Unknown statement shapes (ERROR nodes...): lower the expressions inside.
+            for c in node.named_children:
+                if c.type.endswith("statement") or c.type == "declaration":
+                    self.stmt(c)
+                elif c.type.endswith("expression"):
+                    self.expr_(c)
+
+    def declaration(self, node: Node) -> None:
+        for c in node.named_children:
+            if c.type in ("struct_specifier", "primitive_type", "type_identifier"):
+                continue
+            target = c
+            while target.type in ("init_declarator", "array_declarator"):
+                nxt = target.child_by_field_name("declarator")
+                if nxt is None:
+                    break
+                target = nxt
+            if target.type != "identifier":
+                continue
+            sym = self.m.resolve(target)
+            if sym is None or sym.kind not in ("local", "static", "static_const"):
+                continue
+            if sym.kind == "static_const" and self.m.const_value(sym.init) is not None:
+                continue
+            init = c.child_by_field_name("value") if c.type == "init_declarator" else None
+            if init is None:
+                continue
+            self.assign_values(self.var(sym), init, c)
+
+    def assign_values(self, dests: list[Value], init: Node, node: Node) -> None:
+        if init.type == "initializer_list":
+            reads = [self.expr_(x) for x in init.named_children]
+            for d in dests:
+                self.emit("alu", d, list(reads), node)
+            return
+        src = self.expr_(init)
+        if len(dests) > 1:  # struct copy: member-wise
+            srcs = self._struct_values(init)
+            for i, d in enumerate(dests):
+                s = srcs[i] if srcs is not None and i < len(srcs) else src
+                self.emit("copy", d, [s], node)
+            return
+        self._define(dests[0], src, node)
+
+    def _define(self, dest: Value, src: Value | None, node: Node) -> None:
+        """dest = src; a temporary just computed is renamed instead of copied."""
+        blk = self.g.nodes[self.block]["instrs"]
+        if src is not None and src.kind == "temp" and blk and blk[-1].dest is src:
+            blk[-1].dest = dest
+            return
+        self.emit("copy", dest, [src], node)
+
+    def _struct_values(self, node: Node) -> list[Value] | None:
+        """The member values of a struct-typed variable expression, if it is one."""
+        if node.type == "identifier":
+            sym = self.m.resolve(node)
+            if sym is not None and sym.type.kind == "struct" and sym.kind in ("local", "param", "static"):
+                return self.var(sym)
+        if node.type == "parenthesized_expression" and node.named_children:
+            return self._struct_values(node.named_children[0])
+        return None
+
+    def cond(self, node: Node | None) -> tuple[Value | None, Any]:
+        """Lower a condition; also its compile-time value when it has one."""
+        if node is None:
+            return None, None
+        if node.type == "condition_clause":
+            parts = node.named_children
+            for p in parts[:-1]:
+                self.stmt(p) if p.type == "declaration" else self.expr_(p)
+            node = node.child_by_field_name("value") or (parts[-1] if parts else None)
+            if node is None:
+                return None, None
+        return self.expr_(node), self.m.const_value(node)
+
+    def if_(self, node: Node) -> None:
+        c, const = self.cond(node.child_by_field_name("condition"))
+        then = node.child_by_field_name("consequence")
+        alt = node.child_by_field_name("alternative")
+        if alt is not None and alt.type == "else_clause":
+            alt = alt.named_children[0] if alt.named_children else None
+        if const is not None:
+            self.stmt(then if const else alt)
+            return
+        self.emit("branch", None, [c], node)
+        head = self.block
+        join = self.new_block()
+        self.block = self.new_block()
+        self.edge(head, self.block)
+        self.stmt(then)
+        self.edge(self.block, join)
+        if alt is not None:
+            self.block = self.new_block()
+            self.edge(head, self.block)
+            self.stmt(alt)
+            self.edge(self.block, join)
+        else:
+            self.edge(head, join)
+        self.block = join
+
+    def loop(self, node: Node, kind: str) -> None:
+        first = self.g.number_of_nodes()
+        attrs = tuple(a.name.lower() for a in self._attributes(node))
+        trip = self.trip_count(node) if kind == "for" else None
+        if kind == "for":
+            init = node.child_by_field_name("initializer")
+            if init is not None:
+                self.stmt(init) if init.type == "declaration" else self.expr_(init)
+        header = self.new_block()
+        self.edge(self.block, header)
+        exit_b = self.new_block()
+        cont = self.new_block()  # the latch: update, then back to the header
+        self.block = header
+        body = node.child_by_field_name("body")
+        if kind in ("for", "while"):
+            c, const = self.cond(node.child_by_field_name("condition"))
+            if const is None or not const:
+                self.emit("branch", None, [c], node)
+                self.edge(self.block, exit_b)
+            body_b = self.new_block()
+            self.edge(self.block, body_b)
+            self.block = body_b
+            self.loop_targets.append((cont, exit_b))
+            self.stmt(body)
+            self.loop_targets.pop()
+            self.edge(self.block, cont)
+            self.block = cont
+            if kind == "for":
+                upd = node.child_by_field_name("update")
+                if upd is not None:
+                    self.expr_(upd)
+            self.edge(self.block, header)
+        else:  # do { body } while (cond)
+            self.loop_targets.append((cont, exit_b))
+            self.stmt(body)
+            self.loop_targets.pop()
+            self.edge(self.block, cont)
+            self.block = cont
+            c, const = self.cond(node.child_by_field_name("condition"))
+            if const is None or const:
+                self.emit("branch", None, [c], node)
+                self.edge(self.block, header)
+            self.edge(self.block, exit_b)
+        last = self.g.number_of_nodes()
+        blocks = frozenset(b for b in range(first, last) if b != exit_b)
+        self.loops.append(LoopRecord(self.tree.span(node), kind, header, blocks, attrs, trip))
+        self.block = exit_b
+
+    def _attributes(self, node: Node) -> list[Any]:
+        get = getattr(self.tree, "attributes_of", None)
+        attrs: list[Any] = list(get(node)) if get is not None else []
+        for c in node.children:  # unrepaired trees keep hlsl_attribute children
+            if c.type == "hlsl_attribute":
+                name = self.tree.node_text(c).strip("[] \t\n").split("(")[0].strip()
+                attrs.append(type("A", (), {"name": name})())
+        return attrs
+
+    def trip_count(self, node: Node) -> int | None:
+        """Constant trip count of `for (i = A; i < B; i++ / i += C)` with i not written in the
+        body; None otherwise."""
+        init = node.child_by_field_name("initializer")
+        cond = node.child_by_field_name("condition")
+        upd = node.child_by_field_name("update")
+        if init is None or cond is None or upd is None:
+            return None
+        decl = init
+        if init.type == "declaration":
+            decl = next((c for c in init.named_children if c.type == "init_declarator"), init)
+        if decl.type == "init_declarator":
+            var, start = decl.child_by_field_name("declarator"), decl.child_by_field_name("value")
+        elif decl.type == "assignment_expression":
+            var, start = decl.child_by_field_name("left"), decl.child_by_field_name("right")
+        else:
+            return None
+        if var is None or var.type != "identifier":
+            return None
+        sym = self.m.resolve(var)
+        a = self.m.const_value(start)
+        if cond.type != "binary_expression" or sym is None or not isinstance(a, int):
+            return None
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        op = self.tree.node_text(cond.child_by_field_name("operator") or cond)
+        if left is None or left.type != "identifier" or self.m.resolve(left) is not sym:
+            return None
+        b = self.m.const_value(right)
+        step = self._step(upd, sym)
+        if not isinstance(b, int) or step is None or step == 0:
+            return None
+        body = node.child_by_field_name("body")
+        if body is not None and self._writes(body, sym):
+            return None
+        if op == "<=" or op == ">=":
+            b += 1 if step > 0 else -1
+        if op in ("<", "<=", "!=") and step > 0:
+            return max(0, -(-(b - a) // step))
+        if op in (">", ">=", "!=") and step < 0:
+            return max(0, -(-(a - b) // -step))
+        return None
+
+    def _step(self, upd: Node, sym: Symbol) -> int | None:
+        if upd.type == "update_expression":
+            arg = upd.child_by_field_name("argument")
+            if arg is None or self.m.resolve(arg) is not sym:
+                return None
+            return 1 if "++" in self.tree.node_text(upd) else -1
+        if upd.type == "assignment_expression":
+            left = upd.child_by_field_name("left")
+            if left is None or self.m.resolve(left) is not sym:
+                return None
+            op = self.tree.node_text(upd.child_by_field_name("operator") or upd)
+            v = self.m.const_value(upd.child_by_field_name("right"))
+            if not isinstance(v, int):
+                return None
+            return v if op == "+=" else -v if op == "-=" else None
+        return None
+
+    def _writes(self, body: Node, sym: Symbol) -> bool:
+        for n in self.tree.walk(body):
+            target = None
+            if n.type == "assignment_expression":
+                target = n.child_by_field_name("left")
+            elif n.type == "update_expression":
+                target = n.child_by_field_name("argument")
+            elif n.type == "call_expression":
+                return_any = False
+                args = n.child_by_field_name("arguments")
+                for a in args.named_children if args is not None else []:
+                    if a.type == "identifier" and self.m.resolve(a) is sym:
+                        return_any = True  # may be an out argument
+                if return_any:
+                    return True
+            if target is not None and target.type == "identifier" and self.m.resolve(target) is sym:
+                return True
+        return False
+
+    def switch(self, node: Node) -> None:
+        c, _ = self.cond(node.child_by_field_name("condition"))
+        self.emit("branch", None, [c], node)
+        head = self.block
+        exit_b = self.new_block()
+        body = node.child_by_field_name("body")
+        cases = [x for x in body.named_children if x.type == "case_statement"] if body else []
+        prev: int | None = None
+        has_default = False
+        self.loop_targets.append((None, exit_b))
+        for case in cases:
+            b = self.new_block()
+            self.edge(head, b)
+            if prev is not None:
+                self.edge(prev, b)  # fall-through
+            self.block = b
+            if self.tree.node_text(case).lstrip().startswith("default"):
+                has_default = True
+            value = case.child_by_field_name("value")
+            for s in case.named_children:
+                if value is not None and s.id == value.id:
+                    continue
+                self.stmt(s)
+            prev = self.block
+        self.loop_targets.pop()
+        if prev is not None:
+            self.edge(prev, exit_b)
+        if not has_default:
+            self.edge(head, exit_b)
+        self.block = exit_b
+
+    def return_(self, node: Node) -> None:
+        frame = self.frames[-1]
+        values = [c for c in node.named_children if c.type != "comment"]
+        if values and frame.ret:
+            self.assign_values(frame.ret, values[0], node)
+        elif values:
+            self.expr_(values[0])
+        self.edge(self.block, frame.exit)
+        self.block = self.new_block()
+
+    # -- expressions ----------------------------------------------------------------------
+
+    def expr_(self, node: Node | None) -> Value | None:
+        if node is None or self.truncated:
+            return None
+        result = self._expr(node)
+        return result
+
+    def _expr(self, node: Node) -> Value | None:
+        kind = node.type
+        if kind in ("number_literal", "true", "false", "string_literal", "comment"):
+            self.record(node, None)
+            return None
+        if kind == "identifier":
+            return self.ident(node)
+        if kind in ("parenthesized_expression",):
+            inner = [c for c in node.named_children if c.type != "comment"]
+            v = None
+            for c in inner:
+                v = self.expr_(c)
+            self.record(node, v)
+            return v
+        if self.m.const_value(node) is not None and kind != "assignment_expression":
+            self.record(node, None)
+            return None
+        if kind == "field_expression":
+            return self.field(node)
+        if kind == "subscript_expression":
+            return self.subscript(node)
+        if kind == "call_expression":
+            return self.call(node)
+        if kind == "assignment_expression":
+            return self.assignment(node)
+        if kind == "update_expression":
+            arg = node.child_by_field_name("argument")
+            cur = self.expr_(arg)
+            ins = self.emit("alu", None, [cur], node)
+            self.store_to(arg, ins, node)
+            return cur
+        if kind == "comma_expression":
+            self.expr_(node.child_by_field_name("left"))
+            return self.expr_(node.child_by_field_name("right"))
+        if kind == "initializer_list":
+            reads = [self.expr_(c) for c in node.named_children]
+            d = self.temp(node)
+            ins = self.emit("alu", d, reads, node)
+            self.record(node, ins)
+            return d
+        if kind == "cast_expression":
+            src = self.expr_(node.child_by_field_name("value"))
+            t = self.m.type_of(node)
+            if src is None:
+                return None
+            d = self.temp(node, t)
+            ins = self.emit("alu", d, [src], node)
+            self.record(node, ins)
+            return d
+        # binary, unary, conditional and anything else: an ALU op on its operands.
+        reads = [
+            self.expr_(c)
+            for c in node.named_children
+            if c.type.endswith(("expression", "identifier", "literal")) or c.type in ("true", "false")
+        ]
+        if not any(r is not None for r in reads):
+            self.record(node, None)
+            return None
+        d = self.temp(node)
+        ins = self.emit("alu", d, reads, node)
+        self.record(node, ins)
+        return d
+
+    def ident(self, node: Node) -> Value | None:
+        sym = self.m.resolve(node)
+        v: Value | None = None
+        if sym is None or sym.kind == "function":
+            v = None
+        elif sym.kind == "resource":
+            v = self.resource(sym)
+        elif sym.kind == "cbuffer_member":
+            d = self.temp(node, sym.type)
+            ins = self.emit("cbload", d, [self.cbuffer(sym.container or "$Globals")], node, rule="uniform")
+            self.record(node, ins)
+            return d
+        elif sym.kind == "static_const":
+            if self.m.const_value(sym.init) is None:
+                d = self.temp(node, sym.type)
+                ins = self.emit("cbload", d, [], node, rule="uniform")
+                self.record(node, ins)
+                return d
+            v = None
+        elif sym.kind == "groupshared":
+            d = self.temp(node, sym.type)
+            ins = self.emit("lds_load", d, [], node, rule="lane")
+            self.record(node, ins)
+            return d
+        else:
+            vals = self.var(sym)
+            if len(vals) > 1:
+                # a whole struct read: one temp standing for all members (copies are free)
+                d = self.temp(node, sym.type)
+                ins = self.emit("copy", d, list(vals), node)
+                self.record(node, ins)
+                return d
+            v = vals[0]
+        self.record(node, v)
+        return v
+
+    def _base_symbol(self, node: Node | None) -> Symbol | None:
+        if node is not None and node.type == "identifier":
+            return self.m.resolve(node)
+        return None
+
+    def field(self, node: Node) -> Value | None:
+        arg = node.child_by_field_name("argument")
+        name = self.tree.node_text(node.child_by_field_name("field") or node)
+        sym = self._base_symbol(arg)
+        if sym is not None and sym.kind in ("local", "param", "static"):
+            mv = self.member_value(sym, name)
+            if mv is not None:
+                self.record(node, mv)
+                return mv
+        if (
+            sym is not None
+            and sym.kind == "resource"
+            and sym.type.resource is not None
+            and (sym.type.resource.category == "constant")
+        ):
+            d = self.temp(node)
+            ins = self.emit("cbload", d, [self.cbuffer(sym.name)], node, rule="uniform")
+            self.record(node, ins)
+            return d
+        base = self.expr_(arg)
+        # swizzles and member reads of a computed value are views of it
+        self.record(node, base)
+        return base
+
+    def subscript(self, node: Node) -> Value | None:
+        arg = node.child_by_field_name("argument")
+        idx_node = node.child_by_field_name("indices") or node.child_by_field_name("index")
+        idx_nodes = [c for c in idx_node.named_children] if idx_node is not None else []
+        if idx_node is not None and idx_node.type != "subscript_argument_list":
+            idx_nodes = [idx_node]
+        base_t = self.m.type_of(arg)
+        sym = self._base_symbol(arg)
+        if sym is not None and sym.kind == "groupshared":
+            idx = [self.expr_(i) for i in idx_nodes]
+            d = self.temp(node)
+            ins = self.emit("lds_load", d, idx, node, rule="lane")
+            self.record(node, ins)
+            return d
+        if base_t.is_resource and base_t.resource is not None:
+            res = self.expr_(arg)
+            idx = [self.expr_(i) for i in idx_nodes]
+            d = self.temp(node)
+            ins = self.emit(
+                "load",
+                d,
+                [res, *idx],
+                node,
+                rule=self._load_rule(base_t.resource),
+                typed=base_t.resource.typed,
+                resource=self._res_name(arg),
+                method="[]",
+            )
+            self.record(node, ins)
+            return d
+        base = self.expr_(arg)
+        idx = [self.expr_(i) for i in idx_nodes]
+        if sym is not None and sym.kind in ("cbuffer_member", "static_const"):
+            d = self.temp(node)
+            ins = self.emit("cbload", d, idx, node)
+            self.record(node, ins)
+            return d
+        if all(i is None for i in idx):
+            self.record(node, base)
+            return base
+        d = self.temp(node)
+        ins = self.emit("alu", d, [base, *idx], node)
+        self.record(node, ins)
+        return d
+
+    def _res_name(self, node: Node | None) -> str:
+        while node is not None and node.type in ("field_expression", "subscript_expression"):
+            node = node.child_by_field_name("argument")
+        return self.tree.node_text(node) if node is not None else "?"
+
+    def _load_rule(self, res: T.Resource) -> str:
+        if res.typed:
+            return "lane"
+        if res.writable and not self.costs.writable_raw_loads_scalar:
+            return "lane"
+        return "pure"
+
+    def call(self, node: Node) -> Value | None:
+        fn = node.child_by_field_name("function")
+        args_node = node.child_by_field_name("arguments")
+        args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
+        if fn is not None and fn.type == "field_expression":
+            obj = fn.child_by_field_name("argument")
+            obj_t = self.m.type_of(obj)
+            method = self.tree.node_text(fn.child_by_field_name("field") or fn)
+            if obj_t.resource is not None and method in RESOURCE_METHODS:
+                return self.method(node, obj, obj_t, method, args)
+        name = self.tree.node_text(fn) if fn is not None else ""
+        if fn is not None and fn.type in ("template_function",):
+            name = self.tree.node_text(fn.child_by_field_name("name") or fn)
+        user = self.m.function(name, len(args)) if fn is not None and fn.type == "identifier" else None
+        if user is not None and user.body is not None:
+            return self.inline(node, user, args)
+        spec = INTRINSICS.get(name)
+        if spec is not None and spec[1] == "effect":
+            reads = [self.expr_(a) for a in args]
+            ins = self.emit("intrinsic", None, reads, node, rule="effect", name=name)
+            if name.startswith("Interlocked") and len(args) >= 3:
+                out = self.emit("atomic", None, [], node, rule="lane")
+                self.store_to(args[-1], out, node)
+            elif name == "clip":
+                ins.op = "discard"
+            self.record(node, None)
+            return None
+        reads = [self.expr_(a) for a in args]
+        t = self.m.type_of(node)
+        if t.kind == "void":
+            self.emit("call", None, reads, node, rule="effect")
+            return None
+        rule = spec[1] if spec is not None else "pure"
+        d = self.temp(node, t)
+        ins = self.emit("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name)
+        self.record(node, ins)
+        return d
+
+    def method(
+        self, node: Node, obj: Node | None, obj_t: T.Type, method: str, args: list[Node]
+    ) -> Value | None:
+        res = obj_t.resource
+        assert res is not None
+        access = RESOURCE_METHODS[method]
+        rv = self.expr_(obj)
+        reads = [rv, *(self.expr_(a) for a in args)]
+        name = self._res_name(obj)
+        if access in ("sample", "gather", "load"):
+            d = self.temp(node)
+            rule = "lane" if access != "load" else self._load_rule(res)
+            ins = self.emit(access, d, reads, node, rule=rule, typed=res.typed, resource=name, method=method)
+            self.record(node, ins)
+            return d
+        if access == "lod":
+            d = self.temp(node)
+            ins = self.emit("sample", d, reads, node, rule="lane", typed=True, resource=name, method=method)
+            self.record(node, ins)
+            return d
+        if access == "query":
+            ins = self.emit("query", None, [rv], node, rule="uniform")
+            for a in args:
+                self.store_to(a, ins, node, partial=False)
+            return None
+        op = "store" if access == "store" else "atomic"
+        ins = self.emit(op, None, reads, node, rule="lane", resource=name, method=method)
+        if access == "atomic" and method.startswith("Interlocked") and len(args) >= 3:
+            self.store_to(args[-1], self.emit("atomic", None, [], node, rule="lane"), node)
+        t = self.m.type_of(node)
+        if t.kind not in ("void", "unknown"):
+            d = self.temp(node, t)
+            ins.dest = d
+            return d
+        return None
+
+    def inline(self, node: Node, fn: Function, args: list[Node]) -> Value | None:
+        active = [f.fn for f in self.frames]
+        if fn in active or len(self.frames) > MAX_INLINE_DEPTH:
+            self.truncated = self.truncated or fn in active
+            reads = [self.expr_(a) for a in args]
+            d = self.temp(node, fn.return_type) if fn.return_type.kind != "void" else None
+            self.emit("call", d, reads, node)
+            return d
+        ret = None
+        if fn.return_type.kind == "struct" and fn.return_type.members:
+            ret = [self.value(f"{fn.name}.{m.name}", m.type, "var") for m in fn.return_type.members]
+        elif fn.return_type.kind not in ("void",):
+            ret = [self.value(f"{fn.name}()", fn.return_type, "var")]
+        frame = _Frame(fn, ret, -1)
+        # evaluate arguments in the caller
+        arg_vals: list[tuple[Symbol, Node | None]] = []
+        for i, p in enumerate(fn.params):
+            arg_vals.append((p, args[i] if i < len(args) else p.init))
+        bound: list[tuple[list[Value], Node | None]] = []
+        for p, a in arg_vals:
+            if p.direction == "out" or a is None:
+                bound.append(([], a))
+                continue
+            srcs = self._struct_values(a)
+            v = self.expr_(a) if srcs is None else None
+            bound.append((srcs or ([v] if v is not None else []), a))
+        exit_b = self.new_block()
+        frame.exit = exit_b
+        self.frames.append(frame)
+        for (p, _a), (srcs, _) in zip(arg_vals, bound, strict=True):
+            dests = self.var(p)
+            for i, d in enumerate(dests):
+                if i < len(srcs):
+                    self.emit("copy", d, [srcs[i]], node)
+        self.stmt(fn.body)
+        self.edge(self.block, exit_b)
+        self.block = exit_b
+        outs = [(p, a, list(frame.env.get(p, []))) for p, a in arg_vals if p.direction in ("out", "inout")]
+        self.frames.pop()
+        for _p, a, vals in outs:
+            if a is not None and vals:
+                ins = self.emit("copy", None, list(vals), node)
+                self.store_to(a, ins, node, partial=False)
+        if ret is None:
+            return None
+        if len(ret) == 1:
+            self.record(node, ret[0])
+            return ret[0]
+        d = self.temp(node, fn.return_type)
+        ins = self.emit("copy", d, list(ret), node)
+        self.record(node, ins)
+        return d
+
+    # -- assignments ----------------------------------------------------------------------
+
+    def assignment(self, node: Node) -> Value | None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        op = self.tree.node_text(node.child_by_field_name("operator") or node).strip()
+        if left is None:
+            return self.expr_(right)
+        if op == "=" and left.type == "identifier":
+            sym = self.m.resolve(left)
+            if sym is not None and sym.kind in ("local", "param", "static") and right is not None:
+                dests = self.var(sym)
+                self.assign_values(dests, right, node)
+                self.record(left, dests[0])
+                return dests[0] if len(dests) == 1 else None
+        src = self.expr_(right)
+        reads: list[Value | None] = [src]
+        if op != "=":
+            reads.append(self.expr_(left))
+        t = self.m.type_of(left)
+        d = self.temp(node, t)
+        ins = self.emit("alu" if op != "=" else "copy", d, reads, node)
+        self.store_to(left, ins, node)
+        return ins.dest
+
+    def store_to(self, target: Node | None, ins: Instr, node: Node, partial: bool = True) -> None:
+        """Make `ins` (whose result is being written) define the lvalue `target`."""
+        if target is None:
+            return
+        while target.type == "parenthesized_expression" and target.named_children:
+            target = target.named_children[0]
+        src = ins.dest
+        if target.type == "identifier":
+            sym = self.m.resolve(target)
+            if sym is None:
+                return
+            if sym.kind == "groupshared":
+                self.emit("lds_store", None, [src], node, rule="effect")
+                return
+            if sym.kind in ("local", "param", "static"):
+                vals = self.var(sym)
+                if len(vals) == 1:
+                    if ins.dest is None or ins.dest.kind == "temp":
+                        ins.dest = vals[0]
+                    else:
+                        self.emit("copy", vals[0], [src], node)
+                else:
+                    for v in vals:
+                        self.emit("copy", v, [src], node)
+            return
+        if target.type == "field_expression":
+            arg = target.child_by_field_name("argument")
+            fname = self.tree.node_text(target.child_by_field_name("field") or target)
+            sym = self._base_symbol(arg)
+            if sym is not None and sym.kind in ("local", "param", "static"):
+                mv = self.member_value(sym, fname)
+                if mv is not None:
+                    self.emit("copy", mv, [src], node)
+                    return
+            # a swizzle write: read-modify-write of the whole target
+            base = self.expr_(arg)
+            if base is not None and base.kind == "var":
+                self.emit("alu", base, [base, src], node)
+            elif arg is not None:
+                tmp = self.emit("alu", None, [base, src], node)
+                self.store_to(arg, tmp, node)
+            return
+        if target.type == "subscript_expression":
+            arg = target.child_by_field_name("argument")
+            idx_node = target.child_by_field_name("indices")
+            idx = [self.expr_(i) for i in (idx_node.named_children if idx_node else [])]
+            sym = self._base_symbol(arg)
+            t = self.m.type_of(arg)
+            if sym is not None and sym.kind == "groupshared":
+                self.emit("lds_store", None, [src, *idx], node, rule="effect")
+                return
+            if t.is_resource:
+                res = self.expr_(arg)
+                self.emit("store", None, [res, src, *idx], node, rule="effect", resource=self._res_name(arg))
+                return
+            base = self.expr_(arg)
+            if base is not None and base.kind == "var":
+                self.emit("alu", base, [base, src, *idx], node)
+            elif arg is not None:
+                tmp = self.emit("alu", None, [base, src, *idx], node)
+                self.store_to(arg, tmp, node)
+            return
+
+
+def build_cfg(model: Model, entry: EntryPoint, costs: CostModel = DEFAULT_COSTS) -> CFG:
+    """Inline and lower one entry point (see the module docstring)."""
+    lowerer = _Lowerer(model, entry, costs)
+    try:
+        return lowerer.lower_entry()
+    except RecursionError:
+        lowerer.truncated = True
+        return lowerer.finish(lowerer.frames[0].exit if lowerer.frames else 0)

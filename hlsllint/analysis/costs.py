@@ -1,0 +1,37 @@
+"""Every coefficient of the register-pressure model, in one place (tuned against regtruth)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CostModel:
+    texture_descriptor_sgprs: int = 8
+    buffer_descriptor_sgprs: int = 4
+    sampler_descriptor_sgprs: int = 4
+    cbuffer_descriptor_sgprs: int = 4
+    """A constant buffer's descriptor (its members are loaded with scalar loads at use)."""
+    bool_as_lane_mask: bool = True
+    """A per-lane bool is a lane mask in SGPRs (2 per component in wave64, 1 in wave32)."""
+    exec_mask_per_divergent_level: bool = True
+    """Inside divergent control flow the saved exec mask takes a lane mask of SGPRs per level."""
+    writable_raw_loads_scalar: bool = False
+    """Whether RW raw/structured loads at a uniform address become scalar loads (ACO: no)."""
+    count_operands_at_instruction: bool = True
+    """Pressure at an instruction counts its operands and its result (live-in + defs)."""
+    preloads: dict[str, tuple[tuple[str, int, str], ...]] = field(
+        default_factory=lambda: {
+            # stage: (name, width, class) of what the hardware preloads
+            "compute": (("local_invocation_id", 3, "vgpr"), ("workgroup_id", 3, "sgpr")),
+            "amplification": (("local_invocation_id", 3, "vgpr"), ("workgroup_id", 3, "sgpr")),
+            "mesh": (("local_invocation_id", 3, "vgpr"), ("workgroup_id", 3, "sgpr")),
+            "pixel": (("barycentrics", 2, "vgpr"), ("prim_mask", 1, "sgpr")),
+            "vertex": (("vertex_id", 1, "vgpr"), ("instance_id", 1, "vgpr")),
+        }
+    )
+    base_sgprs: int = 2
+    """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
+
+
+DEFAULT_COSTS = CostModel()

@@ -1,0 +1,141 @@
+"""Backward liveness over the CFG and the live VGPR/SGPR count at each instruction.
+
+`liveness(cfg) -> LiveSets` (block live-in/live-out sets, a plain dataflow result) and
+`register_demand(cfg, live, uni, wave_size, costs) -> Demand` (per instruction: live VGPRs and
+SGPRs, and the peak). How a value counts:
+- per-lane values: `width` VGPRs; per-lane bools: a lane mask of SGPRs per component
+  (2 in wave64, 1 in wave32);
+- uniform values, descriptors and scalar preloads: `width` SGPRs;
+- under divergent control flow the saved exec masks (one lane mask per divergent level);
+- `costs.base_sgprs` always.
+At an instruction the count covers its operands and its result (live-in plus definitions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hlsllint.analysis.cfg import CFG, Instr, Value
+from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
+from hlsllint.analysis.uniformity import Uniformity
+
+
+@dataclass
+class LiveSets:
+    live_in: dict[int, set[Value]]
+    live_out: dict[int, set[Value]]
+
+
+def liveness(cfg: CFG) -> LiveSets:
+    g = cfg.graph
+    use: dict[int, set[Value]] = {}
+    defs: dict[int, set[Value]] = {}
+    for b in g.nodes:
+        u: set[Value] = set()
+        d: set[Value] = set()
+        for ins in cfg.instrs(b):
+            for r in ins.reads:
+                if r not in d:
+                    u.add(r)
+            if ins.dest is not None:
+                d.add(ins.dest)
+        use[b], defs[b] = u, d
+    live_in: dict[int, set[Value]] = {b: set(use[b]) for b in g.nodes}
+    live_out: dict[int, set[Value]] = {b: set() for b in g.nodes}
+    order = sorted(g.nodes, reverse=True)  # blocks are numbered roughly in program order
+    changed = True
+    while changed:
+        changed = False
+        for b in order:
+            out: set[Value] = set()
+            for s in g.successors(b):
+                out |= live_in[s]
+            if out != live_out[b]:
+                live_out[b] = out
+                new_in = use[b] | (out - defs[b])
+                if new_in != live_in[b]:
+                    live_in[b] = new_in
+                    changed = True
+    return LiveSets(live_in, live_out)
+
+
+@dataclass
+class Demand:
+    vgprs: dict[Instr, int]
+    sgprs: dict[Instr, int]
+    peak_vgprs: int
+    peak_sgprs: int
+    peak_instr: Instr | None
+    peak_live: list[Value]
+    """Values counted at the peak-VGPR instruction."""
+    classes: dict[Value, str]
+    """Register class of every value: `vgpr` or `sgpr`."""
+    costs: dict[Value, int]
+
+
+def value_class(v: Value, uni: Uniformity, wave_size: int, costs: CostModel) -> tuple[str, int]:
+    """(register class, registers) of a value."""
+    if v.reg_class is not None:
+        return v.reg_class, v.width
+    if uni.is_uniform(v):
+        return "sgpr", v.width
+    if costs.bool_as_lane_mask and v.type.is_bool:
+        return "sgpr", v.type.count * (2 if wave_size == 64 else 1)
+    return "vgpr", v.width
+
+
+def register_demand(
+    cfg: CFG,
+    live: LiveSets,
+    uni: Uniformity,
+    wave_size: int = 64,
+    costs: CostModel = DEFAULT_COSTS,
+) -> Demand:
+    classes: dict[Value, str] = {}
+    sizes: dict[Value, int] = {}
+    for v in cfg.values:
+        cls, n = value_class(v, uni, wave_size, costs)
+        classes[v], sizes[v] = cls, n
+    mask = 2 if wave_size == 64 else 1
+    vg: dict[Instr, int] = {}
+    sg: dict[Instr, int] = {}
+    best: tuple[int, Instr | None, list[Value]] = (-1, None, [])
+    for b in cfg.graph.nodes:
+        cur = set(live.live_out[b])
+        v_sum = sum(sizes[x] for x in cur if classes[x] == "vgpr")
+        s_sum = sum(sizes[x] for x in cur if classes[x] == "sgpr")
+        extra_s = costs.base_sgprs
+        if costs.exec_mask_per_divergent_level:
+            extra_s += mask * uni.divergent_blocks.get(b, 0)
+        for ins in reversed(cfg.instrs(b)):
+            # live before = (live after - dest) | reads; counted: live after | dest | reads
+            counted = set(cur)
+            d = ins.dest
+            if d is not None and d not in counted:
+                counted.add(d)
+            extra = [r for r in ins.reads if r not in counted]
+            if costs.count_operands_at_instruction:
+                counted.update(extra)
+            nv = v_sum + sum(sizes[x] for x in counted - cur if classes[x] == "vgpr")
+            ns = s_sum + sum(sizes[x] for x in counted - cur if classes[x] == "sgpr")
+            vg[ins] = nv
+            sg[ins] = ns + extra_s
+            if nv > best[0]:
+                best = (nv, ins, sorted(counted, key=lambda x: (-sizes[x], x.id)))
+            # step backwards
+            if d is not None and d in cur:
+                cur.discard(d)
+                if classes[d] == "vgpr":
+                    v_sum -= sizes[d]
+                else:
+                    s_sum -= sizes[d]
+            for r in ins.reads:
+                if r not in cur:
+                    cur.add(r)
+                    if classes[r] == "vgpr":
+                        v_sum += sizes[r]
+                    else:
+                        s_sum += sizes[r]
+    peak_v = max(vg.values(), default=0)
+    peak_s = max(sg.values(), default=costs.base_sgprs)
+    return Demand(vg, sg, peak_v, peak_s, best[1], best[2], classes, sizes)

@@ -1,0 +1,142 @@
+"""Uniformity: which values are the same for every lane of a wave (SGPR) and which are per-lane
+(VGPR).
+
+`uniformity(cfg) -> Uniformity`. Sources of divergence are the instructions whose rule is `lane`
+(thread-ID inputs, VS/PS inputs, typed loads and samples even at a uniform address, groupshared
+loads, lane-index and prefix intrinsics); `uniform` instructions (cbuffer loads, SV_GroupID,
+WaveReadLaneFirst, WaveActive* reductions) are uniform whatever they read; `pure` ones are uniform
+when all their operands are; `readlane` (WaveReadLaneAt) when the lane index is.
+
+Control divergence: a branch on a per-lane condition makes every variable assigned between the
+branch and its immediate post-dominator per-lane (the merge of different lanes' values; this also
+covers loops with a per-lane exit, whose carried variables diverge). The two steps repeat until
+nothing changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from hlsllint.analysis.cfg import CFG, Instr, Value
+
+
+@dataclass
+class Uniformity:
+    divergent: set[Value]
+    """Per-lane values."""
+    divergent_instrs: set[Instr]
+    """Instructions whose result is per-lane (computed from their operands at that point)."""
+    divergent_branches: set[int]
+    """Blocks ending in a branch on a per-lane condition."""
+    divergent_blocks: dict[int, int] = field(default_factory=dict)
+    """Blocks under divergent control flow -> nesting depth of divergent branches."""
+
+    def is_uniform(self, value: Value | None) -> bool:
+        """Literals and constants (None) are uniform."""
+        return value is None or value not in self.divergent
+
+    def is_uniform_instr(self, ins: Instr) -> bool:
+        return ins not in self.divergent_instrs
+
+
+def _instr_divergent(ins: Instr, div: set[Value]) -> bool:
+    rule = ins.rule
+    if rule == "lane":
+        return True
+    if rule in ("uniform", "effect"):
+        return False
+    if rule == "readlane":
+        return len(ins.reads) > 1 and ins.reads[1] in div
+    return any(r in div for r in ins.reads)
+
+
+def post_dominators(cfg: CFG) -> dict[int, int]:
+    """Immediate post-dominators (blocks that cannot reach the exit post-dominate to it)."""
+    rev = nx.DiGraph()
+    rev.add_nodes_from(cfg.graph.nodes)
+    rev.add_edges_from((b, a) for a, b in cfg.graph.edges)
+    sink = -1
+    rev.add_node(sink)
+    rev.add_edge(sink, cfg.exit)
+    for b in cfg.graph.nodes:
+        if b != cfg.exit and cfg.graph.out_degree(b) == 0:
+            rev.add_edge(sink, b)
+    # blocks in infinite loops never reach the exit: let them reach the sink too
+    reach = nx.descendants(rev, sink)
+    for b in cfg.graph.nodes:
+        if b not in reach:
+            rev.add_edge(sink, b)
+    idom: dict[int, int] = nx.immediate_dominators(rev, sink)
+    return {b: (d if d != sink else cfg.exit) for b, d in idom.items() if b != sink}
+
+
+def divergent_region(cfg: CFG, branch: int, ipdom: dict[int, int]) -> set[int]:
+    """Blocks reached from `branch` before its immediate post-dominator."""
+    stop = ipdom.get(branch, cfg.exit)
+    seen: set[int] = set()
+    stack = [s for s in cfg.graph.successors(branch) if s != stop]
+    while stack:
+        b = stack.pop()
+        if b in seen or b == stop:
+            continue
+        seen.add(b)
+        stack.extend(cfg.graph.successors(b))
+    return seen
+
+
+def uniformity(cfg: CFG) -> Uniformity:
+    instrs = cfg.all_instrs()
+    readers: dict[Value, list[Instr]] = {}
+    defs: dict[Value, list[Instr]] = {}
+    for ins in instrs:
+        for r in ins.reads:
+            readers.setdefault(r, []).append(ins)
+        if ins.dest is not None:
+            defs.setdefault(ins.dest, []).append(ins)
+    branches = {}
+    for b in cfg.graph.nodes:
+        block_instrs = cfg.instrs(b)
+        if block_instrs and block_instrs[-1].op == "branch" and cfg.graph.out_degree(b) > 1:
+            branches[b] = block_instrs[-1]
+    ipdom = post_dominators(cfg) if branches else {}
+    regions: dict[int, set[int]] = {}
+
+    div: set[Value] = set()
+    div_instrs: set[Instr] = set()
+    div_branches: set[int] = set()
+    work = list(instrs)
+    forced: set[Value] = set()
+    while True:
+        while work:
+            ins = work.pop()
+            if ins in div_instrs or not _instr_divergent(ins, div):
+                continue
+            div_instrs.add(ins)
+            d = ins.dest
+            if d is not None and d.reg_class != "sgpr" and d not in div:
+                div.add(d)
+                work.extend(readers.get(d, ()))
+        changed = False
+        for b, br in branches.items():
+            if b in div_branches or br not in div_instrs:
+                continue
+            div_branches.add(b)
+            region = regions.setdefault(b, divergent_region(cfg, b, ipdom))
+            for blk in region:
+                for ins in cfg.instrs(blk):
+                    d = ins.dest
+                    if d is not None and d.kind == "var" and d not in div:
+                        div.add(d)
+                        forced.add(d)
+                        work.extend(readers.get(d, ()))
+                        changed = True
+        if not changed and not work:
+            break
+    depth: dict[int, int] = {}
+    for branch_block in div_branches:
+        for node in regions.get(branch_block, ()):
+            depth[node] = depth.get(node, 0) + 1
+    # an instruction that defines a variable forced per-lane still computes a uniform value there
+    return Uniformity(div, div_instrs, div_branches, depth)

@@ -1,0 +1,185 @@
+"""CFG lowering, uniformity, liveness, pressure and loop queries on small hand-checked shaders."""
+
+from __future__ import annotations
+
+from hlsllint.analysis import analyze, build_cfg, liveness, pressure, uniformity
+from hlsllint.analysis.costs import CostModel
+from hlsllint.context import AnalysisSettings
+from hlsllint.semantic import Model, build_model
+from hlsllint.syntax import parse
+
+# No preloads and no base SGPRs: the figures below are the shader's own values only.
+BARE = CostModel(preloads={}, base_sgprs=0, exec_mask_per_divergent_level=False)
+
+
+def model(text: str) -> Model:
+    return build_model(parse(text), AnalysisSettings())
+
+
+def span_of(m: Model, text: str, nth: int = 0) -> tuple[int, int]:
+    start = -1
+    for _ in range(nth + 1):
+        start = m.tree.text.index(text, start + 1)
+    return start, start + len(text)
+
+
+def test_straight_line_peak_is_two() -> None:
+    m = model("float main(float x : TEXCOORD0) : SV_Target { float a = x * 2; float b = a + 1; return b; }")
+    p = pressure(m, "main", 64, BARE)
+    assert p.max_live_vgprs == 2
+    assert p.stage == "pixel"
+    assert {name for name, _, _ in p.peak_values} <= {"x", "a", "b", "main.return"}
+
+
+def test_loop_carried_value_stays_live() -> None:
+    src = """
+float4 main(float x : TEXCOORD0, float y : TEXCOORD1) : SV_Target {
+    float acc = x;
+    float k = y * 3;
+    [loop] for (int i = 0; i < 8; i++) { acc = acc * k; }
+    return acc;
+}"""
+    m = model(src)
+    cfg = build_cfg(m, m.entry_points[0], BARE)
+    live = liveness(cfg)
+    loop = cfg.loops[0]
+    names = {v.name for v in live.live_in[loop.header]}
+    assert {"acc", "k"} <= names
+    p = pressure(m, "main", 64, BARE)
+    assert p.max_live_vgprs >= 3  # acc, k and the product (i is uniform)
+
+
+def test_cbuffer_value_is_sgpr_and_typed_load_is_vgpr() -> None:
+    src = """
+cbuffer CB { float4 tint; uint index; };
+Buffer<float4> data;
+ByteAddressBuffer raw;
+float4 main() : SV_Target {
+    float4 t = data[index];
+    uint4 r = raw.Load4(index * 16);
+    return t * tint + r;
+}"""
+    m = model(src)
+    a = analyze(m)
+    assert a.uniform_at(span_of(m, "index", 1)) is True
+    assert a.uniform_at(span_of(m, "data[index]")) is False  # typed: VGPRs even if uniform
+    assert a.uniform_at(span_of(m, "raw.Load4(index * 16)")) is True  # raw: scalar load
+    e = a.entry("main")
+    assert e is not None
+    values = {v.name: v for v in e.cfg.values}
+    assert not e.uniformity.is_uniform(values["t"])
+    assert e.uniformity.is_uniform(values["r"])
+    assert values["data"].reg_class == "sgpr" and values["data"].width == 4
+    assert e.pressure(64).max_live_vgprs >= 4
+
+
+def test_divergent_branch_merge_is_per_lane() -> None:
+    src = """
+cbuffer CB { float a; float b; };
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 g : SV_GroupID) {
+    float v = a;
+    float u = a;
+    if (id.x > 3) { v = b; }
+    if (g.x > 3) { u = b; }
+    float w = v + u;
+}"""
+    m = model(src)
+    a = analyze(m)
+    assert a.uniform_at(span_of(m, "v + u")) is False
+    start = span_of(m, "v + u")[0] + 4
+    assert a.uniform_at((start, start + 1)) is True  # u merged after a uniform branch
+    assert m.is_uniform_expr(next(n for n in m.tree.walk() if m.tree.node_text(n) == "g.x")) is True
+
+
+def test_wave_intrinsics() -> None:
+    src = """
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint x = WaveReadLaneFirst(id.x);
+    uint s = WaveActiveSum(id.x);
+    uint p = WavePrefixSum(s);
+    uint l = WaveReadLaneAt(id.x, 2);
+}"""
+    m = model(src)
+    a = analyze(m)
+    assert a.uniform_at(span_of(m, "WaveReadLaneFirst(id.x)")) is True
+    assert a.uniform_at(span_of(m, "WaveActiveSum(id.x)")) is True
+    assert a.uniform_at(span_of(m, "WavePrefixSum(s)")) is False
+    assert a.uniform_at(span_of(m, "WaveReadLaneAt(id.x, 2)")) is True
+
+
+def test_loop_info_and_inlining() -> None:
+    src = """
+Texture2D<float4> tex; SamplerState s;
+cbuffer CB { uint count; };
+float4 fetch(float2 uv) { return tex.SampleLevel(s, uv, 0); }
+float4 main(float2 uv : TEXCOORD0) : SV_Target {
+    float4 sum = 0;
+    [unroll] for (uint i = 0; i < 4; ++i) sum += fetch(uv + i);
+    for (uint j = 0; j < count; j++) { sum += tex.Load(int3(j, 0, 0)); }
+    while (sum.x < 1) { sum *= 2; }
+    return sum;
+}"""
+    m = model(src)
+    loops = analyze(m).loops()
+    assert [(lp.kind, lp.trip_count, lp.dynamic) for lp in loops] == [
+        ("for", 4, False),
+        ("for", None, True),
+        ("while", None, True),
+    ]
+    assert [f.detail["method"] for f in loops[0].fetches] == ["SampleLevel"]  # inlined call
+    assert [f.detail["typed"] for f in loops[1].fetches] == [True]
+    inner = analyze(m).loop_at(span_of(m, "tex.Load(int3(j, 0, 0))"))
+    assert inner is loops[1]
+
+
+def test_switch_return_discard_do_while() -> None:
+    src = """
+float4 main(uint k : TEXCOORD0, float x : TEXCOORD1) : SV_Target {
+    float v = 0;
+    switch (k) { case 0: v = 1; break; case 1: v = x; default: v += 2; }
+    do { v -= 1; if (v < -4) break; } while (v > 0);
+    if (x < 0) discard;
+    if (x > 1) return v;
+    return v * 2;
+}"""
+    m = model(src)
+    cfg = build_cfg(m, m.entry_points[0])
+    uni = uniformity(cfg)
+    assert uni.divergent_branches  # k and x are per-lane inputs
+    p = pressure(m, "main")
+    assert p.max_live_vgprs >= 2
+    assert p.per_span and all(v >= 0 for _, v, _ in p.per_span)
+
+
+def test_lane_masks_and_lds() -> None:
+    src = """
+groupshared float tile[64];
+[numthreads(64, 1, 1)]
+void main(uint gi : SV_GroupIndex) {
+    tile[gi] = gi;
+    GroupMemoryBarrierWithGroupSync();
+    bool big = tile[63 - gi] > 1;
+    if (big) { tile[gi] = 0; }
+}"""
+    m = model(src)
+    p = pressure(m, "main", 64)
+    assert p.lds_bytes == 256 and p.group_size == (64, 1, 1)
+    e = analyze(m).entry("main")
+    assert e is not None
+    big = next(v for v in e.cfg.values if v.name == "big")
+    assert not e.uniformity.is_uniform(big)
+
+
+def test_recursion_and_broken_code_do_not_crash() -> None:
+    src = """
+float f(float x) { return g(x); }
+float g(float x) { return f(x) + 1; }
+float4 main(float x : TEXCOORD0) : SV_Target { return f(x) + undefined_thing(x; }
+[numthreads(1,1,1)] void cs() { for (;;) { } }
+"""
+    m = model(src)
+    for e in m.entry_points:
+        p = pressure(m, e)
+        assert p.max_live_vgprs >= 0
