@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import io
 import os
 import sys
@@ -109,9 +110,10 @@ def run_pcpp(files: list[str], show: int) -> None:
             continue
         main_lines += text.count("\n") + 1
         try:
-            p = Quiet()
-            p.parse(text, path)
-            p.write(io.StringIO())
+            with contextlib.redirect_stderr(io.StringIO()):
+                p = Quiet()
+                p.parse(text, path)
+                p.write(io.StringIO())
             err_files += p.errors > 0
         except Exception:
             crashes += 1

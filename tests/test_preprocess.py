@@ -397,3 +397,24 @@ def test_resolve_include_order() -> None:
     assert resolve_include("../src/y.h", "src/main.hlsl", [], False, exists) == os.path.normpath("src/y.h")
     assert resolve_include("sub\\..\\x.h", "src/main.hlsl", [], False, exists) == "src/x.h"
     assert resolve_include("none.h", "src/main.hlsl", ["inc"], False, exists) is None
+
+
+def test_defined_produced_by_a_macro() -> None:
+    src = "#define HAS(x) defined(USE_##x)\n#define USE_FOO\n#if HAS(FOO) && !HAS(BAR)\nyes\n#endif\n"
+    r = pp(src)
+    assert code(r) == ["yes"]
+    assert codes(r) == []
+
+
+def test_include_served_by_loader_only() -> None:
+    # The file does not exist on disk: the loader (e.g. an editor buffer) is asked.
+    r = _run_store('#include "unsaved.hlsli"\n', {"unsaved.hlsli": "int u;\n"})
+    assert code(r) == ["int u;"]
+    assert set(r.sources) == {"main.hlsl", "unsaved.hlsli"}
+
+
+def test_empty_and_garbage_input_do_not_crash() -> None:
+    for text in ["", "#", "#define", "#define F(", "#if", '#include "', "/* open", "'", "\\", "#if 1\n#elif"]:
+        r = pp(text)
+        assert r.sourcemap.segments
+        r.sourcemap.map_range(0, len(r.text))

@@ -7,6 +7,10 @@ Interface (used by the pipeline; keep it stable):
 `loader(path)` returns a SourceFile (or raises SourceError); the pipeline passes one that serves
 unsaved editor buffers and caches files. The result's `text` is what the parser sees, `sourcemap`
 maps every offset of it back to an original file, `diagnostics` are HL002/HL003-style problems.
+
+Own implementation rather than pcpp, by measurement on the 1221 production corpus files
+(`python bench/preprocess_speed.py --pcpp`): 6.3 s vs pcpp 46.0 s, no crashes for either, 0 of 92k
+verbatim segments mismatching their source, while pcpp only keeps line markers (no columns).
 """
 
 from __future__ import annotations

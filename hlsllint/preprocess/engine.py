@@ -40,7 +40,7 @@ MAX_INCLUSIONS = 20_000
 MAX_EXPANSION_TOKENS = 500_000
 """Tokens produced by one top-level macro invocation before it is abandoned (HL003)."""
 MAX_TOTAL_TOKENS = 5_000_000
-MAX_EXPANSION_DEPTH = 200
+MAX_EXPANSION_DEPTH = 100
 """Nesting of macro arguments being expanded inside macro arguments."""
 MAX_OUTPUT_CHARS = 64 * 1024 * 1024
 
@@ -300,6 +300,7 @@ class Preprocessor:
         self._total_tokens = 0
         self._budget = 0
         self._depth = 0
+        self._in_if = False
         self.out = _Output()
         # Context for __LINE__ / __FILE__.
         self._cur_path = ""
@@ -395,6 +396,14 @@ class Preprocessor:
             m = macros.get(t.text)
             if m is None or t.text in t.hs:
                 out.append(t)
+                if self._in_if and t.text == "defined":
+                    # The operand of `defined` is not expanded, even when it comes out of a macro.
+                    nxt = reader.next()
+                    if nxt is not None and nxt.text == "(":
+                        out.append(nxt)
+                        nxt = reader.next()
+                    if nxt is not None:
+                        out.append(nxt)
                 continue
             if m.builtin:
                 out.append(self._builtin(t))
@@ -644,7 +653,8 @@ class Preprocessor:
             i = reader.pos
             if self._total_tokens > MAX_TOTAL_TOKENS or out.pos > MAX_OUTPUT_CHARS:
                 self._error("translation unit too large: macro expansion stopped", t.start, end)
-                macros = {}
+                self.macros.clear()
+                macros = self.macros
         out.verbatim(path, text, pos, c.end)
 
     def _expand_directive(self, lf: LexedFile, lo: int, hi: int) -> list[_Tok]:
@@ -691,33 +701,20 @@ class Preprocessor:
                 return False
             defined = toks[c.lo].text in self.macros
             return defined if name in ("ifdef", "elifdef") else not defined
-        items: list[_Tok] = []
-        k = c.lo
-        while k < c.hi:
-            t = toks[k]
-            k += 1
-            if t.kind == ID and t.text == "defined":
-                if k < c.hi and toks[k].kind == ID:
-                    target = toks[k].text
-                    k += 1
-                elif (
-                    k + 2 < c.hi
-                    and toks[k].text == "("
-                    and toks[k + 1].kind == ID
-                    and toks[k + 2].text == ")"
-                ):
-                    target = toks[k + 1].text
-                    k += 3
-                else:
-                    self._error("'defined' needs a macro name", c.start, c.end)
-                    return False
-                items.append(_Tok(NUM, "1" if target in self.macros else "0", t.ws, _EMPTY))
-            else:
-                items.append(_Tok(t.kind, t.text, t.ws, _EMPTY))
+        items = self._replace_defined([_Tok(t.kind, t.text, t.ws, _EMPTY) for t in toks[c.lo : c.hi]])
+        if items is None:
+            self._error("'defined' needs a macro name", c.start, c.end)
+            return False
         try:
             self._budget = 0
+            self._in_if = True
             expanded = self._expand(_Reader(list(reversed(items))))
-            plain = [Token(t.kind, t.text, 0, 0, t.ws) for t in expanded]
+            # `defined` coming out of a macro (e.g. `#define HAS(x) defined(x)`): accepted as GCC does.
+            again = self._replace_defined(expanded)
+            if again is None:
+                self._error("'defined' needs a macro name", c.start, c.end)
+                return False
+            plain = [Token(t.kind, t.text, 0, 0, t.ws) for t in again]
             return evaluate(plain) != 0
         except _UnterminatedError as e:
             self._error(f"unterminated invocation of macro '{e.name}' in #{name}", c.start, c.end)
@@ -727,7 +724,30 @@ class Preprocessor:
             self._error(str(e), c.start, c.end)
         except RecursionError:
             self._error(f"#{name} expression nested too deeply", c.start, c.end)
+        finally:
+            self._in_if = False
         return False
+
+    def _replace_defined(self, toks: list[_Tok]) -> list[_Tok] | None:
+        """`defined X` / `defined(X)` replaced by 1 or 0; None when malformed."""
+        out: list[_Tok] = []
+        k, n = 0, len(toks)
+        while k < n:
+            t = toks[k]
+            k += 1
+            if t.kind != ID or t.text != "defined":
+                out.append(t)
+                continue
+            if k < n and toks[k].kind == ID:
+                target = toks[k].text
+                k += 1
+            elif k + 2 < n and toks[k].text == "(" and toks[k + 1].kind == ID and toks[k + 2].text == ")":
+                target = toks[k + 1].text
+                k += 3
+            else:
+                return None
+            out.append(_Tok(NUM, "1" if target in self.macros else "0", t.ws, _EMPTY))
+        return out
 
     def _include_name(self, lf: LexedFile, c: Directive) -> tuple[str, bool] | None:
         toks = lf.tokens

@@ -24,22 +24,26 @@ OTHER = "other"
 
 _TOKEN_RE = re.compile(
     r"""
-    (?P<ws>(?:[ \t\f\v]|\\\r?\n|\\\r)+)
-  | (?P<nl>\r?\n|\r)
-  | (?P<bc>/\*.*?\*/|/\*.*)
-  | (?P<lc>//(?:\\\r?\n|[^\r\n])*)
-  | (?P<id>(?:[^\W\d]|\$)[\w$]*)
-  | (?P<num>\.?\d(?:[eEpP][+-]|[\w.])*)
-  | (?P<str>"(?:\\\r\n|\\.|[^"\\\r\n])*"?)
-  | (?P<chr>'(?:\\\r\n|\\.|[^'\\\r\n])*'?)
-  | (?P<punct>%:%:|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-*/%+&^|]=|\#\#|%:|::
+      (?P<ws>(?:[ \t\f\v]|\\\r?\n|\\\r)+)
+    | (?P<nl>\r?\n|\r)
+    | (?P<bc>/\*.*?\*/|/\*.*)
+    | (?P<lc>//(?:\\\r?\n|[^\r\n])*)
+    | (?P<id>(?:[^\W\d]|\$)[\w$]*)
+    | (?P<num>\.?\d(?:[eEpP][+-]|[\w.])*)
+    | (?P<str>"(?:\\\r\n|\\.|[^"\\\r\n])*"?)
+    | (?P<chr>'(?:\\\r\n|\\.|[^'\\\r\n])*'?)
+    | (?P<punct>%:%:|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-*/%+&^|]=|\#\#|%:|::
         |[-+*/%&|^!~<>=?:;,.(){}\[\]\#])
-  | (?P<other>.)
+    | (?P<other>.)
     """,
     re.VERBOSE | re.DOTALL,
 )
-
-_SKIP = frozenset(("ws", "bc", "lc"))
+# Kind of each group number (the groups are numbered in the order above).
+_KINDS: list[str] = [""] * (_TOKEN_RE.groups + 1)
+for _name, _index in _TOKEN_RE.groupindex.items():
+    _KINDS[_index] = _name
+_WS, _NL, _BC, _LC = (_TOKEN_RE.groupindex[g] for g in ("ws", "nl", "bc", "lc"))
+_new_token = tuple.__new__
 
 
 class Token(NamedTuple):
@@ -93,12 +97,13 @@ def lex_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
     out: list[Token] = []
     ws = False
     for m in _TOKEN_RE.finditer(text, start, len(text) if end is None else end):
-        kind = m.lastgroup
-        assert kind is not None
-        if kind in _SKIP or kind == "nl":
+        g = m.lastindex
+        assert g is not None
+        if g in (_WS, _NL, _BC, _LC):
             ws = True
             continue
-        out.append(Token(kind, m.group(), m.start(), m.end(), ws))
+        s, e = m.span()
+        out.append(_new_token(Token, (_KINDS[g], text[s:e], s, e, ws)))
         ws = False
     return out
 
@@ -137,10 +142,9 @@ def lex_file(text: str) -> LexedFile:
         last_line_end = line_end
 
     for m in _TOKEN_RE.finditer(text):
-        kind = m.lastgroup
-        assert kind is not None
-        if kind == "nl":
-            finish_line(m.start())
+        g = m.lastindex
+        if g == _NL:
+            finish_line(m.start(g))
             line_start = m.end()
             line_starts.append(line_start)
             line_first = len(tokens)
@@ -148,21 +152,24 @@ def lex_file(text: str) -> LexedFile:
             is_directive = False
             ws = True
             continue
-        if kind in _SKIP:
+        if g in (_WS, _BC, _LC):
             ws = True
-            if kind == "bc":
+            if g == _BC:
                 # A block comment spanning lines: keep line_starts right for __LINE__.
-                s = m.group()
+                s = m.group(g)
+                base = m.start(g)
                 i = s.find("\n")
                 while i != -1:
-                    line_starts.append(m.start() + i + 1)
+                    line_starts.append(base + i + 1)
                     i = s.find("\n", i + 1)
             continue
-        value = m.group()
+        start, end = m.span()
+        value = text[start:end]
+        kind = _KINDS[g or 0]
         if at_line_start:
             at_line_start = False
             is_directive = kind == PUNCT and value in ("#", "%:")
-        append(Token(kind, value, m.start(), m.end(), ws))
+        append(_new_token(Token, (kind, value, start, end, ws)))
         ws = False
     finish_line(len(text))
     if text_lo >= 0:
