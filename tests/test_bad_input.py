@@ -55,7 +55,9 @@ def test_empty_file(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and data == []
 
 
-def test_non_utf8_is_decoded_with_replacement_and_said(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_non_utf8_is_decoded_with_replacement_and_said(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (folder / "latin1.hlsl").write_bytes("// caf\xe9\n".encode("latin-1") + BAD.encode())
     _, data = lint(capsys, "latin1.hlsl")
     assert sorted(codes_by_file(data)["latin1.hlsl"]) == ["HL005", "HL105"]
@@ -108,9 +110,11 @@ def test_include_cycle(folder: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "HL003" in found.get("a.hlsli", []) + found.get("b.hlsli", [])
 
 
-def test_unparsable_code_is_info_and_rest_is_analysed(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unparsable_code_is_info_and_rest_is_analysed(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (folder / "broken.hlsl").write_text("float f(float x) { return x +* ; }\n" + BAD.replace("f(", "g("))
-    code, data = lint(capsys, "broken.hlsl")
+    _code, data = lint(capsys, "broken.hlsl")
     found = codes_by_file(data)["broken.hlsl"]
     assert "HL000" in found and "HL105" in found
     assert next(d for d in data if d["code"] == "HL000")["severity"] == "info"

@@ -106,7 +106,11 @@ def test_fix_keeps_crlf_and_bom(project: Path, capsys: pytest.CaptureFixture[str
     f.write_bytes(b"\xef\xbb\xbf" + BAD.replace("\n", "\r\n").encode())
     run(capsys, str(f), "--fix")
     data = f.read_bytes()
-    assert data.startswith(b"\xef\xbb\xbf") and b"if (x < 0)\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
+    assert (
+        data.startswith(b"\xef\xbb\xbf")
+        and b"if (x < 0)\r\n" in data
+        and b"\n" not in data.replace(b"\r\n", b"")
+    )
 
 
 def test_unsafe_fixes_need_the_flag(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
