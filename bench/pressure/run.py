@@ -17,6 +17,7 @@ corpus takes a few minutes on two cores.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import statistics
@@ -32,6 +33,7 @@ sys.path.insert(0, str(HERE))
 
 import truth  # noqa: E402
 
+from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel  # noqa: E402
 from hlsllint.analysis.occupancy import (  # noqa: E402
     driver_waves_per_simd,
     resolve_target,
@@ -197,6 +199,22 @@ def fmt(s: dict[str, float]) -> str:
     )
 
 
+def cost_overrides(items: Sequence[str]) -> CostModel | None:
+    if not items:
+        return None
+    changes: dict[str, object] = {}
+    for item in items:
+        name, _, raw = item.partition("=")
+        current = getattr(DEFAULT_COSTS, name)
+        if isinstance(current, bool):
+            changes[name] = raw.lower() in ("1", "true", "yes", "on")
+        elif isinstance(current, int):
+            changes[name] = int(raw)
+        else:
+            changes[name] = type(current)(raw)
+    return dataclasses.replace(DEFAULT_COSTS, **changes)  # type: ignore[arg-type]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--corpus", default="/work/corpus", type=Path)
@@ -207,9 +225,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--worst", type=int, default=0, help="list the N largest errors")
     ap.add_argument("--json", type=Path, help="write every pair and the summaries here")
+    ap.add_argument(
+        "--cost",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a CostModel coefficient (hlsllint/analysis/costs.py) for this run",
+    )
     args = ap.parse_args(argv)
 
     families = args.family or ["navi21", "polaris10"]
+    costs = cost_overrides(args.cost)
     by_set = collect(args.sets.split(","), args.corpus)
     regtruth = truth.find_regtruth(args.regtruth)
     dump: dict[str, object] = {}
@@ -223,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             estimates: dict[str, list[EntryReport]] = {}
             for f in files:
                 try:
-                    estimates[str(f)] = estimate_file(str(f), target=target.name, wave=args.wave)
+                    estimates[str(f)] = estimate_file(str(f), target=target.name, wave=args.wave, costs=costs)
                 except Exception as e:  # keep going: a crash is counted as unmatched
                     print(f"  estimate failed on {f}: {type(e).__name__}: {e}", file=sys.stderr)
             elapsed = time.perf_counter() - t0

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from hlsllint.analysis.costs import CostModel
     from hlsllint.semantic import EntryPoint, Function, Model, Symbol
 
 Span = tuple[int, int]
@@ -515,7 +516,9 @@ _PRESSURE_CACHE: weakref.WeakKeyDictionary[Model, dict[tuple[str, int], EntryPre
 )
 
 
-def analyse_entry(model: Model, entry: EntryPoint, wave_size: int | None = None) -> EntryPressure:
+def analyse_entry(
+    model: Model, entry: EntryPoint, wave_size: int | None = None, costs: CostModel | None = None
+) -> EntryPressure:
     """Register demand of one entry point per instruction (cached per model, entry and wave).
 
     Built on the analysis stage (`hlsllint.analysis.analyze`: CFG, uniformity, liveness,
@@ -527,15 +530,17 @@ def analyse_entry(model: Model, entry: EntryPoint, wave_size: int | None = None)
     if wave_size is None:
         target = resolve_target(model.settings.target)
         wave_size = model.settings.wave_size or target.default_wave
-    per_model = _PRESSURE_CACHE.setdefault(model, {})
-    key = (entry.name, wave_size)
-    if key in per_model:
-        return per_model[key]
-    ea = analyze(model).entry(entry.name)
-    if ea is None or ea.entry is not entry:
-        from hlsllint.analysis import EntryAnalysis
+    from hlsllint.analysis import EntryAnalysis
 
-        ea = EntryAnalysis(model, entry)
+    if costs is not None:  # calibration runs: nothing cached
+        ea = EntryAnalysis(model, entry, costs)
+    else:
+        per_model = _PRESSURE_CACHE.setdefault(model, {})
+        key = (entry.name, wave_size)
+        if key in per_model:
+            return per_model[key]
+        found = analyze(model).entry(entry.name)
+        ea = found if found is not None and found.entry is entry else EntryAnalysis(model, entry)
     demand = register_demand(ea.cfg, liveness(ea.cfg), ea.uniformity, wave_size, ea.costs)
     spans = [SpanCount(ins.span, n, demand.sgprs.get(ins, 0)) for ins, n in demand.vgprs.items()]
     values: list[LiveValue] = []
@@ -553,5 +558,6 @@ def analyse_entry(model: Model, entry: EntryPoint, wave_size: int | None = None)
         peak_values=sorted(values, key=lambda v: (-v.vgprs, -v.sgprs, v.name)),
         spans=spans,
     )
-    per_model[key] = result
+    if costs is None:
+        _PRESSURE_CACHE.setdefault(model, {})[(entry.name, wave_size)] = result
     return result

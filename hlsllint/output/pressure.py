@@ -32,6 +32,7 @@ from hlsllint.analysis.occupancy import (
 from hlsllint.source import SourceError, SourceFile
 
 if TYPE_CHECKING:
+    from hlsllint.analysis.costs import CostModel
     from hlsllint.config import ConfigResolver, Settings
     from hlsllint.preprocess import PreprocessResult
 
@@ -131,6 +132,7 @@ def analyse_file(
     *,
     entry: str | None = None,
     loader: Any = None,
+    costs: CostModel | None = None,
 ) -> UnitPressure:
     """Preprocess, parse, model and analyse `path`; one report per (selected) entry point."""
     from hlsllint.lint import FileLoader
@@ -153,7 +155,7 @@ def analyse_file(
     for ep in model.entry_points:
         if entry is not None and ep.name != entry:
             continue
-        result = analyse_entry(model, ep, wave)
+        result = analyse_entry(model, ep, wave, costs)
         lds = groupshared_bytes(model, entry_groupshared(model, ep)) if ep.stage == "compute" else 0
         threads = ep.threads_per_group if ep.stage == "compute" else None
         occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
@@ -180,14 +182,19 @@ def analyse_file(
 
 
 def estimate_file(
-    path: str, *, target: str = "rdna2", wave: int | None = None, settings: Settings | None = None
+    path: str,
+    *,
+    target: str = "rdna2",
+    wave: int | None = None,
+    settings: Settings | None = None,
+    costs: CostModel | None = None,
 ) -> list[EntryReport]:
     """Reports for every entry point of `path` (used by bench/pressure)."""
     from hlsllint.config import Settings
 
     base = settings or Settings()
     base = dataclasses.replace(base, target=target, wave_size=wave)
-    return analyse_file(path, base).reports
+    return analyse_file(path, base, costs=costs).reports
 
 
 # -- rendering ----------------------------------------------------------------------------------
