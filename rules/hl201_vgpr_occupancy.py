@@ -1,0 +1,198 @@
+"""HL201 vgpr-occupancy."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from hlsllint.analysis.occupancy import (
+    EntryPressure,
+    LiveValue,
+    Occupancy,
+    Target,
+    analyse_entry,
+    entry_groupshared,
+    groupshared_bytes,
+    max_vgprs_for_waves,
+    occupancy,
+    resolve_target,
+)
+from hlsllint.context import RuleContext
+from hlsllint.diagnostics import Severity
+from hlsllint.rule import Option, Rule
+from hlsllint.semantic import EntryPoint, Model
+
+
+def largest_values(values: list[LiveValue], limit: int = 4) -> str:
+    """`a (4), b (3), ...`: the largest per-lane values first."""
+    vector = [v for v in values if v.vgprs > 0]
+    parts = [f"`{v.name}` ({v.vgprs})" for v in vector[:limit]]
+    if len(vector) > limit:
+        parts.append(f"{len(vector) - limit} more")
+    return ", ".join(parts)
+
+
+class VgprOccupancy(Rule):
+    code = "HL201"
+    name = "vgpr-occupancy"
+    summary = (
+        "The estimated live VGPRs of an entry point limit its occupancy below the target, or keep "
+        "a second large thread group from sharing the CU/WGP."
+    )
+    rationale = (
+        "A SIMD's vector register file is split between the waves resident on it, so the "
+        "registers one wave needs at its worst point decide how many waves can hide each "
+        "other's memory latency. AMD's *occupancy explained* walks through the arithmetic "
+        "(1536 VGPRs per SIMD on RDNA3 with 120 VGPRs per wave32 leaves 12 of 16 slots) and "
+        "notes that the whole shader is allocated for its single worst point. Aaltonen's "
+        "GPUOpen article shows what this means for large groups on GCN: a 1024-thread group "
+        "is 4 wave64s per SIMD, and a second group fits on the CU only when a wave needs at "
+        "most 32 VGPRs (two groups × 1024 threads × 32 = the CU's 65,536 VGPRs). At 40 VGPRs "
+        "only one group runs and occupancy is 4 of 10 waves; cutting a 48-VGPR shader to 32 "
+        "VGPRs made it 50% faster on one platform. The count here is a static estimate of "
+        "the live values before instruction scheduling (what ACO calls max register demand); "
+        "the compiler's scheduler can add a few registers on top."
+    )
+    bad_example = """\
+Buffer<float4> src;
+RWStructuredBuffer<float4> dst;
+cbuffer P { uint count; };
+
+[numthreads(1024, 1, 1)]
+void main(uint i : SV_DispatchThreadID)
+{
+    float4 a = src[i], b = src[i + 1], c = src[i + 2], d = src[i + 3];
+    float4 e = src[i + 4], f = src[i + 5], g = src[i + 6], h = src[i + 7];
+    float4 k = src[i + 8], l = src[i + 9], m = src[i + 10], n = src[i + 11];
+    float4 o = src[i + 12], p = src[i + 13], q = src[i + 14], r = src[i + 15];
+    for (uint j = 0; j < count; ++j)
+    {
+        a = a * b + c; b = b * c + d; c = c * d + e; d = d * e + f;
+        e = e * f + g; f = f * g + h; g = g * h + k; h = h * k + l;
+        k = k * l + m; l = l * m + n; m = m * n + o; n = n * o + p;
+        o = o * p + q; p = p * q + r; q = q * r + a; r = r * a + b;
+    }
+    dst[i] = a + b + c + d + e + f + g + h + k + l + m + n + o + p + q + r;
+}
+"""
+    good_example = """\
+Buffer<float4> src;
+RWStructuredBuffer<float4> dst;
+cbuffer P { uint count; };
+
+[numthreads(1024, 1, 1)]
+void main(uint i : SV_DispatchThreadID)
+{
+    float4 a = src[i], b = src[i + 1], c = src[i + 2], d = src[i + 3];
+    for (uint j = 0; j < count; ++j)
+    {
+        a = a * b + c; b = b * c + d; c = c * d + a; d = d * a + b;
+    }
+    dst[i] = a + b + c + d;
+}
+"""
+    severity = Severity.WARNING
+    tags = ("performance", "occupancy", "registers")
+    precision = "medium"
+    references = (
+        "Sebastian Aaltonen, Optimizing GPU occupancy and resource usage with large thread "
+        "groups (GPUOpen, 2017)",
+        "AMD GPUOpen, Occupancy explained (2024)",
+        "docs/amd-targets.md (waves per SIMD by VGPRs)",
+    )
+    options: ClassVar[Mapping[str, Option]] = {
+        "min-occupancy": Option(
+            float,
+            0.5,
+            "Report an entry point whose VGPRs (or SGPRs on GCN) leave fewer than this fraction "
+            "of the SIMD's wave slots (0.5: 5 of 10 on GCN, 8 of 16 on RDNA2).",
+        ),
+        "large-group-threads": Option(
+            int,
+            512,
+            "Groups of at least this many threads are also reported when a second group no "
+            "longer fits on a CU (GCN) or WGP (RDNA); 0 turns that check off.",
+        ),
+    }
+
+    def check(self, ctx: RuleContext) -> None:
+        model: Model = ctx.model
+        target = resolve_target(ctx.settings.target)
+        wave = ctx.settings.wave_size or target.default_wave
+        if wave not in target.wave_sizes:
+            wave = target.default_wave
+        for entry in model.entry_points:
+            if entry.stage not in ("compute", "pixel", "vertex"):
+                continue
+            result = analyse_entry(model, entry, wave)
+            if result.peak_span is None:
+                continue
+            compute = entry.stage == "compute"
+            threads = entry.threads_per_group if compute else None
+            lds = groupshared_bytes(model, entry_groupshared(model, entry)) if compute else 0
+            occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
+            message = self._message(entry, result, occ, target, wave, threads)
+            if message is None:
+                continue
+            ctx.report(
+                result.peak_span,
+                message,
+                extra={
+                    "entry": entry.name,
+                    "max_live_vgprs": result.max_live_vgprs,
+                    "waves_per_simd": occ.waves_per_simd,
+                    "limiter": occ.limiter,
+                    "target": target.name,
+                },
+            )
+
+    def _message(
+        self,
+        entry: EntryPoint,
+        result: EntryPressure,
+        occ: Occupancy,
+        target: Target,
+        wave: int,
+        threads: int | None,
+    ) -> str | None:
+        minimum = float(self.option_values["min-occupancy"])
+        wanted = max(1, int(minimum * occ.max_waves + 0.999))
+        large = int(self.option_values["large-group-threads"])
+        live = largest_values(result.peak_values)
+        head = f"`{entry.name}` keeps ~{result.max_live_vgprs} VGPRs live here ({live})"
+        unit = "CU" if target.family == "gcn" else "WGP"
+
+        if (
+            large
+            and threads is not None
+            and threads >= large
+            and occ.waves_per_group is not None
+            and occ.waves_per_group > 1
+            and occ.groups_per_cu is not None
+            and occ.groups_per_cu < 2
+            and occ.lds_waves >= occ.waves_per_simd  # not an LDS problem (that is HL202)
+            and occ.limiter in ("vgpr", "sgpr", "group")
+        ):
+            if occ.groups_per_cu == 0:
+                per_simd = -(-occ.waves_per_group // target.simds_per_lds)
+                budget = max_vgprs_for_waves(target, wave, per_simd)
+                return (
+                    f"{head}: a {threads}-thread group does not fit on a {unit} of {target.name} "
+                    f"at all with that many; the compiler must stay at or below {budget} VGPRs "
+                    f"and spill the rest to memory"
+                )
+            per_simd = -(-2 * occ.waves_per_group // target.simds_per_lds)
+            budget = max_vgprs_for_waves(target, wave, per_simd)
+            return (
+                f"{head}: only one {threads}-thread group fits per {unit} on {target.name} "
+                f"({occ.waves_per_simd} of {occ.max_waves} wave{wave}s per SIMD); two groups "
+                f"need at most {budget} VGPRs"
+            )
+        if occ.waves_per_simd < wanted and occ.limiter in ("vgpr", "sgpr", "group"):
+            budget = max_vgprs_for_waves(target, wave, wanted)
+            return (
+                f"{head}: {occ.allocated_vgprs} allocated VGPRs give {occ.waves_per_simd} of "
+                f"{occ.max_waves} wave{wave}s per SIMD on {target.name} (limited by "
+                f"{occ.limiter}); {wanted} waves need at most {budget} VGPRs"
+            )
+        return None
