@@ -321,7 +321,7 @@ def test_include_guard_and_pragma_once() -> None:
 
 
 def test_missing_include_is_hl002_and_run_continues() -> None:
-    main = '#include "nope.hlsli"\nint after;\n'
+    main = '  #include "nope.hlsli"\nint after;\n'
     r = _run_store(main, {})
     assert codes(r) == ["HL002"]
     d = r.diagnostics[0]
@@ -418,3 +418,10 @@ def test_empty_and_garbage_input_do_not_crash() -> None:
         r = pp(text)
         assert r.sourcemap.segments
         r.sourcemap.map_range(0, len(r.text))
+
+
+def test_header_ending_in_open_comment_does_not_swallow_includer() -> None:
+    r = _run_store('#include "h.h"\nint after;\n', {"h.h": "int h; /* never closed\n"})
+    assert codes(r) == ["HL003"]
+    assert r.text.rstrip().endswith("int after;")
+    assert "*/" in r.text

@@ -586,7 +586,7 @@ class Preprocessor:
                 out.verbatim(path, text, cursor, c.start)
             else:
                 out.blank(path, text, cursor, c.start)
-            self._cur_offset = c.start
+            self._cur_offset = c.hash
             name = c.name
             if name in _CONDITIONAL:
                 active = self._conditional(lf, c, conds, active)
@@ -596,17 +596,17 @@ class Preprocessor:
                 elif name == "define":
                     err = self._define(toks, c.lo, c.hi, path, c.start)
                     if err:
-                        self._error(err, c.start, c.end)
+                        self._error(err, c.hash, c.end)
                 elif name == "undef":
                     if c.lo < c.hi and toks[c.lo].kind == ID:
                         self.macros.pop(toks[c.lo].text, None)
                     else:
-                        self._error("macro name missing in #undef", c.start, c.end)
+                        self._error("macro name missing in #undef", c.hash, c.end)
                 elif name == "error":
-                    self._error(f"#error {text[c.name_end : c.end].strip()}", c.start, c.end)
+                    self._error(f"#error {text[c.name_end : c.end].strip()}", c.hash, c.end)
                 elif name not in _KNOWN and not name.isdigit():
-                    self._error(f"unknown directive '#{name}'", c.start, c.end)
-            out.blank(path, text, c.start, c.end)
+                    self._error(f"unknown directive '#{name}'", c.hash, c.end)
+            out.blank(path, text, c.hash, c.end)
             cursor = c.end
         if active:
             out.verbatim(path, text, cursor, len(text))
@@ -665,21 +665,21 @@ class Preprocessor:
     def _conditional(self, lf: LexedFile, c: Directive, conds: list[_Cond], active: bool) -> bool:
         name = c.name
         if name in ("if", "ifdef", "ifndef"):
-            cond = _Cond(active, True, c.start, c.end)
+            cond = _Cond(active, True, c.hash, c.end)
             conds.append(cond)
             if not active:
                 return False
             cond.taken = self._condition(lf, c)
             return cond.taken
         if not conds:
-            self._error(f"#{name} without #if", c.start, c.end)
+            self._error(f"#{name} without #if", c.hash, c.end)
             return active
         cond = conds[-1]
         if name == "endif":
             conds.pop()
             return cond.parent_active
         if cond.else_seen:
-            self._error(f"#{name} after #else", c.start, c.end)
+            self._error(f"#{name} after #else", c.hash, c.end)
             return False
         if name == "else":
             cond.else_seen = True
@@ -697,13 +697,13 @@ class Preprocessor:
         name = c.name
         if name in ("ifdef", "ifndef", "elifdef", "elifndef"):
             if c.lo >= c.hi or toks[c.lo].kind != ID:
-                self._error(f"macro name missing in #{name}", c.start, c.end)
+                self._error(f"macro name missing in #{name}", c.hash, c.end)
                 return False
             defined = toks[c.lo].text in self.macros
             return defined if name in ("ifdef", "elifdef") else not defined
         items = self._replace_defined([_Tok(t.kind, t.text, t.ws, _EMPTY) for t in toks[c.lo : c.hi]])
         if items is None:
-            self._error("'defined' needs a macro name", c.start, c.end)
+            self._error("'defined' needs a macro name", c.hash, c.end)
             return False
         try:
             self._budget = 0
@@ -712,18 +712,18 @@ class Preprocessor:
             # `defined` coming out of a macro (e.g. `#define HAS(x) defined(x)`): accepted as GCC does.
             again = self._replace_defined(expanded)
             if again is None:
-                self._error("'defined' needs a macro name", c.start, c.end)
+                self._error("'defined' needs a macro name", c.hash, c.end)
                 return False
             plain = [Token(t.kind, t.text, 0, 0, t.ws) for t in again]
             return evaluate(plain) != 0
         except _UnterminatedError as e:
-            self._error(f"unterminated invocation of macro '{e.name}' in #{name}", c.start, c.end)
+            self._error(f"unterminated invocation of macro '{e.name}' in #{name}", c.hash, c.end)
         except _LimitError as e:
-            self._error(f"{e} in #{name}", c.start, c.end)
+            self._error(f"{e} in #{name}", c.hash, c.end)
         except ExpressionError as e:
-            self._error(str(e), c.start, c.end)
+            self._error(str(e), c.hash, c.end)
         except RecursionError:
-            self._error(f"#{name} expression nested too deeply", c.start, c.end)
+            self._error(f"#{name} expression nested too deeply", c.hash, c.end)
         finally:
             self._in_if = False
         return False
@@ -786,13 +786,13 @@ class Preprocessor:
     def _include(self, lf: LexedFile, includer: SourceFile, c: Directive) -> None:
         parsed = self._include_name(lf, c)
         if parsed is None:
-            self._error('#include expects "FILENAME" or <FILENAME>', c.start, c.end)
+            self._error('#include expects "FILENAME" or <FILENAME>', c.hash, c.end)
             return
         name, angled = parsed
         resolved = resolve_include(name, includer.path, self.include_dirs, angled, self._exists)
         if resolved is None:
             self.diagnostics.append(
-                Diag("HL002", f"include file '{name}' not found", includer.path, c.start, c.end)
+                Diag("HL002", f"include file '{name}' not found", includer.path, c.hash, c.end)
             )
             return
         if resolved in self._once:
@@ -802,7 +802,7 @@ class Preprocessor:
             try:
                 sf = self.loader(resolved)
             except SourceError as e:
-                self._error(f"cannot read include file '{name}': {e}", c.start, c.end)
+                self._error(f"cannot read include file '{name}': {e}", c.hash, c.end)
                 return
         target = lexed(sf.path, sf.text)
         if target.guard is not None and target.guard in self.macros:
@@ -810,14 +810,14 @@ class Preprocessor:
         if target.pragma_once and resolved in self._included_set:
             return
         if resolved in self._stack:
-            self._error(f"#include cycle: '{name}' includes itself", c.start, c.end)
+            self._error(f"#include cycle: '{name}' includes itself", c.hash, c.end)
             return
         if len(self._stack) > MAX_INCLUDE_DEPTH:
-            self._error(f"#include nested deeper than {MAX_INCLUDE_DEPTH}", c.start, c.end)
+            self._error(f"#include nested deeper than {MAX_INCLUDE_DEPTH}", c.hash, c.end)
             return
         self._inclusions += 1
         if self._inclusions > MAX_INCLUSIONS or self.out.pos > MAX_OUTPUT_CHARS:
-            self._error("translation unit too large: #include skipped", c.start, c.end)
+            self._error("translation unit too large: #include skipped", c.hash, c.end)
             return
         self.sources.setdefault(sf.path, sf)
         self.sources.setdefault(resolved, sf)
@@ -827,3 +827,7 @@ class Preprocessor:
         self._stack.append(resolved)
         self._process(sf)
         self._stack.pop()
+        if target.open_comment:
+            # Close a comment left open by the header so it does not swallow the includer's text.
+            self._error(f"unterminated comment in '{name}'", c.hash, c.end)
+            self.out.generated(includer.path, "*/", c.hash, c.end)

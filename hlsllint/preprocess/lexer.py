@@ -66,6 +66,8 @@ class Directive:
     end: int
     """Offsets of the logical line, without its line break."""
     name_end: int
+    hash: int
+    """Offset of the `#`: diagnostics about the directive start there."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,8 @@ class LexedFile:
     guard: str | None = None
     """The include-guard macro, when the whole file is `#ifndef G ... #endif` (or `#if !defined`)."""
     pragma_once: bool = False
+    open_comment: bool = False
+    """The file ends inside a `/*` comment."""
     line_starts: list[int] = field(default_factory=list)
 
 
@@ -117,6 +121,7 @@ def lex_file(text: str) -> LexedFile:
     line_first = 0  # index of the line's first token
     at_line_start = True
     is_directive = False
+    open_comment = False
     text_lo = -1  # first token index of the current text run, -1 when none
     text_start = 0
     last_line_end = 0
@@ -135,7 +140,9 @@ def lex_file(text: str) -> LexedFile:
                 name = tokens[name_i].text
                 name_end = tokens[name_i].end
                 name_i += 1
-            chunks.append(Directive(name, name_i, len(tokens), line_start, line_end, name_end))
+            chunks.append(
+                Directive(name, name_i, len(tokens), line_start, line_end, name_end, tokens[line_first].start)
+            )
         elif text_lo < 0:
             text_lo = line_first
             text_start = line_start
@@ -157,6 +164,8 @@ def lex_file(text: str) -> LexedFile:
             if g == _BC:
                 # A block comment spanning lines: keep line_starts right for __LINE__.
                 s = m.group(g)
+                if len(s) < 4 or not s.endswith("*/"):
+                    open_comment = True
                 base = m.start(g)
                 i = s.find("\n")
                 while i != -1:
@@ -174,7 +183,7 @@ def lex_file(text: str) -> LexedFile:
     finish_line(len(text))
     if text_lo >= 0:
         chunks.append(Text(text_lo, len(tokens), text_start, last_line_end))
-    lexed = LexedFile(text, tokens, chunks, line_starts=line_starts)
+    lexed = LexedFile(text, tokens, chunks, line_starts=line_starts, open_comment=open_comment)
     lexed.guard = _find_guard(lexed)
     lexed.pragma_once = any(
         isinstance(c, Directive) and c.name == "pragma" and c.hi > c.lo and tokens[c.lo].text == "once"
