@@ -159,15 +159,19 @@ float3 load_position(uint i)
                 if param.type.kind == "struct":
                     self._struct_param(ctx, param, member_uses)
                     readers.setdefault(param.type.name, []).append(entry.name)
-                elif _is_vec4(param.type) and not _is_system_value(param.semantic):
-                    if param.node is not None and in_main_file(ctx, param.node):
-                        if self._w_unread(ctx, uses_of(ctx, param)):
-                            kind = "vertex input" if entry.stage == "vertex" else "interpolant"
-                            ctx.report(
-                                param.node,
-                                f"`{param.name}.w` ({param.semantic}) is never read: a {kind} of "
-                                f"{param.type.name}; declare three components",
-                            )
+                elif (
+                    _is_vec4(param.type)
+                    and not _is_system_value(param.semantic)
+                    and param.node is not None
+                    and in_main_file(ctx, param.node)
+                    and self._w_unread(ctx, uses_of(ctx, param))
+                ):
+                    kind = "vertex input" if entry.stage == "vertex" else "interpolant"
+                    ctx.report(
+                        param.node,
+                        f"`{param.name}.w` ({param.semantic}) is never read: a {kind} of "
+                        f"{param.type.name}; declare three components",
+                    )
         for struct_name, members in member_uses.items():
             if members is None:
                 continue
@@ -198,7 +202,7 @@ float3 load_position(uint i)
         table = member_uses.setdefault(name, {})
         assert table is not None
         for use in uses_of(ctx, param):
-            site, parent = unparen_up(use)
+            _site, parent = unparen_up(use)
             if parent is None or parent.type != "field_expression":
                 member_uses[name] = None
                 return
