@@ -37,7 +37,7 @@ from hlsllint.source import SourceError, SourceFile
 MAX_INCLUDE_DEPTH = 64
 MAX_INCLUSIONS = 20_000
 """Files spliced into one translation unit (guards against exponential include trees)."""
-MAX_EXPANSION_TOKENS = 500_000
+MAX_EXPANSION_TOKENS = 200_000
 """Tokens produced by one top-level macro invocation before it is abandoned (HL003)."""
 MAX_TOTAL_TOKENS = 5_000_000
 MAX_EXPANSION_DEPTH = 100
