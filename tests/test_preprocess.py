@@ -428,3 +428,17 @@ def test_header_ending_in_open_comment_does_not_swallow_includer() -> None:
     assert codes(r) == ["HL003"]
     assert r.text.rstrip().endswith("int after;")
     assert "*/" in r.text
+
+
+def test_headers_are_lexed_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hlsllint.preprocess.lexer as lexer
+
+    lexer.clear_cache()
+    calls: list[int] = []
+    real = lexer.lex_file
+    monkeypatch.setattr(lexer, "lex_file", lambda text: calls.append(1) or real(text))
+    header = {"common.hlsli": "#pragma once\nint shared;\n"}
+    for i in range(5):
+        r = _run_store('#include "common.hlsli"\n', header, path=f"unit{i}.hlsl")
+        assert code(r) == ["int shared;"]
+    assert len(calls) == 6  # five main files + the header once
