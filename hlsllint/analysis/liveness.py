@@ -13,6 +13,7 @@ At an instruction the count covers its operands and its result (live-in plus def
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from hlsllint.analysis.cfg import CFG, Instr, Value
@@ -20,43 +21,83 @@ from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.uniformity import Uniformity
 
 
+class _BitSets(Mapping[int, set[Value]]):
+    """Block -> set of values, stored as Python ints used as bit sets (decoded on access)."""
+
+    def __init__(self, bits: dict[int, int], values: list[Value]) -> None:
+        self._bits = bits
+        self._values = values
+
+    def __getitem__(self, block: int) -> set[Value]:
+        x = self._bits[block]
+        out = set()
+        while x:
+            low = x & -x
+            out.add(self._values[low.bit_length() - 1])
+            x ^= low
+        return out
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._bits)
+
+    def __len__(self) -> int:
+        return len(self._bits)
+
+
 @dataclass
 class LiveSets:
-    live_in: dict[int, set[Value]]
-    live_out: dict[int, set[Value]]
+    live_in: Mapping[int, set[Value]]
+    live_out: Mapping[int, set[Value]]
 
 
 def liveness(cfg: CFG) -> LiveSets:
+    """Backward liveness with a worklist over bit sets (one bit per value)."""
     g = cfg.graph
-    use: dict[int, set[Value]] = {}
-    defs: dict[int, set[Value]] = {}
+    index: dict[Value, int] = {}
+    values: list[Value] = []
+
+    def bit(v: Value) -> int:
+        i = index.get(v)
+        if i is None:
+            i = index[v] = len(values)
+            values.append(v)
+        return 1 << i
+
+    use: dict[int, int] = {}
+    defs: dict[int, int] = {}
     for b in g.nodes:
-        u: set[Value] = set()
-        d: set[Value] = set()
+        u = d = 0
         for ins in cfg.instrs(b):
             for r in ins.reads:
-                if r not in d:
-                    u.add(r)
+                rb = bit(r)
+                if not d & rb:
+                    u |= rb
             if ins.dest is not None:
-                d.add(ins.dest)
+                d |= bit(ins.dest)
         use[b], defs[b] = u, d
-    live_in: dict[int, set[Value]] = {b: set(use[b]) for b in g.nodes}
-    live_out: dict[int, set[Value]] = {b: set() for b in g.nodes}
-    order = sorted(g.nodes, reverse=True)  # blocks are numbered roughly in program order
-    changed = True
-    while changed:
-        changed = False
-        for b in order:
-            out: set[Value] = set()
-            for s in g.successors(b):
-                out |= live_in[s]
-            if out != live_out[b]:
-                live_out[b] = out
-                new_in = use[b] | (out - defs[b])
-                if new_in != live_in[b]:
-                    live_in[b] = new_in
-                    changed = True
-    return LiveSets(live_in, live_out)
+    live_in = dict(use)
+    live_out = dict.fromkeys(g.nodes, 0)
+    preds = {b: list(g.predecessors(b)) for b in g.nodes}
+    succs = {b: list(g.successors(b)) for b in g.nodes}
+    # Blocks are numbered roughly in program order: start from the end for fast convergence.
+    work = sorted(g.nodes, reverse=True)
+    queued = set(work)
+    work.reverse()  # pop() takes from the end: highest block first
+    while work:
+        b = work.pop()
+        queued.discard(b)
+        out = 0
+        for s in succs[b]:
+            out |= live_in[s]
+        live_out[b] = out
+        new_in = use[b] | (out & ~defs[b])
+        if new_in != live_in[b]:
+            live_in[b] = new_in
+            for p in preds[b]:
+                if p not in queued:
+                    queued.add(p)
+                    work.append(p)
+    return LiveSets(_BitSets(live_in, values), _BitSets(live_out, values))
 
 
 @dataclass
