@@ -165,10 +165,12 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         for m in struct.members:
             if m.semantic is None or m.semantic.upper().startswith("SV_"):
                 continue
-            fd = fields.get(m.name)
-            if fd is not None and "vk::builtin" in self._field_text(ctx, fd):
+            field = fields.get(m.name)
+            if field is not None and "vk::builtin" in self._field_text(ctx, field):
                 continue  # a SPIR-V built-in (PointSize, ...): not an interpolator
-            mods = tuple(sorted(w for w in ctx.tree.modifiers_of(fd) if w in _INTERPOLATION)) if fd else ()
+            mods: tuple[str, ...] = ()
+            if field is not None:
+                mods = tuple(sorted(w for w in ctx.tree.modifiers_of(field) if w in _INTERPOLATION))
             is_int = m.type.is_int or (m.type.element is not None and m.type.element.is_int)
             rows = _rows(m.type)
             out.append(_Attribute(m.name, m.semantic, len(rows), rows, (*mods, "int" if is_int else "float")))
