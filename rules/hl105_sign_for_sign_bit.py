@@ -131,7 +131,7 @@ float3 flipIfBackFacing(float3 n, float facing)
     )
 
     def check(self, ctx: RuleContext) -> None:
-        for node in ctx.tree.walk():
+        for node in ctx.tree.nodes_of_type("call_expression"):
             if _is_sign_call(node, ctx):
                 self._check_use(ctx, node)
 

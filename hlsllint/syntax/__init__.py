@@ -86,6 +86,14 @@ def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(language())
 
 
+def _walk(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
+
+
 @dataclass
 class SyntaxTree:
     text: str
@@ -97,6 +105,8 @@ class SyntaxTree:
     """The text the parser saw (same length as `text`)."""
     _byte_to_char: list[tuple[int, int]] | None = field(default=None, repr=False)
     _index: _AnnotationIndex | None = field(default=None, repr=False)
+    _nodes: list[Node] | None = field(default=None, repr=False)
+    _by_type: dict[str, list[Node]] | None = field(default=None, repr=False)
 
     @property
     def root(self) -> Node:
@@ -120,12 +130,31 @@ class SyntaxTree:
         return self.text[start:end]
 
     def walk(self, node: Node | None = None) -> Iterator[Node]:
-        """All nodes below `node` (default: the root), in document order."""
-        stack = [node or self.root]
-        while stack:
-            n = stack.pop()
-            yield n
-            stack.extend(reversed(n.children))
+        """All nodes below `node` (default: the root), in document order.
+
+        The whole-tree walk is computed once and shared by every rule of the unit."""
+        if node is None:
+            return iter(self.nodes())
+        return _walk(node)
+
+    def nodes(self) -> list[Node]:
+        """Every node of the tree in document order (computed once)."""
+        if self._nodes is None:
+            self._nodes = list(_walk(self.root))
+        return self._nodes
+
+    def nodes_of_type(self, *types: str) -> list[Node]:
+        """Every node of the given types, in document order (indexed once per tree)."""
+        if self._by_type is None:
+            index: dict[str, list[Node]] = {}
+            for n in self.nodes():
+                index.setdefault(n.type, []).append(n)
+            self._by_type = index
+        if len(types) == 1:
+            return self._by_type.get(types[0], [])
+        found = [n for t in types for n in self._by_type.get(t, [])]
+        found.sort(key=lambda n: n.start_byte)
+        return found
 
     def in_unparsed(self, start: int, end: int) -> bool:
         return any(s < end and start < e for s, e in self.unparsed)
