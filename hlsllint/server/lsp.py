@@ -1,0 +1,541 @@
+"""The language server (`hlsllint server`, LSP over stdio, pygls).
+
+- Diagnostics on open, change and save, pushed (`textDocument/publishDiagnostics`) and pulled
+  (`textDocument/diagnostic`). By default the server pushes unless the client can pull
+  (`initializationOptions.diagnosticMode`: `auto`, `push`, `pull` or `both`).
+- Changes are debounced: an edit after a quiet spell is linted at once; edits in a burst wait
+  until the typing pauses (`debounceMs`, default 200). A run whose document changed meanwhile is
+  dropped (it never reaches the client) and queued runs for old versions are skipped.
+- The buffer's unsaved text is linted; its includes are read from disk.
+- Settings come from the config file closest to each document, reloaded when a config file
+  changes (`workspace/didChangeWatchedFiles`, and by checking their mtimes before each run).
+- Code actions: each finding's fix (unsafe ones labelled), `source.fixAll.hlsllint` (safe
+  fixes) and "suppress with `// noqa: CODE`". Hover shows a rule's documentation on a finding or
+  on a code inside a `noqa` comment, and the live registers of the line.
+- Register pressure: inlay hints with the live VGPRs on the lines near each entry's peak.
+
+Linting runs on one worker thread so the server keeps answering while a file is analysed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import traceback
+import urllib.parse
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls import uris
+from pygls.lsp.server import LanguageServer
+
+from hlsllint import __version__
+from hlsllint.config import CONFIG_NAMES, ConfigError, ConfigResolver, Variant
+from hlsllint.diagnostics import Applicability, Diagnostic
+from hlsllint.fix import apply_fixes
+from hlsllint.lint import FileLoader, apply_suppressions, lint_unit
+from hlsllint.noqa import CODE_RE, FILE_RE, LINE_RE
+from hlsllint.registry import find_rule
+from hlsllint.server.convert import (
+    SOURCE,
+    Positions,
+    contains,
+    fix_title,
+    noqa_edit,
+    overlaps,
+    text_edit,
+    to_lsp,
+)
+from hlsllint.server.pressure_view import PressureView, build_pressure_view
+from hlsllint.source import SourceFile
+
+DEBOUNCE_SECONDS = 0.2
+CONFIG_GLOB = "**/{" + ",".join(CONFIG_NAMES) + "}"
+FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.hlsllint"
+MODES = ("auto", "push", "pull", "both")
+
+T = TypeVar("T")
+
+
+@dataclass
+class Outcome:
+    """The result of linting one version of one open document."""
+
+    uri: str
+    version: int | None
+    generation: int
+    path: str
+    source: SourceFile
+    diagnostics: list[Diagnostic]
+    items: list[types.Diagnostic]
+    positions: Positions
+    sources: dict[str, SourceFile] = field(default_factory=dict)
+    messages: list[tuple[types.MessageType, str]] = field(default_factory=list)
+    """Messages for the client (sent from the event loop, not the worker thread)."""
+
+    @property
+    def result_id(self) -> str:
+        return f"{self.generation}:{self.version}"
+
+
+class HlslLintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "hlsllint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+        )
+        self.resolver = ConfigResolver()
+        self.generation = 0
+        """Bumped whenever the configuration is reloaded (part of pull result ids)."""
+        self.config_stamps: dict[str, tuple[int, int] | None] = {}
+        self.outcomes: dict[str, Outcome] = {}
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.last_change: dict[str, float] = {}
+        self.pressure: dict[str, tuple[str, PressureView | None]] = {}
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hlsllint-lint")
+        self.shown: set[str] = set()
+        self.mode = "auto"
+        self.push = True
+        self.debounce = DEBOUNCE_SECONDS
+        self.pressure_hints = True
+
+    # -- documents and paths ------------------------------------------------------------------
+
+    def document(self, uri: str) -> Any | None:
+        """The open document, or None when the client has not opened (or has closed) it."""
+        return self.workspace.text_documents.get(urllib.parse.unquote(uri))
+
+    def path_for(self, uri: str) -> str:
+        path = uris.to_fs_path(uri) if uri.startswith("file:") else None
+        if path:
+            return os.path.normpath(path)
+        name = os.path.basename(urllib.parse.urlparse(uri).path) or "untitled.hlsl"
+        if "." not in name:
+            name += ".hlsl"
+        return os.path.join(self.workspace.root_path or os.getcwd(), name)
+
+    async def in_worker(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.worker, fn)
+
+    # -- configuration --------------------------------------------------------------------------
+
+    def check_config(self, path: str) -> None:
+        """Reload the configuration when a config file above `path` appeared, changed or went away."""
+        directory = os.path.dirname(os.path.abspath(path))
+        changed = False
+        while True:
+            for name in CONFIG_NAMES:
+                candidate = os.path.join(directory, name)
+                try:
+                    st = os.stat(candidate)
+                    stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+                except OSError:
+                    stamp = None
+                if candidate in self.config_stamps and self.config_stamps[candidate] != stamp:
+                    changed = True
+                self.config_stamps[candidate] = stamp
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+        if changed:
+            self.reload_config()
+
+    def reload_config(self) -> None:
+        self.resolver = ConfigResolver()
+        self.generation += 1
+        self.pressure.clear()
+
+    # -- linting ----------------------------------------------------------------------------------
+
+    def lint(
+        self, uri: str, version: int | None, text: str, is_current: Callable[[], bool]
+    ) -> Outcome | None:
+        """Lint one document version (runs on the worker thread). None when it is already stale."""
+        if not is_current():
+            return None
+        path = self.path_for(uri)
+        src = SourceFile(path=path, text=text)
+        pos = Positions(src, self.workspace.position_codec)
+        outcome = Outcome(uri, version, self.generation, path, src, [], [], pos)
+        resolver = self.resolver
+        try:
+            settings = resolver.for_path(path)
+        except ConfigError as e:
+            outcome.items = [_message_diagnostic(f"hlsllint: broken configuration: {e}")]
+            outcome.messages.append((types.MessageType.Error, f"hlsllint: {e}"))
+            return outcome
+        try:
+            loader = FileLoader({path: text})
+            seen: set[tuple[str, str, int, int, str]] = set()
+            found: list[Diagnostic] = []
+            variants: list[Variant | None] = [*settings.variants_for(path)] or [None]
+            for variant in variants:
+                result = lint_unit(path, settings, variant, loader)
+                outcome.sources.update(result.sources)
+                for err in result.errors:
+                    first = err.splitlines()[0]
+                    outcome.messages.append((types.MessageType.Warning, f"hlsllint: {first} (see the log)"))
+                    outcome.messages.append((types.MessageType.Log, err))
+                for d in result.diagnostics:
+                    if os.path.normpath(d.path) == path and d.key() not in seen:
+                        seen.add(d.key())
+                        found.append(d)
+            found = apply_suppressions(found, {path: src}, resolver)
+            found.sort(key=Diagnostic.sort_key)
+        except Exception:  # a bug must not take the server down: report it and carry on
+            trace = traceback.format_exc()
+            outcome.items = [_message_diagnostic("hlsllint: internal error while linting (see the log)")]
+            outcome.messages.append((types.MessageType.Error, "hlsllint: internal error while linting"))
+            outcome.messages.append((types.MessageType.Log, trace))
+            return outcome
+        outcome.diagnostics = found
+        outcome.items = [to_lsp(d, pos) for d in found]
+        return outcome
+
+    def tell(self, messages: list[tuple[types.MessageType, str]]) -> None:
+        for kind, text in messages:
+            if kind is types.MessageType.Log:
+                self.window_log_message(types.LogMessageParams(type=kind, message=text))
+            elif text not in self.shown:  # once per distinct message, not on every keystroke
+                self.shown.add(text)
+                self.window_show_message(types.ShowMessageParams(type=kind, message=text))
+                self.window_log_message(types.LogMessageParams(type=kind, message=text))
+
+    async def refresh(self, uri: str) -> Outcome | None:
+        """The outcome for the open document's current version, linting it when needed."""
+        for _ in range(3):  # the document may change while it is linted: try again
+            doc = self.document(uri)
+            if doc is None:
+                return None
+            self.check_config(self.path_for(uri))
+            cached = self.outcomes.get(uri)
+            if cached is not None and cached.version == doc.version and cached.generation == self.generation:
+                return cached
+            outcome = await self._lint_version(uri, doc.version, doc.source)
+            if outcome is not None:
+                return outcome
+        return self.outcomes.get(uri)
+
+    async def _lint_version(self, uri: str, version: int | None, text: str) -> Outcome | None:
+        def is_current() -> bool:
+            current = self.document(uri)
+            return current is not None and current.version == version
+
+        outcome = await self.in_worker(lambda: self.lint(uri, version, text, is_current))
+        if outcome is None or not is_current():
+            return None
+        self.outcomes[uri] = outcome
+        self.tell(outcome.messages)
+        return outcome
+
+    async def lint_and_publish(self, uri: str, delay: float) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        outcome = await self.refresh(uri)
+        if outcome is not None and self.push and self.document(uri) is not None:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, version=outcome.version, diagnostics=outcome.items)
+            )
+
+    def schedule(self, uri: str, delay: float) -> None:
+        """(Re)start the run for `uri`; a pending run for an older version is cancelled."""
+        task = self.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        new = asyncio.ensure_future(self.lint_and_publish(uri, delay))
+        self.pending[uri] = new
+        new.add_done_callback(lambda t: self.pending.pop(uri, None) if self.pending.get(uri) is t else None)
+
+    def relint_open_documents(self, delay: float = 0.0) -> None:
+        for uri in list(self.workspace.text_documents):
+            self.schedule(uri, delay)
+        if not self.push:
+            caps = self.client_capabilities.workspace
+            if caps and caps.diagnostics and caps.diagnostics.refresh_support:
+                self.workspace_diagnostic_refresh(None)
+
+    async def pressure_for(self, uri: str) -> PressureView | None:
+        outcome = await self.refresh(uri)
+        if outcome is None or not self.pressure_hints:
+            return None
+        key = outcome.result_id
+        cached = self.pressure.get(uri)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        resolver = self.resolver
+        view = await self.in_worker(lambda: build_pressure_view(outcome.path, outcome.source.text, resolver))
+        self.pressure[uri] = (key, view)
+        return view
+
+
+def _message_diagnostic(message: str) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=1)),
+        message=message,
+        severity=types.DiagnosticSeverity.Error,
+        source=SOURCE,
+    )
+
+
+def _init_option(params: types.InitializeParams, key: str) -> Any:
+    options = params.initialization_options
+    return options.get(key) if isinstance(options, dict) else None
+
+
+def create_server() -> HlslLintServer:
+    server = HlslLintServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: HlslLintServer, params: types.InitializeParams) -> None:
+        mode = _init_option(params, "diagnosticMode")
+        ls.mode = mode if mode in MODES else "auto"
+        can_pull = params.capabilities.text_document is not None and (
+            params.capabilities.text_document.diagnostic is not None
+        )
+        ls.push = ls.mode in ("push", "both") or (ls.mode == "auto" and not can_pull)
+        debounce = _init_option(params, "debounceMs")
+        if isinstance(debounce, int | float) and not isinstance(debounce, bool) and debounce >= 0:
+            ls.debounce = debounce / 1000
+        if _init_option(params, "pressureHints") is False:
+            ls.pressure_hints = False
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: HlslLintServer, params: types.InitializedParams) -> None:
+        caps = ls.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps else None
+        if watched is not None and watched.dynamic_registration:
+            options = types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=CONFIG_GLOB)]
+            )
+            ls.client_register_capability(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id="hlsllint-config-files",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=options,
+                        )
+                    ]
+                )
+            )
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files(ls: HlslLintServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if any(os.path.basename(urllib.parse.urlparse(c.uri).path) in CONFIG_NAMES for c in params.changes):
+            ls.reload_config()
+            ls.relint_open_documents()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: HlslLintServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri, 0.0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: HlslLintServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        now = time.monotonic()
+        quiet = now - ls.last_change.get(uri, float("-inf")) >= ls.debounce
+        ls.last_change[uri] = now
+        ls.schedule(uri, 0.0 if quiet else ls.debounce)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: HlslLintServer, params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if os.path.basename(ls.path_for(uri)) in CONFIG_NAMES:
+            ls.reload_config()
+        # Documents that include the saved file see its new text: lint them all.
+        for other in list(ls.workspace.text_documents):
+            ls.schedule(other, 0.0 if other == uri else ls.debounce)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: HlslLintServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        task = ls.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        ls.outcomes.pop(uri, None)
+        ls.pressure.pop(uri, None)
+        ls.last_change.pop(uri, None)
+        if ls.push:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False),
+    )
+    async def pull_diagnostics(
+        ls: HlslLintServer, params: types.DocumentDiagnosticParams
+    ) -> types.DocumentDiagnosticReport:
+        outcome = await ls.refresh(params.text_document.uri)
+        if outcome is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        if params.previous_result_id == outcome.result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=outcome.result_id)
+        return types.RelatedFullDocumentDiagnosticReport(items=outcome.items, result_id=outcome.result_id)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=False
+        ),
+    )
+    async def code_actions(ls: HlslLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        outcome = await ls.refresh(params.text_document.uri)
+        if outcome is None:
+            return []
+        only = params.context.only
+        actions: list[types.CodeAction] = []
+        if _wanted(types.CodeActionKind.QuickFix, only):
+            actions += _quick_fixes(outcome, params.range)
+        if _wanted(FIX_ALL_KIND, only):
+            fix_all = _fix_all(outcome)
+            if fix_all is not None:
+                actions.append(fix_all)
+        return actions
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: HlslLintServer, params: types.HoverParams) -> types.Hover | None:
+        outcome = await ls.refresh(params.text_document.uri)
+        if outcome is None:
+            return None
+        code = _noqa_code_at(outcome, params.position)
+        if code is not None:
+            rule = find_rule(code)
+            text = rule.documentation() if rule else f"`{code}` is not a known hlsllint rule."
+            return _markdown(text)
+        parts = []
+        for d, item in zip(outcome.diagnostics, outcome.items, strict=True):
+            if contains(item.range, params.position):
+                rule = find_rule(d.code)
+                parts.append(f"**{d.code}** {d.message}\n\n" + (rule.documentation() if rule else ""))
+        if parts:
+            return _markdown("\n\n---\n\n".join(parts))
+        view = await ls.pressure_for(params.text_document.uri)
+        if view is not None:
+            line_info = view.hover(outcome.path, params.position.line + 1)
+            if line_info:
+                return _markdown(line_info)
+        return None
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    async def inlay_hints(ls: HlslLintServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+        view = await ls.pressure_for(params.text_document.uri)
+        outcome = ls.outcomes.get(params.text_document.uri)
+        if view is None or outcome is None:
+            return []
+        first, last = params.range.start.line + 1, params.range.end.line + 1
+        hints = []
+        for row, label, tooltip in view.hints(outcome.path):
+            if first <= row <= last:
+                line = outcome.source.line(row)
+                at = outcome.positions.position(
+                    outcome.source.location(outcome.source.offset(row, len(line) + 1))
+                )
+                hints.append(
+                    types.InlayHint(
+                        position=at,
+                        label=label,
+                        kind=types.InlayHintKind.Type,
+                        padding_left=True,
+                        tooltip=types.MarkupContent(kind=types.MarkupKind.Markdown, value=tooltip),
+                    )
+                )
+        return hints
+
+    return server
+
+
+# -- code actions and hover -------------------------------------------------------------------------
+
+
+def _wanted(kind: str, only: Sequence[str] | None) -> bool:
+    return only is None or any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+def _quick_fixes(outcome: Outcome, at: types.Range) -> list[types.CodeAction]:
+    actions: list[types.CodeAction] = []
+    for d, item in zip(outcome.diagnostics, outcome.items, strict=True):
+        if not overlaps(item.range, at):
+            continue
+        if d.fix is not None and d.fix.edits and d.fix.applicability is not Applicability.DISPLAY:
+            changes: dict[str, list[types.TextEdit]] = {}
+            for e in d.fix.edits:
+                src = (
+                    outcome.source
+                    if os.path.normpath(e.path) == outcome.path
+                    else outcome.sources.get(e.path)
+                )
+                if src is None:
+                    break
+                pos = outcome.positions if src is outcome.source else Positions(src, outcome.positions.codec)
+                uri = outcome.uri if src is outcome.source else uris.from_fs_path(os.path.abspath(e.path))
+                changes.setdefault(uri or outcome.uri, []).append(text_edit(e, pos))
+            else:
+                actions.append(
+                    types.CodeAction(
+                        title=fix_title(d),
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[item],
+                        edit=types.WorkspaceEdit(changes=changes),
+                        is_preferred=d.fix.applicability is Applicability.SAFE,
+                    )
+                )
+        if d.code != "HL001":
+            suppress = noqa_edit(d, outcome.source, outcome.positions)
+            if suppress is not None:
+                title, edit = suppress
+                actions.append(
+                    types.CodeAction(
+                        title=title,
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[item],
+                        edit=types.WorkspaceEdit(changes={outcome.uri: [edit]}),
+                    )
+                )
+    return actions
+
+
+def _fix_all(outcome: Outcome) -> types.CodeAction | None:
+    """Every safe fix in the document, as one edit of the whole text."""
+    text = outcome.source.text
+    fixed = apply_fixes({outcome.path: text}, outcome.diagnostics, unsafe=False).get(outcome.path)
+    if fixed is None:
+        return None
+    edit = types.TextEdit(range=outcome.positions.whole(), new_text=fixed.text)
+    return types.CodeAction(
+        title=f"hlsllint: fix all safe fixes ({fixed.fixes})",
+        kind=FIX_ALL_KIND,
+        edit=types.WorkspaceEdit(changes={outcome.uri: [edit]}),
+    )
+
+
+def _noqa_code_at(outcome: Outcome, position: types.Position) -> str | None:
+    """The rule code under the cursor inside a `// noqa: ...` or `// hlsllint: noqa: ...` comment."""
+    src = outcome.source
+    if position.line >= src.line_count:
+        return None
+    offset = outcome.positions.offset(position)
+    row_start = src.line_starts[position.line]
+    line = src.line(position.line + 1)
+    for regex in (FILE_RE, LINE_RE):
+        for m in regex.finditer(line):
+            codes = m.group("codes")
+            if not codes:
+                continue
+            base = row_start + m.start("codes")
+            for cm in CODE_RE.finditer(codes):
+                if base + cm.start() <= offset <= base + cm.end():
+                    return cm.group().upper()
+    return None
+
+
+def _markdown(text: str) -> types.Hover:
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
+def run() -> int:
+    create_server().start_io()
+    return 0

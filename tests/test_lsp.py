@@ -1,0 +1,348 @@
+"""The language server, end to end: a pytest-lsp client talks to `python -m hlsllint server`."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from hlsllint import rule_url
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+BAD = "float f(float x)\n{\n    return sign(x) < 0 ? 1.0 : 2.0;\n}\n"
+#                                  ^ line 2, characters 11..22
+COMPUTE = """\
+RWStructuredBuffer<float4> Out : register(u0);
+Texture2D<float4> Tex : register(t0);
+SamplerState S : register(s0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 a = Tex.SampleLevel(S, float2(id.x, 0) / 64.0, 0);
+    float4 b = Tex.SampleLevel(S, float2(id.x, 1) / 64.0, 0);
+    float4 c = Tex.SampleLevel(S, float2(id.x, 2) / 64.0, 0);
+    float4 d = a * b + c;
+    Out[id.x] = d + a + b + c;
+}
+"""
+
+
+REGISTRATIONS: list[types.Registration] = []
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ws")
+    (root / "hlsllint.toml").write_text('select = ["HL"]\n', encoding="utf-8")
+    return root
+
+
+@pytest_lsp.fixture(
+    scope="module",
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "hlsllint", "server"]),
+)
+async def client(lsp_client: LanguageClient, workspace: Path) -> AsyncIterator[None]:
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        REGISTRATIONS.extend(params.registrations)
+
+    caps = types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)
+        )
+    )
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps,
+            root_uri=workspace.as_uri(),
+            initialization_options={"diagnosticMode": "push", "debounceMs": 50},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def open_doc(client: LanguageClient, path: Path, text: str, version: int = 1) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="hlsl", version=version, text=text)
+        )
+    )
+    return uri
+
+
+def close_doc(client: LanguageClient, uri: str) -> None:
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+
+
+def change(client: LanguageClient, uri: str, version: int, rng: types.Range | None, text: str) -> None:
+    event: types.TextDocumentContentChangeEvent = (
+        types.TextDocumentContentChangePartial(range=rng, text=text)
+        if rng is not None
+        else types.TextDocumentContentChangeWholeDocument(text=text)
+    )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[event],
+        )
+    )
+
+
+async def published(
+    client: LanguageClient,
+    uri: str,
+    until: Callable[[Sequence[types.Diagnostic]], bool],
+    timeout: float = 15.0,
+) -> Sequence[types.Diagnostic]:
+    async def wait() -> None:
+        while uri not in client.diagnostics or not until(client.diagnostics[uri]):
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    await asyncio.wait_for(wait(), timeout)
+    return client.diagnostics[uri]
+
+
+def codes(diags: Sequence[types.Diagnostic]) -> list[str]:
+    return [str(d.code) for d in diags]
+
+
+def rng(line: int, start: int, end_line: int, end: int) -> types.Range:
+    return types.Range(
+        start=types.Position(line=line, character=start), end=types.Position(line=end_line, character=end)
+    )
+
+
+async def test_diagnostics_on_open_and_after_edit(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "edit.hlsl", BAD)
+    diags = await published(client, uri, lambda ds: len(ds) > 0)
+    (d,) = diags
+    assert d.code == "HL105"
+    assert d.source == "hlsllint"
+    assert d.severity == types.DiagnosticSeverity.Warning
+    assert d.code_description is not None and d.code_description.href == rule_url("HL105")
+    assert d.range == rng(2, 11, 2, 22)
+    (watch,) = REGISTRATIONS  # the server watches config files
+    assert watch.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+
+    change(client, uri, 2, rng(2, 11, 2, 18), "x")  # `sign(x) < 0` -> `x < 0`
+    assert await published(client, uri, lambda ds: len(ds) == 0) == ()
+    change(client, uri, 3, rng(2, 11, 2, 16), "sign(x) < 0")  # back again
+    diags = await published(client, uri, lambda ds: len(ds) == 1)
+    assert diags[0].range == rng(2, 11, 2, 22)
+    close_doc(client, uri)
+    assert await published(client, uri, lambda ds: len(ds) == 0) == ()
+
+
+async def test_positions_are_utf16(client: LanguageClient, workspace: Path) -> None:
+    text = "float f(float x)\n{\n    /* 😀é */ return sign(x) < 0;\n}\n"
+    uri = open_doc(client, workspace / "utf16.hlsl", text)
+    (d,) = await published(client, uri, lambda ds: len(ds) > 0)
+    # 20 code points precede `sign`; the emoji takes two UTF-16 code units.
+    assert d.range == rng(2, 21, 2, 32)
+    close_doc(client, uri)
+
+
+async def test_code_actions(client: LanguageClient, workspace: Path) -> None:
+    text = BAD + "float g(float y)\n{\n    return sign(y) == 0; // noqa: HL999\n}\n"
+    uri = open_doc(client, workspace / "actions.hlsl", text)
+    diags = await published(client, uri, lambda ds: codes(ds).count("HL105") == 2)
+    first = next(d for d in diags if d.range.start.line == 2)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=first.range,
+            context=types.CodeActionContext(diagnostics=[first]),
+        )
+    )
+    assert actions is not None
+    by_title = {a.title: a for a in actions if isinstance(a, types.CodeAction)}
+    fix = by_title["HL105: Replace with `x < 0`"]
+    assert fix.kind == types.CodeActionKind.QuickFix
+    assert fix.is_preferred
+    assert fix.edit is not None and fix.edit.changes is not None
+    assert list(fix.edit.changes[uri]) == [types.TextEdit(range=rng(2, 11, 2, 22), new_text="x < 0")]
+    noqa = by_title["Suppress HL105 with `// noqa: HL105`"]
+    assert noqa.edit is not None and noqa.edit.changes is not None
+    assert list(noqa.edit.changes[uri]) == [
+        types.TextEdit(range=rng(2, 35, 2, 35), new_text="  // noqa: HL105")
+    ]
+
+    second = next(d for d in diags if d.range.start.line == 6)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=second.range,
+            context=types.CodeActionContext(diagnostics=[second]),
+        )
+    )
+    assert actions is not None
+    titles = [a.title for a in actions]
+    assert "HL105: Replace with `y == 0` (unsafe fix)" in titles
+    add = next(a for a in actions if isinstance(a, types.CodeAction) and a.title.startswith("Add HL105"))
+    assert add.edit is not None and add.edit.changes is not None
+    assert add.edit.changes[uri][0].new_text == ", HL105"
+    assert add.edit.changes[uri][0].range.start == types.Position(line=6, character=39)
+
+    fix_all = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=rng(0, 0, 0, 0),
+            context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
+        )
+    )
+    assert fix_all is not None and len(fix_all) == 1
+    action = fix_all[0]
+    assert isinstance(action, types.CodeAction)
+    assert action.kind == "source.fixAll.hlsllint"
+    assert action.edit is not None and action.edit.changes is not None
+    (edit,) = action.edit.changes[uri]
+    # The safe fixes: HL105 on line 3 and HL001 (the unknown code's noqa); not the unsafe one.
+    assert edit.new_text == text.replace("sign(x) < 0", "x < 0").replace(" // noqa: HL999", "")
+    close_doc(client, uri)
+
+
+async def test_pull_diagnostics(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "pull.hlsl", BAD)
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert codes(report.items) == ["HL105"]
+    assert report.result_id
+    again = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=report.result_id
+        )
+    )
+    assert isinstance(again, types.RelatedUnchangedDocumentDiagnosticReport)
+    close_doc(client, uri)
+    closed = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert isinstance(closed, types.RelatedFullDocumentDiagnosticReport)
+    assert len(closed.items) == 0
+
+
+async def test_hover(client: LanguageClient, workspace: Path) -> None:
+    text = BAD + "float g(float y) { return sign(y) > 0; } // noqa: HL105\n"
+    uri = open_doc(client, workspace / "hover.hlsl", text)
+    await published(client, uri, lambda ds: len(ds) == 1)
+
+    def at(line: int, character: int) -> types.HoverParams:
+        return types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=character),
+        )
+
+    on_diag = await client.text_document_hover_async(at(2, 15))
+    assert on_diag is not None and isinstance(on_diag.contents, types.MarkupContent)
+    assert on_diag.contents.kind == types.MarkupKind.Markdown
+    assert "# sign-for-sign-bit (HL105)" in on_diag.contents.value
+    assert "if (facing < 0)" in on_diag.contents.value  # the good example
+    on_noqa = await client.text_document_hover_async(at(4, 53))
+    assert on_noqa is not None and isinstance(on_noqa.contents, types.MarkupContent)
+    assert "# sign-for-sign-bit (HL105)" in on_noqa.contents.value
+    close_doc(client, uri)
+    assert await client.text_document_hover_async(at(2, 15)) is None
+
+
+async def test_buffer_text_with_includes_from_disk(client: LanguageClient, workspace: Path) -> None:
+    (workspace / "flags.hlsli").write_text("#define CHECK_SIGN 1\n", encoding="utf-8")
+    main = workspace / "buffer.hlsl"
+    main.write_text("float f(float x) { return x; }\n", encoding="utf-8")  # disk: clean
+    text = '#include "flags.hlsli"\nfloat f(float x)\n{\n#if CHECK_SIGN\n    return sign(x) < 0;\n#endif\n}\n'
+    uri = open_doc(client, main, text)
+    (d,) = await published(client, uri, lambda ds: len(ds) > 0)
+    assert d.code == "HL105"
+    assert d.range.start.line == 4
+    close_doc(client, uri)
+
+
+async def test_broken_config_then_fixed(client: LanguageClient, workspace: Path) -> None:
+    sub = workspace / "broken"
+    sub.mkdir()
+    config = sub / "hlsllint.toml"
+    config.write_text("selekt = [1]\n", encoding="utf-8")
+    uri = open_doc(client, sub / "a.hlsl", BAD)
+    (d,) = await published(client, uri, lambda ds: len(ds) > 0)
+    assert "broken configuration" in d.message and "selekt" in d.message
+    assert d.range.start == types.Position(line=0, character=0)
+    assert any("selekt" in m.message for m in client.messages)
+
+    config.write_text('ignore = ["HL105"]\n', encoding="utf-8")
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+    assert await published(client, uri, lambda ds: len(ds) == 0) == ()
+
+    # Without a notification, the mtime check sees the next change of the config.
+    config.write_text('select = ["HL105"]\n# longer: a different size\n', encoding="utf-8")
+    change(client, uri, 2, None, BAD + "\n")
+    diags = await published(client, uri, lambda ds: len(ds) == 1)
+    assert codes(diags) == ["HL105"]
+    close_doc(client, uri)
+
+
+async def test_survives_garbage(client: LanguageClient, workspace: Path) -> None:
+    garbage = "".join(chr(c) for c in range(0, 0x3000, 7)) + "\x00\ufffd{{{((("
+    uri = open_doc(client, workspace / "garbage.hlsl", garbage)
+    await published(client, uri, lambda ds: True)
+    huge = "float f(float x) { " + "x += 1; " * 20_000 + "return x; }\n"  # one 160 kB line
+    change(client, uri, 2, None, huge)
+    await asyncio.sleep(0.3)
+    close_doc(client, uri)  # closed while (maybe) being linted
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0)
+        )
+    )
+    assert hover is None
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=workspace.joinpath("never-opened.hlsl").as_uri()),
+            range=rng(0, 0, 0, 0),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    assert actions is not None and len(actions) == 0
+    # Still alive and linting.
+    ok = open_doc(client, workspace / "after.hlsl", BAD)
+    assert codes(await published(client, ok, lambda ds: len(ds) > 0)) == ["HL105"]
+    close_doc(client, ok)
+
+
+async def test_register_pressure_hints_and_hover(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "cs.hlsl", COMPUTE)
+    await published(client, uri, lambda ds: True)
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(text_document=types.TextDocumentIdentifier(uri=uri), range=rng(0, 0, 13, 0))
+    )
+    assert hints
+    labels = {h.position.line: h.label for h in hints}
+    peak = next(line for line, label in labels.items() if isinstance(label, str) and "(peak)" in label)
+    assert "VGPR" in str(labels[peak])
+    assert hints[0].position.character == len(COMPUTE.splitlines()[hints[0].position.line])
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=peak, character=4),
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "**Live registers** in `main`" in hover.contents.value
+    assert "Live here:" in hover.contents.value and "`a`" in hover.contents.value
+    close_doc(client, uri)
