@@ -29,7 +29,7 @@ DEFAULT_EXCLUDE = (
     "dist",
     "__pycache__",
 )
-TARGETS = ("gcn", "gfx6", "gfx9", "rdna1", "rdna2", "rdna3")
+TARGETS = ("gcn", "gfx6", "gfx9", "polaris", "rdna1", "rdna2", "rdna3")
 
 
 class ConfigError(Exception):

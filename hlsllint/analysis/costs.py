@@ -18,7 +18,7 @@ class CostModel:
     """Inside divergent control flow the saved exec mask takes a lane mask of SGPRs per level."""
     writable_raw_loads_scalar: bool = False
     """Whether RW raw/structured loads at a uniform address become scalar loads (ACO: no)."""
-    count_operands_at_instruction: bool = True
+    count_operands_at_instruction: bool = False
     """Pressure at an instruction counts its operands and its result (live-in + defs)."""
     preloads: dict[str, tuple[tuple[str, int, str], ...]] = field(
         default_factory=lambda: {
