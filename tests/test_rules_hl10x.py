@@ -1,0 +1,59 @@
+"""HL101-HL107: safe fixes are idempotent and leave a file that parses; rule options work."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import FIXTURES, lint_text
+
+from hlsllint.config import Settings
+from hlsllint.lint import lint_unit
+
+HLSLLINT = Path(sys.executable).with_name("hlsllint")
+
+
+def _fix(path: Path, code: str) -> str:
+    subprocess.run(
+        [str(HLSLLINT), "check", "--fix", "--exit-zero", "-q", "--select", code, str(path)],
+        check=True,
+        capture_output=True,
+    )
+    return path.read_text(encoding="utf-8")
+
+
+def _codes(path: Path, *codes: str) -> list[tuple[int, str]]:
+    result = lint_unit(str(path), Settings(select=codes))
+    return sorted((d.start.row, d.code) for d in result.diagnostics)
+
+
+def test_hl104_safe_fix_is_idempotent_and_parses(tmp_path: Path) -> None:
+    copy = tmp_path / "flags.hlsl"
+    shutil.copy(FIXTURES / "HL104" / "bad_int_and_float_flags.hlsl", copy)
+    once = _fix(copy, "HL104")
+    assert "bool transparent" in once and "bool edge" in once and "bool lit" in once
+    assert "int hit" in once, "the |= flag only has an unsafe fix"
+    assert _fix(copy, "HL104") == once
+    remaining = _codes(copy, "HL000", "HL104")
+    assert remaining == [(13, "HL104")]
+
+
+def test_hl107_budget_option() -> None:
+    text = (FIXTURES / "HL107" / "good_packed_and_read.hlsl").read_text(encoding="utf-8")
+    assert not [d for d in lint_text(text, select=("HL107",)) if d.code == "HL107"]
+    over = lint_text(text, select=("HL107",), rule_options=(("HL107", (("max-slots", 3),)),))
+    assert [d.message for d in over if d.code == "HL107"] == [
+        "Interpolators of `VSOutput`: 5 slots over the budget of 3"
+    ]
+
+
+def test_hl107_assume_unpacked_option() -> None:
+    text = """\
+struct VSOut { float4 pos : SV_Position; float2 a : TEXCOORD0; float2 b : TEXCOORD1; };
+VSOut main(float4 p : POSITION) { VSOut o = (VSOut)0; o.pos = p; return o; }
+"""
+    assert not lint_text(text, select=("HL107",))
+    found = lint_text(text, select=("HL107",), rule_options=(("HL107", (("assume-unpacked", True),)),))
+    assert [d.message for d in found] == ["Interpolators of `VSOut`: 2 slots; packs into 1"]
