@@ -80,6 +80,38 @@ def is_assignment_target(node: Node) -> str | None:
     return None
 
 
+def lvalue_top(node: Node) -> Node:
+    """The outermost member/element access built on `node` (`a` in `a[i].x` gives `a[i].x`)."""
+    cur = node
+    while True:
+        site, parent = unparen_up(cur)
+        if parent is None or parent.type not in ("field_expression", "subscript_expression"):
+            return site
+        if not same(parent.child_by_field_name("argument"), site):
+            return site
+        cur = parent
+
+
+def is_written(ctx: RuleContext, node: Node) -> bool:
+    """True when `node`, or a member or element of it, is written: the left side of an
+    assignment, `++`/`--`, or the destination of an `Interlocked*` call."""
+    top = lvalue_top(node)
+    _site, parent = unparen_up(top)
+    if parent is None:
+        return False
+    if parent.type == "assignment_expression":
+        return same(parent.child_by_field_name("left"), top) or same(
+            parent.child_by_field_name("left"), _site
+        )
+    if parent.type == "update_expression":
+        return True
+    if parent.type == "argument_list" and parent.parent is not None:
+        name = call_name(ctx, parent.parent) or ""
+        args = call_args(parent.parent)
+        return name.startswith("Interlocked") and bool(args) and same(args[0], _site)
+    return False
+
+
 def is_condition(node: Node) -> bool:
     """True when `node` is the condition of an if/while/do/for or `?:`."""
     site, parent = unparen_up(node)

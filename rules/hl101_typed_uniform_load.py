@@ -7,8 +7,8 @@ from hlsllint.rules._common import (
     as_fetch,
     call_name,
     functions,
-    is_assignment_target,
     is_uniform,
+    is_written,
     local_uniform,
     loop_of,
     unparen_up,
@@ -99,7 +99,7 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
                 if fetch is None or not self._typed_candidate(fetch):
                     continue
                 seen.add(n.id)
-                if is_assignment_target(n) is not None or _atomic_operand(ctx, n):
+                if is_written(ctx, n) or _atomic_operand(ctx, n):
                     continue  # a store, read-modify-write or atomic through a RW resource
                 if not fetch.address or not all(_wave_uniform(ctx, a) for a in fetch.address):
                     continue
