@@ -47,7 +47,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest_lsp.fixture(
     scope="module",
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "hlsllint", "server"]),
+    # The installed console script, not `python -m` (which would import the source tree, where
+    # the rule plugins are not yet mapped to hlsllint.rules).
+    config=ClientServerConfig(server_command=[str(Path(sys.executable).with_name("hlsllint")), "server"]),
 )
 async def client(lsp_client: LanguageClient, workspace: Path) -> AsyncIterator[None]:
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
