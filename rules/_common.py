@@ -176,6 +176,17 @@ def uses_of(ctx: RuleContext, sym: Symbol) -> list[Node]:
     return table.get(id(sym), [])
 
 
+def struct_node(ctx: RuleContext, name: str) -> Node | None:
+    """The `struct name { ... }` definition in the tree."""
+    for c in ctx.tree.walk():
+        if c.type != "struct_specifier" or c.child_by_field_name("body") is None:
+            continue
+        nm = c.child_by_field_name("name")
+        if nm is not None and ctx.node_text(nm) == name and ctx.tree.block_kind(c) == "struct":
+            return c
+    return None
+
+
 def in_main_file(ctx: RuleContext, node: Node) -> bool:
     """True when `node` comes from the unit's main file (not an included header)."""
     start, end = ctx.span(node)

@@ -10,6 +10,7 @@ from hlsllint.rules._common import (
     in_main_file,
     is_assignment_target,
     same,
+    struct_node,
     swizzle_of,
     unparen,
     unparen_up,
@@ -176,7 +177,7 @@ float3 load_position(uint i)
             if members is None:
                 continue
             struct = model.structs.get(struct_name)
-            decl = self._struct_node(ctx, struct_name)
+            decl = struct_node(ctx, struct_name)
             if struct is None or decl is None or not in_main_file(ctx, decl):
                 continue
             for member in struct.members:
@@ -211,16 +212,6 @@ float3 load_position(uint i)
                 member_uses[name] = None
                 return
             table.setdefault(ctx.node_text(field), []).append(parent)
-
-    @staticmethod
-    def _struct_node(ctx: RuleContext, name: str) -> Node | None:
-        for c in ctx.tree.walk():
-            if c.type != "struct_specifier" or c.child_by_field_name("body") is None:
-                continue
-            nm = c.child_by_field_name("name")
-            if nm is not None and ctx.node_text(nm) == name and ctx.tree.block_kind(c) == "struct":
-                return c
-        return None
 
     @staticmethod
     def _field_node(ctx: RuleContext, struct: Node, member: str) -> Node | None:

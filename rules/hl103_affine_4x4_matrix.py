@@ -5,9 +5,11 @@ from __future__ import annotations
 from hlsllint.rules._common import (
     call_args,
     call_name,
+    functions,
     in_main_file,
     is_assignment_target,
     same,
+    struct_node,
     swizzle_of,
     unparen_up,
     uses_of,
@@ -16,6 +18,7 @@ from hlsllint.rules._common import (
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
+from hlsllint.semantic import types as T
 from hlsllint.syntax import Node
 
 # How a use reads the matrix.
@@ -23,6 +26,16 @@ ROW = "row"  # mul(v, M) with the result's w dropped: the fourth column is never
 COL = "col"  # mul(M, v) with the result's w dropped: the fourth row is never needed
 CAST = "cast"  # (float3x3)M: neither
 WRITE = "write"
+
+
+def _struct_of(sym: Symbol | None) -> T.Type | None:
+    """The struct a constant-buffer member or `ConstantBuffer<S>` holds, or a struct variable's."""
+    if sym is None:
+        return None
+    t = sym.type
+    if t.is_resource and t.resource is not None and t.resource.category == "constant":
+        t = t.element or T.UNKNOWN
+    return t if t.kind == "struct" else None
 
 
 def _discards_w(ctx: RuleContext, expr: Node) -> bool:
@@ -147,17 +160,66 @@ float3 worldPosition(float3 p)
                             seen.add(id(s))
         for sym in candidates:
             self._check_symbol(ctx, sym)
+        self._check_struct_members(ctx)
 
     @staticmethod
     def _is_4x4(sym: Symbol) -> bool:
         t = sym.type
         return t.kind == "matrix" and t.rows == 4 and t.cols == 4 and t.is_float
 
+    def _check_struct_members(self, ctx: RuleContext) -> None:
+        """4x4 members of structs that are only read through constant buffers (`ubo.model`)."""
+        model: Model = ctx.model
+        member_uses: dict[str, dict[str, list[Node]] | None] = {}
+        for fn in functions(model):
+            if fn.body is None:
+                continue
+            for n in ctx.tree.walk(fn.body):
+                if n.type != "identifier":
+                    continue
+                sym = model.resolve(n)
+                struct = _struct_of(sym)
+                if sym is None or struct is None or member_uses.get(struct.name, {}) is None:
+                    continue
+                if sym.kind not in ("cbuffer_member", "resource"):
+                    member_uses[struct.name] = None  # a local or parameter copy: not followed
+                    continue
+                _site, parent = unparen_up(n)
+                field = parent.child_by_field_name("field") if parent is not None else None
+                if parent is None or parent.type != "field_expression" or field is None:
+                    member_uses[struct.name] = None  # the struct is used whole
+                    continue
+                table = member_uses.setdefault(struct.name, {})
+                assert table is not None
+                table.setdefault(ctx.node_text(field), []).append(parent)
+        for struct_name, members in sorted((k, v) for k, v in member_uses.items() if v is not None):
+            struct_type = model.structs.get(struct_name)
+            node = struct_node(ctx, struct_name)
+            if struct_type is None or node is None or not in_main_file(ctx, node):
+                continue
+            for member in struct_type.members:
+                t = member.type
+                if not (t.kind == "matrix" and t.rows == 4 and t.cols == 4 and t.is_float):
+                    continue
+                decl = next(
+                    (
+                        c
+                        for c in ctx.tree.walk(node)
+                        if c.type == "field_identifier" and ctx.node_text(c) == member.name
+                    ),
+                    None,
+                )
+                if decl is not None:
+                    self._judge(ctx, decl, member.name, t, members.get(member.name, []))
+
     def _check_symbol(self, ctx: RuleContext, sym: Symbol) -> None:
         if sym.node is None or not in_main_file(ctx, sym.node):
             return
+        self._judge(ctx, sym.node, sym.name, sym.type, uses_of(ctx, sym))
+
+    def _judge(self, ctx: RuleContext, at: Node, name: str, t: T.Type, uses: list[Node]) -> None:
         kinds: set[str] = set()
-        for use in uses_of(ctx, sym):
+        for use in uses:
             kind = _use_kind(ctx, use)
             if kind is None:
                 return
@@ -165,7 +227,7 @@ float3 worldPosition(float3 p)
         reads = kinds - {WRITE}
         if not reads or {ROW, COL} <= reads:
             return
-        scalar = sym.type.scalar
+        scalar = t.scalar
         if reads == {CAST}:
             better, part = f"{scalar}3x3", "fourth row and column are"
         elif ROW in reads:
@@ -173,8 +235,8 @@ float3 worldPosition(float3 p)
         else:
             better, part = f"{scalar}3x4", "fourth row is"
         ctx.report(
-            sym.node,
-            f"`{sym.name}` is a {sym.type.name} but every use is an affine transform whose `w` is "
+            at,
+            f"`{name}` is a {t.name} but every use is an affine transform whose `w` is "
             f"dropped: its {part} never needed; a {better} saves {16 - int(better[-3]) * int(better[-1])} "
             "registers",
         )

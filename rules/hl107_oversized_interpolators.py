@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hlsllint.rules._common import in_main_file, unparen_up, uses_of
+from hlsllint.rules._common import in_main_file, struct_node, unparen_up, uses_of
 
 from hlsllint.context import RuleContext
 from hlsllint.rule import Option, Rule
@@ -144,7 +144,7 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
                         inputs.setdefault(p.type.name, []).append(e)
         for name in sorted(set(outputs) | set(inputs)):
             struct = model.structs.get(name)
-            node = self._struct_node(ctx, name)
+            node = struct_node(ctx, name)
             if struct is None or node is None or not in_main_file(ctx, node):
                 continue
             unused = []
@@ -227,13 +227,3 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
             if m.semantic and not m.semantic.upper().startswith("SV_") and m.name not in read
         ]
         return [f"{', '.join(unread)} unused by {who}"] if unread else []
-
-    @staticmethod
-    def _struct_node(ctx: RuleContext, name: str) -> Node | None:
-        for c in ctx.tree.walk():
-            if c.type != "struct_specifier" or c.child_by_field_name("body") is None:
-                continue
-            nm = c.child_by_field_name("name")
-            if nm is not None and ctx.node_text(nm) == name and ctx.tree.block_kind(c) == "struct":
-                return c
-        return None
