@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
 import tree_sitter
 import tree_sitter_hlsl
@@ -58,7 +59,7 @@ def main() -> int:
     ap.add_argument("-j", "--jobs", type=int, default=1)
     args = ap.parse_args()
     files = shader_files(args.folders)
-    data = {f: open(f, "rb").read() for f in files}
+    data = {f: Path(f).read_bytes() for f in files}
     lines = sum(d.count(b"\n") + 1 for d in data.values())
 
     parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_hlsl.language()))
