@@ -167,10 +167,10 @@ float3 load_position(uint i)
                     and in_main_file(ctx, param.node)
                     and self._w_unread(ctx, uses_of(ctx, param))
                 ):
-                    kind = "vertex input" if entry.stage == "vertex" else "interpolant"
+                    kind = "a vertex input" if entry.stage == "vertex" else "an interpolant"
                     ctx.report(
                         param.node,
-                        f"`{param.name}.w` ({param.semantic}) is never read: a {kind} of "
+                        f"`{param.name}.w` ({param.semantic}) is never read: {kind} of "
                         f"{param.type.name}; declare three components",
                     )
         for struct_name, members in member_uses.items():

@@ -27,6 +27,19 @@ def _inside(node: Node, outer: Node) -> bool:
     return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
 
 
+def _leaves_loop(node: Node, body: Node) -> bool:
+    """True when `node` sits in a block of the loop body that ends in `break` or `return`: it runs
+    at most once per loop, on the way out."""
+    cur = node.parent
+    while cur is not None and cur.id != body.id:
+        if cur.type == "compound_statement":
+            last = cur.named_children[-1] if cur.named_children else None
+            if last is not None and last.type in ("break_statement", "return_statement"):
+                return True
+        cur = cur.parent
+    return False
+
+
 def _trip_count_constant(ctx: RuleContext, loop: Node) -> bool:
     """`for (i = A; i < B; i++ / i += C)` with A, B and C compile-time constants."""
     if loop.type != "for_statement":
@@ -250,7 +263,7 @@ float march(float2 uv, float2 dir, float z, int steps)
         if body is None or not self._is_dynamic(ctx, loop, dynamic):
             return
         fetches = fetches_in(ctx, body, skip_loops=True)
-        fetches = [f for f in fetches if not is_written(ctx, f.node)]
+        fetches = [f for f in fetches if not is_written(ctx, f.node) and not _leaves_loop(f.node, body)]
         if not fetches or self._hidden_fetches(ctx, body) or self._has_barrier(ctx, body):
             return
         data = _LoopData(ctx, loop, fetches)
