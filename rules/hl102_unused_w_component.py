@@ -61,15 +61,17 @@ class UnusedWComponent(Rule):
         "elements, vertex inputs, interpolants) whose `.w`/`.a` is never read."
     )
     rationale = (
-        "A component that is loaded or interpolated takes a register in every lane whether or "
-        "not it is read, and the instructions that produce it (the load, the attribute "
-        "interpolation, the conversion) still run. Sebastian Aaltonen's GPUOpen article on "
-        "occupancy with large thread groups (section *Unneeded data*) singles out the W of "
-        "homogeneous coordinates: it is almost always a known 0 or 1, so loading or using it "
-        "wastes one VGPR per thread and adds ALU work. Load or pass three components and "
-        "write the constant where it is needed (`float4(p, 1)`). The rule stays silent when the "
-        "fourth component is read on any path, or when the value is used whole (passed to a "
-        "function, stored, returned, multiplied)."
+        "Sebastian Aaltonen's GPUOpen article on occupancy with large thread groups (section "
+        "*Unneeded data*) singles out the W of homogeneous coordinates: it is almost always a "
+        "known 0 or 1, so loading or using it wastes one VGPR per thread and adds ALU work. "
+        "Load or pass three components and write the constant where it is needed "
+        "(`float4(p, 1)`). An optimising compiler can drop a dead component from a single load "
+        "it sees whole, but it cannot shrink the data: the element still takes 16 bytes of "
+        "memory and cache instead of 12, a vertex attribute still occupies its four-component "
+        "fetch, and an interpolant's fourth component is still exported by the previous stage "
+        "and takes parameter space. The rule stays silent when the fourth component is read on "
+        "any path, or when the value is used whole (passed to a function, stored, returned, "
+        "multiplied)."
     )
     bad_example = """\
 ByteAddressBuffer positions : register(t0);
