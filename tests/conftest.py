@@ -27,7 +27,7 @@ def lint_text(
 
 
 def expected_findings(path: Path) -> set[tuple[int, str]]:
-    out = set()
+    out: set[tuple[int, str]] = set()
     for row, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         m = EXPECT_RE.search(line)
         if m:

@@ -140,6 +140,20 @@ float4 main(float2 uv : TEXCOORD0) : SV_Target {
     assert inner is loops[1]
 
 
+def test_counter_passed_to_constructor_or_intrinsic_keeps_trip_count() -> None:
+    src = """
+void bump(inout uint k) { k += 1; }
+float4 main(float2 uv : TEXCOORD0) : SV_Target {
+    float4 sum = 0;
+    for (int i = 0; i < 6; i++) { sum += float4(uv, i, max(i, 1)); }
+    for (uint j = 0; j < 6; j++) { bump(j); sum += 1; }
+    return sum;
+}"""
+    loops = analyze(model(src)).loops()
+    # Reading `i` in a constructor or an intrinsic does not write it; an inout argument may.
+    assert [(lp.trip_count, lp.dynamic) for lp in loops] == [(6, False), (None, True)]
+
+
 def test_switch_return_discard_do_while() -> None:
     src = """
 float4 main(uint k : TEXCOORD0, float x : TEXCOORD1) : SV_Target {

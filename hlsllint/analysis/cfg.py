@@ -39,6 +39,9 @@ UNIFORM_INPUTS = frozenset({"SV_GROUPID", "SV_VIEWID"})
 FETCH_OPS = frozenset({"sample", "gather", "load"})
 
 
+_OUT_INTRINSICS = frozenset({"sincos", "modf", "frexp", "asuint", "GetDimensions"})
+
+
 @dataclass(eq=False)
 class Value:
     id: int
@@ -599,16 +602,25 @@ class _Lowerer:
             elif n.type == "update_expression":
                 target = n.child_by_field_name("argument")
             elif n.type == "call_expression":
-                return_any = False
                 args = n.child_by_field_name("arguments")
-                for a in args.named_children if args is not None else []:
-                    if a.type == "identifier" and self.m.resolve(a) is sym:
-                        return_any = True  # may be an out argument
-                if return_any:
-                    return True
+                for i, a in enumerate(args.named_children if args is not None else []):
+                    if a.type == "identifier" and self.m.resolve(a) is sym and self._may_write_arg(n, i):
+                        return True
             if target is not None and target.type == "identifier" and self.m.resolve(target) is sym:
                 return True
         return False
+
+    def _may_write_arg(self, call: Node, index: int) -> bool:
+        """Whether argument `index` of a call may be an out/inout argument."""
+        fn = call.child_by_field_name("function")
+        if fn is None or fn.type != "identifier":
+            return True  # a method (GetDimensions, Interlocked* on a resource...): assume it may
+        name = self.tree.node_text(fn)
+        user = self.m.functions.get(name)
+        if user:
+            return any(index < len(f.params) and f.params[index].direction != "in" for f in user)
+        # Intrinsics with out parameters; constructors and other intrinsics only read.
+        return name in _OUT_INTRINSICS or name.startswith("Interlocked")
 
     def switch(self, node: Node) -> None:
         c, _ = self.cond(node.child_by_field_name("condition"))
