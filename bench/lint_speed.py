@@ -19,7 +19,7 @@ import tree_sitter
 import tree_sitter_hlsl
 
 from hlsllint.config import ConfigResolver, Settings
-from hlsllint.lint import lint_paths
+from hlsllint.lint import lint_paths, tune_gc
 
 STAGE_EXTS = (
     ".hlsl",
@@ -68,6 +68,7 @@ def main() -> int:
         parser.parse(d)
     parse_s = time.perf_counter() - t0
 
+    tune_gc()  # as the CLI does
     resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
     t0 = time.perf_counter()
     result = lint_paths(files, resolver, jobs=args.jobs)

@@ -16,7 +16,7 @@ from typing import Any
 from hlsllint import __version__
 from hlsllint.config import TARGETS, ConfigError, ConfigResolver, load_config_file, parse_define
 from hlsllint.fix import apply_fixes, unified_diff, write_atomic
-from hlsllint.lint import STDIN, LintResult, lint_paths
+from hlsllint.lint import STDIN, LintResult, lint_paths, tune_gc
 from hlsllint.output import FORMATS, printer
 from hlsllint.registry import RegistryError, all_rules, find_rule
 from hlsllint.source import SourceFile
@@ -91,6 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, "check")
     args = build_parser().parse_args(args_list)
+    tune_gc()
     try:
         if args.command == "rule":
             return _cmd_rule(args)
