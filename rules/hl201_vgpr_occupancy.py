@@ -118,9 +118,7 @@ void main(uint i : SV_DispatchThreadID)
     def check(self, ctx: RuleContext) -> None:
         model: Model = ctx.model
         target = resolve_target(ctx.settings.target)
-        wave = ctx.settings.wave_size or target.default_wave
-        if wave not in target.wave_sizes:
-            wave = target.default_wave
+        wave = target.wave_for(ctx.settings.wave_size)
         for entry in model.entry_points:
             if entry.stage not in ("compute", "pixel", "vertex"):
                 continue

@@ -99,9 +99,7 @@ void main(uint gi : SV_GroupIndex, uint3 id : SV_DispatchThreadID)
     def check(self, ctx: RuleContext) -> None:
         model: Model = ctx.model
         target = resolve_target(ctx.settings.target)
-        wave = ctx.settings.wave_size or target.default_wave
-        if wave not in target.wave_sizes:
-            wave = target.default_wave
+        wave = target.wave_for(ctx.settings.wave_size)
         minimum = float(self.option_values["min-occupancy"])
         for entry in model.entry_points:
             if entry.stage != "compute" or entry.threads_per_group is None:

@@ -133,9 +133,7 @@ void main(uint i : SV_DispatchThreadID)
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
         target = resolve_target(ctx.settings.target)
-        wave = ctx.settings.wave_size or target.default_wave
-        if wave not in target.wave_sizes:
-            wave = target.default_wave
+        wave = target.wave_for(ctx.settings.wave_size)
         gap = int(self.option_values["min-gap"])
         all_arms: list[Arm] | None = None
         for entry in model.entry_points:

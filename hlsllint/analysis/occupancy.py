@@ -70,6 +70,10 @@ class Target:
     def default_wave(self) -> int:
         return 64 if 64 in self.wave_sizes else self.wave_sizes[0]
 
+    def wave_for(self, requested: int | None) -> int:
+        """The configured wave size when the target runs it, else the target's default."""
+        return requested if requested in self.wave_sizes else self.default_wave
+
 
 _GCN_OLD_SGPR_STEPS = ((48, 10), (56, 9), (64, 8), (72, 7), (80, 6), (10_000, 5))
 _GCN_SGPR_STEPS = ((80, 10), (88, 9), (100, 8), (10_000, 7))
@@ -528,8 +532,7 @@ def analyse_entry(
     from hlsllint.analysis.liveness import liveness, register_demand
 
     if wave_size is None:
-        target = resolve_target(model.settings.target)
-        wave_size = model.settings.wave_size or target.default_wave
+        wave_size = resolve_target(model.settings.target).wave_for(model.settings.wave_size)
     from hlsllint.analysis import EntryAnalysis
 
     if costs is not None:  # calibration runs: nothing cached

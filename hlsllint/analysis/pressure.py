@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from hlsllint.analysis.cfg import CFG, Span, build_cfg
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.liveness import Demand, liveness, register_demand
+from hlsllint.analysis.occupancy import entry_groupshared, groupshared_bytes
 from hlsllint.analysis.uniformity import uniformity
 from hlsllint.semantic.model import EntryPoint, Model
 
@@ -41,17 +42,8 @@ def _line_starts(text: str) -> list[int]:
 
 
 def lds_bytes(model: Model, cfg: CFG) -> int:
-    """Bytes of the groupshared variables the entry point touches."""
-    used = {v.symbol for v in cfg.values if v.symbol is not None}
-    names = set()
-    for ins in cfg.all_instrs():
-        if ins.op in ("lds_load", "lds_store"):
-            names.add(model.tree.text[ins.span[0] : ins.span[1]])
-    total = 0
-    for sym in model.groupshared:
-        if sym in used or any(sym.name in n for n in names):
-            total += sym.type.bytes(model.sixteen_bit)
-    return total
+    """Bytes of the groupshared variables the entry point (or a function it calls) names."""
+    return groupshared_bytes(model, entry_groupshared(model, cfg.entry_point))
 
 
 def pressure_of(model: Model, cfg: CFG, demand: Demand, wave_size: int) -> EntryPressure:

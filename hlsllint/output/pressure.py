@@ -148,9 +148,7 @@ def analyse_file(
     tree = parse(pp.text)
     model = build_model(tree, settings.analysis)
     target = resolve_target(settings.target)
-    wave = settings.wave_size or target.default_wave
-    if wave not in target.wave_sizes:
-        wave = target.default_wave
+    wave = target.wave_for(settings.wave_size)
     reports: list[EntryReport] = []
     for ep in model.entry_points:
         if entry is not None and ep.name != entry:
