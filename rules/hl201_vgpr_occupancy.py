@@ -5,18 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from hlsllint.analysis.occupancy import (
-    EntryPressure,
-    LiveValue,
-    Occupancy,
-    Target,
-    analyse_entry,
-    entry_groupshared,
-    groupshared_bytes,
-    max_vgprs_for_waves,
-    occupancy,
-    resolve_target,
-)
+from hlsllint.analysis.occupancy import Occupancy, Target, max_vgprs_for_waves, occupancy, resolve_target
+from hlsllint.analysis.pressure import EntryDemand, LiveValue, analyse_entry, lds_bytes
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule
@@ -127,7 +117,7 @@ void main(uint i : SV_DispatchThreadID)
                 continue
             compute = entry.stage == "compute"
             threads = entry.threads_per_group if compute else None
-            lds = groupshared_bytes(model, entry_groupshared(model, entry)) if compute else 0
+            lds = lds_bytes(model, entry) if compute else 0
             occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
             message = self._message(entry, result, occ, target, wave, threads)
             if message is None:
@@ -147,7 +137,7 @@ void main(uint i : SV_DispatchThreadID)
     def _message(
         self,
         entry: EntryPoint,
-        result: EntryPressure,
+        result: EntryDemand,
         occ: Occupancy,
         target: Target,
         wave: int,

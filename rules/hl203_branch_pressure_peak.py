@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hlsllint.analysis.occupancy import analyse_entry, occupancy, resolve_target
+from hlsllint.analysis.occupancy import occupancy, resolve_target
+from hlsllint.analysis.pressure import analyse_entry
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule

@@ -30,7 +30,7 @@ from hlsllint.analysis.cfg import CFG, Instr, Span, Value, build_cfg
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.liveness import Demand, LiveSets, liveness, register_demand
 from hlsllint.analysis.loops import LoopInfo, loop_info
-from hlsllint.analysis.pressure import EntryPressure, pressure, pressure_of
+from hlsllint.analysis.pressure import EntryPressure, pressure
 from hlsllint.analysis.uniformity import Uniformity, uniformity
 from hlsllint.semantic.model import EntryPoint, Model
 
@@ -91,10 +91,8 @@ class EntryAnalysis:
         return True
 
     def pressure(self, wave_size: int | None = None) -> EntryPressure:
-        wave = wave_size or self.model.settings.wave_size or 64
-        live = liveness(self.cfg)
-        demand = register_demand(self.cfg, live, self.uniformity, wave, self.costs)
-        return pressure_of(self.model, self.cfg, demand, wave)
+        costs = None if self.costs is DEFAULT_COSTS else self.costs
+        return pressure(self.model, self.entry, wave_size, costs)
 
 
 class UnitAnalysis:

@@ -19,12 +19,10 @@ Everything here is plain arithmetic on small frozen tables; no analysis state is
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hlsllint.analysis.costs import CostModel
     from hlsllint.semantic import EntryPoint, Function, Model, Symbol
 
 Span = tuple[int, int]
@@ -487,80 +485,3 @@ def entry_groupshared(model: Model, entry: EntryPoint) -> list[Symbol]:
 
 def groupshared_bytes(model: Model, symbols: list[Symbol]) -> int:
     return sum(s.type.bytes(model.sixteen_bit) for s in symbols)
-
-
-# -- the pressure result of one entry point, as the rules and `hlsllint pressure` read it ------
-
-
-@dataclass(frozen=True)
-class LiveValue:
-    name: str
-    vgprs: int
-    sgprs: int = 0
-
-
-@dataclass(frozen=True)
-class SpanCount:
-    span: Span
-    vgprs: int
-    sgprs: int
-
-
-@dataclass
-class EntryPressure:
-    max_live_vgprs: int
-    max_live_sgprs: int
-    peak_span: Span | None
-    peak_values: list[LiveValue]
-    spans: list[SpanCount]
-
-
-_PRESSURE_CACHE: weakref.WeakKeyDictionary[Model, dict[tuple[str, int], EntryPressure]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def analyse_entry(
-    model: Model, entry: EntryPoint, wave_size: int | None = None, costs: CostModel | None = None
-) -> EntryPressure:
-    """Register demand of one entry point per instruction (cached per model, entry and wave).
-
-    Built on the analysis stage (`hlsllint.analysis.analyze`: CFG, uniformity, liveness,
-    register demand); kept per instruction so that rules can compare regions of the code.
-    """
-    from hlsllint.analysis import analyze
-    from hlsllint.analysis.liveness import liveness, register_demand
-
-    if wave_size is None:
-        wave_size = resolve_target(model.settings.target).wave_for(model.settings.wave_size)
-    from hlsllint.analysis import EntryAnalysis
-
-    if costs is not None:  # calibration runs: nothing cached
-        ea = EntryAnalysis(model, entry, costs)
-    else:
-        per_model = _PRESSURE_CACHE.setdefault(model, {})
-        key = (entry.name, wave_size)
-        if key in per_model:
-            return per_model[key]
-        found = analyze(model).entry(entry.name)
-        ea = found if found is not None and found.entry is entry else EntryAnalysis(model, entry)
-    demand = register_demand(ea.cfg, liveness(ea.cfg), ea.uniformity, wave_size, ea.costs)
-    spans = [SpanCount(ins.span, n, demand.sgprs.get(ins, 0)) for ins, n in demand.vgprs.items()]
-    values: list[LiveValue] = []
-    for v in demand.peak_live:
-        size = demand.costs.get(v, v.width)
-        if demand.classes.get(v) == "vgpr":
-            values.append(LiveValue(v.name, size, 0))
-        else:
-            values.append(LiveValue(v.name, 0, size))
-    peak = demand.peak_instr.span if demand.peak_instr is not None else None
-    result = EntryPressure(
-        max_live_vgprs=demand.peak_vgprs,
-        max_live_sgprs=demand.peak_sgprs,
-        peak_span=peak,
-        peak_values=sorted(values, key=lambda v: (-v.vgprs, -v.sgprs, v.name)),
-        spans=spans,
-    )
-    if costs is None:
-        _PRESSURE_CACHE.setdefault(model, {})[(entry.name, wave_size)] = result
-    return result

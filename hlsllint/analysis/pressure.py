@@ -1,15 +1,16 @@
-"""Register pressure of one entry point, per source line, as a plain result."""
+"""Register pressure of one entry point: per instruction (`analyse_entry`, cached per model;
+what the rules and `hlsllint pressure` read) and per source line (`pressure`)."""
 
 from __future__ import annotations
 
 import bisect
+import weakref
 from dataclasses import dataclass
 
-from hlsllint.analysis.cfg import CFG, Span, build_cfg
-from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
-from hlsllint.analysis.liveness import Demand, liveness, register_demand
-from hlsllint.analysis.occupancy import entry_groupshared, groupshared_bytes
-from hlsllint.analysis.uniformity import uniformity
+from hlsllint.analysis.cfg import Span
+from hlsllint.analysis.costs import CostModel
+from hlsllint.analysis.liveness import liveness, register_demand
+from hlsllint.analysis.occupancy import entry_groupshared, groupshared_bytes, resolve_target
 from hlsllint.semantic.model import EntryPoint, Model
 
 
@@ -41,54 +42,122 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def lds_bytes(model: Model, cfg: CFG) -> int:
+def lds_bytes(model: Model, entry: EntryPoint) -> int:
     """Bytes of the groupshared variables the entry point (or a function it calls) names."""
-    return groupshared_bytes(model, entry_groupshared(model, cfg.entry_point))
+    return groupshared_bytes(model, entry_groupshared(model, entry))
 
 
-def pressure_of(model: Model, cfg: CFG, demand: Demand, wave_size: int) -> EntryPressure:
-    text = model.tree.text
-    starts = _line_starts(text)
-    per_line: dict[int, tuple[int, int]] = {}
-    for ins, v in demand.vgprs.items():
-        s = demand.sgprs[ins]
-        line = bisect.bisect_right(starts, ins.span[0]) - 1
-        pv, ps = per_line.get(line, (0, 0))
-        per_line[line] = (max(pv, v), max(ps, s))
-    per_span: list[tuple[Span, int, int]] = []
-    for line in sorted(per_line):
-        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
-        v, s = per_line[line]
-        per_span.append(((starts[line], end), v, s))
-    peak_values = [(v.name, demand.costs[v], demand.classes[v]) for v in demand.peak_live]
-    entry = cfg.entry_point
-    return EntryPressure(
-        entry.name,
-        entry.stage,
-        demand.peak_vgprs,
-        demand.peak_sgprs,
-        demand.peak_instr.span if demand.peak_instr is not None else None,
-        peak_values,
-        per_span,
-        lds_bytes(model, cfg),
-        entry.group_size,
-        wave_size,
-        cfg.truncated,
+@dataclass(frozen=True)
+class LiveValue:
+    name: str
+    vgprs: int
+    sgprs: int = 0
+
+
+@dataclass(frozen=True)
+class SpanCount:
+    span: Span
+    vgprs: int
+    sgprs: int
+
+
+@dataclass
+class EntryDemand:
+    max_live_vgprs: int
+    max_live_sgprs: int
+    peak_span: Span | None
+    peak_values: list[LiveValue]
+    spans: list[SpanCount]
+    """Live counts at every instruction (preprocessed-text spans)."""
+    truncated: bool = False
+
+
+_PRESSURE_CACHE: weakref.WeakKeyDictionary[Model, dict[tuple[str, int], EntryDemand]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def analyse_entry(
+    model: Model, entry: EntryPoint, wave_size: int | None = None, costs: CostModel | None = None
+) -> EntryDemand:
+    """Register demand of one entry point per instruction (cached per model, entry and wave).
+
+    Built on the analysis stage (`hlsllint.analysis.analyze`: CFG, uniformity, liveness,
+    register demand); kept per instruction so that rules can compare regions of the code.
+    """
+    from hlsllint.analysis import EntryAnalysis, analyze  # the package imports this module
+
+    if wave_size is None:
+        wave_size = resolve_target(model.settings.target).wave_for(model.settings.wave_size)
+    if costs is not None:  # calibration runs: nothing cached
+        ea = EntryAnalysis(model, entry, costs)
+    else:
+        per_model = _PRESSURE_CACHE.setdefault(model, {})
+        key = (entry.name, wave_size)
+        if key in per_model:
+            return per_model[key]
+        found = analyze(model).entry(entry.name)
+        ea = found if found is not None and found.entry is entry else EntryAnalysis(model, entry)
+    demand = register_demand(ea.cfg, liveness(ea.cfg), ea.uniformity, wave_size, ea.costs)
+    spans = [SpanCount(ins.span, n, demand.sgprs.get(ins, 0)) for ins, n in demand.vgprs.items()]
+    values: list[LiveValue] = []
+    for v in demand.peak_live:
+        size = demand.costs.get(v, v.width)
+        if demand.classes.get(v) == "vgpr":
+            values.append(LiveValue(v.name, size, 0))
+        else:
+            values.append(LiveValue(v.name, 0, size))
+    peak = demand.peak_instr.span if demand.peak_instr is not None else None
+    result = EntryDemand(
+        max_live_vgprs=demand.peak_vgprs,
+        max_live_sgprs=demand.peak_sgprs,
+        peak_span=peak,
+        peak_values=sorted(values, key=lambda v: (-v.vgprs, -v.sgprs, v.name)),
+        spans=spans,
+        truncated=ea.cfg.truncated,
     )
+    if costs is None:
+        _PRESSURE_CACHE.setdefault(model, {})[(entry.name, wave_size)] = result
+    return result
 
 
 def pressure(
     model: Model,
     entry: EntryPoint | str,
     wave_size: int | None = None,
-    costs: CostModel = DEFAULT_COSTS,
+    costs: CostModel | None = None,
 ) -> EntryPressure:
-    """Live VGPRs/SGPRs of an entry point (wave size default: settings, else 64)."""
+    """Live VGPRs/SGPRs of an entry point per source line (wave size default: settings, else 64)."""
     ep = model.entry(entry) if isinstance(entry, str) else entry
     if ep is None:
         raise KeyError(f"no entry point {entry!r}")
     wave = wave_size or model.settings.wave_size or 64
-    cfg = build_cfg(model, ep, costs)
-    uni = uniformity(cfg)
-    demand = register_demand(cfg, liveness(cfg), uni, wave, costs)
-    return pressure_of(model, cfg, demand, wave)
+    demand = analyse_entry(model, ep, wave, costs)
+    text = model.tree.text
+    starts = _line_starts(text)
+    per_line: dict[int, tuple[int, int]] = {}
+    for sc in demand.spans:
+        line = bisect.bisect_right(starts, sc.span[0]) - 1
+        pv, ps = per_line.get(line, (0, 0))
+        per_line[line] = (max(pv, sc.vgprs), max(ps, sc.sgprs))
+    per_span: list[tuple[Span, int, int]] = []
+    for line in sorted(per_line):
+        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
+        v, s = per_line[line]
+        per_span.append(((starts[line], end), v, s))
+    peak_values = [
+        (v.name, v.vgprs, "vgpr") if v.vgprs else (v.name, v.sgprs, "sgpr") for v in demand.peak_values
+    ]
+    return EntryPressure(
+        ep.name,
+        ep.stage,
+        demand.max_live_vgprs,
+        demand.max_live_sgprs,
+        demand.peak_span,
+        peak_values,
+        per_span,
+        lds_bytes(model, ep),
+        ep.group_size,
+        wave,
+        demand.truncated,
+    )

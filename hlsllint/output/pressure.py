@@ -18,17 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from hlsllint.analysis.occupancy import (
-    LiveValue,
-    Occupancy,
-    SpanCount,
-    UnknownTarget,
-    analyse_entry,
-    entry_groupshared,
-    groupshared_bytes,
-    occupancy,
-    resolve_target,
-)
+from hlsllint.analysis.occupancy import Occupancy, UnknownTarget, occupancy, resolve_target
+from hlsllint.analysis.pressure import LiveValue, SpanCount, analyse_entry, lds_bytes
 from hlsllint.source import SourceError, SourceFile
 
 if TYPE_CHECKING:
@@ -154,7 +145,7 @@ def analyse_file(
         if entry is not None and ep.name != entry:
             continue
         result = analyse_entry(model, ep, wave, costs)
-        lds = groupshared_bytes(model, entry_groupshared(model, ep)) if ep.stage == "compute" else 0
+        lds = lds_bytes(model, ep) if ep.stage == "compute" else 0
         threads = ep.threads_per_group if ep.stage == "compute" else None
         occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
         peak_path, peak_row = _map_point(pp, result.peak_span)
