@@ -25,7 +25,7 @@ from hlsllint.noqa import Suppressions, parse_suppressions, unused_noqa
 from hlsllint.registry import all_rules, rule_by_code
 from hlsllint.rule import Rule
 from hlsllint.source import SourceError, SourceFile
-from hlsllint.syntax import parse
+from hlsllint.syntax import SyntaxTree, parse
 
 STDIN = "-"
 
@@ -67,6 +67,8 @@ class UnitResult:
     errors: list[str] = field(default_factory=list)
     """Internal errors (a crashing rule): reported on stderr, exit code 2."""
     sources: dict[str, SourceFile] = field(default_factory=dict)
+    context: RuleContext | None = None
+    """The unit's parse and semantic model (in process only: the LSP's pressure view reuses it)."""
 
 
 _RULES: dict[tuple[str, tuple[tuple[str, object], ...]], Rule] = {}
@@ -105,6 +107,20 @@ def _engine_diag(
     )
 
 
+def front_end(
+    main: SourceFile,
+    settings: Settings,
+    variant: Variant | None,
+    loader: Callable[[str], SourceFile],
+) -> tuple[pp_stage.PreprocessResult, SyntaxTree]:
+    """Preprocess (with the settings' and the variant's defines) and parse one unit."""
+    defines = settings.defines + (variant.defines if variant else ())
+    options = pp_stage.PreprocessOptions(defines=defines, include_dirs=settings.include_dirs)
+    pp = pp_stage.preprocess(main, options, loader)
+    pp.sources.setdefault(main.path, main)
+    return pp, parse(pp.text)
+
+
 def lint_unit(
     path: str,
     settings: Settings,
@@ -121,10 +137,7 @@ def lint_unit(
         fake = SourceFile(path=path, text="")
         result.diagnostics.append(_engine_diag("HL004", f"Cannot lint file: {e}", fake))
         return result
-    defines = settings.defines + (variant.defines if variant else ())
-    options = pp_stage.PreprocessOptions(defines=defines, include_dirs=settings.include_dirs)
-    pp = pp_stage.preprocess(main, options, loader)
-    pp.sources.setdefault(main.path, main)
+    pp, tree = front_end(main, settings, variant, loader)
     result.sources = pp.sources
     for src in pp.sources.values():
         if src.decode_errors:
@@ -140,8 +153,8 @@ def lint_unit(
         origin = pp.sources.get(d.path)
         if origin is not None:
             result.diagnostics.append(_engine_diag(d.code, d.message, origin, d.start, d.end, vname))
-    tree = parse(pp.text)
     ctx = RuleContext(pp=pp, tree=tree, settings=settings.analysis, variant=vname)
+    result.context = ctx
     for start, end in tree.unparsed:
         diag = ctx.make_diagnostic(
             "HL000",
@@ -189,6 +202,7 @@ class _Unit:
 def _run_unit(unit: _Unit, overrides: Mapping[str, str]) -> UnitResult:
     result = lint_unit(unit.path, unit.settings, unit.variant, FileLoader(overrides))
     result.sources = {}  # the main process has its own copies; don't pickle them back
+    result.context = None
     return result
 
 

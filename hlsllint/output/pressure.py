@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from hlsllint.analysis.costs import CostModel
     from hlsllint.config import ConfigResolver, Settings
     from hlsllint.preprocess import PreprocessResult
+    from hlsllint.semantic import Model
 
 Span = tuple[int, int]
 
@@ -126,18 +127,27 @@ def analyse_file(
     costs: CostModel | None = None,
 ) -> UnitPressure:
     """Preprocess, parse, model and analyse `path`; one report per (selected) entry point."""
-    from hlsllint.lint import FileLoader
-    from hlsllint.preprocess import PreprocessOptions, preprocess
+    from hlsllint.lint import FileLoader, front_end
     from hlsllint.semantic import build_model
-    from hlsllint.syntax import parse
 
     load = loader or FileLoader()
     main = load(path)
-    options = PreprocessOptions(defines=settings.defines, include_dirs=settings.include_dirs)
-    pp = preprocess(main, options, load)
-    pp.sources.setdefault(main.path, main)
-    tree = parse(pp.text)
-    model = build_model(tree, settings.analysis)
+    pp, tree = front_end(main, settings, None, load)
+    return analyse_model(
+        main.path, pp, build_model(tree, settings.analysis), settings, entry=entry, costs=costs
+    )
+
+
+def analyse_model(
+    path: str,
+    pp: PreprocessResult,
+    model: Model,
+    settings: Settings,
+    *,
+    entry: str | None = None,
+    costs: CostModel | None = None,
+) -> UnitPressure:
+    """One report per (selected) entry point of an already built model."""
     target = resolve_target(settings.target)
     wave = target.wave_for(settings.wave_size)
     reports: list[EntryReport] = []
@@ -151,7 +161,7 @@ def analyse_file(
         peak_path, peak_row = _map_point(pp, result.peak_span)
         reports.append(
             EntryReport(
-                path=main.path,
+                path=path,
                 entry=ep.name,
                 stage=ep.stage,
                 target=target.name,
@@ -167,7 +177,7 @@ def analyse_file(
                 lines=map_rows(pp, result.spans),
             )
         )
-    return UnitPressure(main.path, pp, reports)
+    return UnitPressure(path, pp, reports)
 
 
 def estimate_file(

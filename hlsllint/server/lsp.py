@@ -35,6 +35,7 @@ from pygls.lsp.server import LanguageServer
 
 from hlsllint import __version__
 from hlsllint.config import CONFIG_NAMES, ConfigError, ConfigResolver, Variant
+from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Applicability, Diagnostic
 from hlsllint.fix import apply_fixes
 from hlsllint.lint import FileLoader, apply_suppressions, lint_unit
@@ -74,6 +75,8 @@ class Outcome:
     items: list[types.Diagnostic]
     positions: Positions
     sources: dict[str, SourceFile] = field(default_factory=dict)
+    context: RuleContext | None = None
+    """The parse and model of the (first) unit linted, reused by the pressure view."""
     messages: list[tuple[types.MessageType, str]] = field(default_factory=list)
     """Messages for the client (sent from the event loop, not the worker thread)."""
 
@@ -176,6 +179,8 @@ class HlslLintServer(LanguageServer):
             for variant in variants:
                 result = lint_unit(path, settings, variant, loader)
                 outcome.sources.update(result.sources)
+                if outcome.context is None:
+                    outcome.context = result.context
                 for err in result.errors:
                     first = err.splitlines()[0]
                     outcome.messages.append((types.MessageType.Warning, f"hlsllint: {first} (see the log)"))
@@ -266,8 +271,11 @@ class HlslLintServer(LanguageServer):
         cached = self.pressure.get(uri)
         if cached is not None and cached[0] == key:
             return cached[1]
-        resolver = self.resolver
-        view = await self.in_worker(lambda: build_pressure_view(outcome.path, outcome.source.text, resolver))
+        context = outcome.context
+        if context is None:  # a broken config or an internal error
+            return None
+        settings = self.resolver.for_path(outcome.path)
+        view = await self.in_worker(lambda: build_pressure_view(outcome.path, context, settings))
         self.pressure[uri] = (key, view)
         return view
 

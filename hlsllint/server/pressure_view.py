@@ -1,7 +1,8 @@
 """Register pressure in the editor: inlay hints near each entry's peak and a per-line hover.
 
-Built on `hlsllint.output.pressure.analyse_file` (the `hlsllint pressure` analysis): one report per
-entry point with the live VGPRs/SGPRs of every source line and the values live at the peak.
+Built on `hlsllint.output.pressure.analyse_model` (the `hlsllint pressure` analysis), run on the
+parse and model the lint of the same version already built: one report per entry point with the
+live VGPRs/SGPRs of every source line and the values live at the peak.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import logging
 import math
 from dataclasses import dataclass
 
-from hlsllint.config import ConfigResolver
+from hlsllint.config import Settings
+from hlsllint.context import RuleContext
 
 log = logging.getLogger(__name__)
 
@@ -69,13 +71,13 @@ class PressureView:
         return "\n\n---\n\n".join(parts) or None
 
 
-def build_pressure_view(path: str, text: str, resolver: ConfigResolver) -> PressureView | None:
-    """Analyse the buffer text of `path`; None when the analysis is unavailable or fails."""
+def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> PressureView | None:
+    """The pressure view of a linted buffer, from the parse and model its lint already built
+    (`context`); None when the analysis fails."""
     try:
-        from hlsllint.lint import FileLoader
-        from hlsllint.output.pressure import analyse_file
+        from hlsllint.output.pressure import analyse_model
 
-        unit = analyse_file(path, resolver.for_path(path), loader=FileLoader({path: text}))
+        unit = analyse_model(path, context.pp, context.model, settings)
     except Exception:  # the pressure view is an extra: never let it break the server
         log.exception("pressure analysis failed for %s", path)
         return None
