@@ -18,6 +18,7 @@ from hlsllint.syntax import Node, SyntaxTree
 
 if TYPE_CHECKING:
     from hlsllint.rule import Rule
+    from hlsllint.semantic import Model
 
 Span = tuple[int, int]
 
@@ -51,7 +52,7 @@ class RuleContext:
         return self.tree.text
 
     @cached_property
-    def model(self) -> Any:
+    def model(self) -> Model:
         """The semantic model of the unit (structs, globals, functions, entry points, types)."""
         from hlsllint.semantic import build_model
 

@@ -50,6 +50,7 @@ def all_rules() -> tuple[type[Rule], ...]:
     return tuple(classes[c] for c in sorted(classes))
 
 
+@cache
 def rule_by_code() -> dict[str, type[Rule]]:
     return {r.code: r for r in all_rules()}
 
