@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from hlsllint.claims import measured_markdown
 from hlsllint.diagnostics import FixAvailability, Severity
 
 if TYPE_CHECKING:
@@ -80,6 +81,9 @@ class Rule:
             parts += ["## Example", "```hlsl", cls.bad_example.strip("\n"), "```", ""]
         if cls.good_example.strip():
             parts += ["## Use instead", "```hlsl", cls.good_example.strip("\n"), "```", ""]
+        measured = measured_markdown(cls.code, cls.bad_example, cls.good_example)
+        if measured:
+            parts += ["## Measured", measured, ""]
         if cls.fix_safety.strip():
             parts += ["## Fix safety", cls.fix_safety.strip(), ""]
         if cls.options:
