@@ -79,7 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
     pressure = sub.add_parser("pressure", help="live VGPR/SGPR per source line and occupancy")
     pressure.add_argument("paths", nargs="+")
     pressure.add_argument("--entry", help="only this entry point")
-    pressure.add_argument("--output-format", choices=("text", "json"), default="text")
+    pressure.add_argument(
+        "--output-format",
+        choices=("text", "json", "html"),
+        default="text",
+        help="html: one self-contained page with a chart of live registers per line",
+    )
     _add_config_args(pressure)
 
     sub.add_parser("server", help="run the language server (LSP over stdio)")

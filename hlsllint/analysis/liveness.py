@@ -14,7 +14,7 @@ At an instruction the count covers its operands and its result (live-in plus def
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hlsllint.analysis.cfg import CFG, Instr, Value
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
@@ -112,6 +112,8 @@ class Demand:
     classes: dict[Value, str]
     """Register class of every value: `vgpr` or `sgpr`."""
     costs: dict[Value, int]
+    live_at: dict[Instr, list[Value]] = field(default_factory=dict)
+    """Values counted at every instruction; only filled when asked (`record_live`)."""
 
 
 def value_class(v: Value, uni: Uniformity, wave_size: int, costs: CostModel) -> tuple[str, int]:
@@ -131,6 +133,8 @@ def register_demand(
     uni: Uniformity,
     wave_size: int = 64,
     costs: CostModel = DEFAULT_COSTS,
+    *,
+    record_live: bool = False,
 ) -> Demand:
     classes: dict[Value, str] = {}
     sizes: dict[Value, int] = {}
@@ -141,6 +145,7 @@ def register_demand(
     vg: dict[Instr, int] = {}
     sg: dict[Instr, int] = {}
     best: tuple[int, Instr | None, list[Value]] = (-1, None, [])
+    live_at: dict[Instr, list[Value]] = {}
     for b in cfg.graph.nodes:
         cur = set(live.live_out[b])
         v_sum = sum(sizes[x] for x in cur if classes[x] == "vgpr")
@@ -163,6 +168,8 @@ def register_demand(
             sg[ins] = ns + extra_s
             if nv > best[0]:
                 best = (nv, ins, sorted(counted, key=lambda x: (-sizes[x], x.id)))
+            if record_live:
+                live_at[ins] = sorted(counted, key=lambda x: (-sizes[x], x.id))
             # step backwards
             if d is not None and d in cur:
                 cur.discard(d)
@@ -179,4 +186,4 @@ def register_demand(
                         s_sum += sizes[r]
     peak_v = max(vg.values(), default=0)
     peak_s = max(sg.values(), default=costs.base_sgprs)
-    return Demand(vg, sg, peak_v, peak_s, best[1], best[2], classes, sizes)
+    return Demand(vg, sg, peak_v, peak_s, best[1], best[2], classes, sizes, live_at)

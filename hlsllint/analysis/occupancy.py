@@ -337,6 +337,17 @@ def max_vgprs_for_waves(target: str | Target, wave_size: int, waves: int) -> int
     return min(MAX_ADDRESSABLE_VGPRS, per_wave // granule * granule)
 
 
+def occupancy_steps(target: str | Target, wave_size: int) -> list[tuple[int, int]]:
+    """(most VGPRs, waves per SIMD) at every VGPR occupancy step of a target, fewest VGPRs first."""
+    t = resolve_target(target)
+    steps: list[tuple[int, int]] = []
+    for waves in range(t.max_waves, 0, -1):
+        most = max_vgprs_for_waves(t, wave_size, waves)
+        if most and (not steps or most > steps[-1][0]):
+            steps.append((most, waves))
+    return steps
+
+
 def occupancy(
     target: str | Target,
     wave_size: int | None,

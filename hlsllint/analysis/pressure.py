@@ -7,9 +7,9 @@ import bisect
 import weakref
 from dataclasses import dataclass
 
-from hlsllint.analysis.cfg import Span
+from hlsllint.analysis.cfg import Span, Value
 from hlsllint.analysis.costs import CostModel
-from hlsllint.analysis.liveness import liveness, register_demand
+from hlsllint.analysis.liveness import Demand, liveness, register_demand
 from hlsllint.analysis.occupancy import entry_groupshared, groupshared_bytes, resolve_target
 from hlsllint.semantic.model import EntryPoint, Model
 
@@ -100,25 +100,41 @@ def analyse_entry(
         ea = found if found is not None and found.entry is entry else EntryAnalysis(model, entry)
     demand = register_demand(ea.cfg, liveness(ea.cfg), ea.uniformity, wave_size, ea.costs)
     spans = [SpanCount(ins.span, n, demand.sgprs.get(ins, 0)) for ins, n in demand.vgprs.items()]
-    values: list[LiveValue] = []
-    for v in demand.peak_live:
-        size = demand.costs.get(v, v.width)
-        if demand.classes.get(v) == "vgpr":
-            values.append(LiveValue(v.name, size, 0))
-        else:
-            values.append(LiveValue(v.name, 0, size))
     peak = demand.peak_instr.span if demand.peak_instr is not None else None
     result = EntryDemand(
         max_live_vgprs=demand.peak_vgprs,
         max_live_sgprs=demand.peak_sgprs,
         peak_span=peak,
-        peak_values=sorted(values, key=lambda v: (-v.vgprs, -v.sgprs, v.name)),
+        peak_values=_live_values(demand, demand.peak_live),
         spans=spans,
         truncated=ea.cfg.truncated,
     )
     if costs is None:
         _PRESSURE_CACHE.setdefault(model, {})[(entry.name, wave_size)] = result
     return result
+
+
+def _live_values(demand: Demand, live: list[Value]) -> list[LiveValue]:
+    values = []
+    for v in live:
+        size = demand.costs.get(v, v.width)
+        values.append(
+            LiveValue(v.name, size, 0) if demand.classes.get(v) == "vgpr" else LiveValue(v.name, 0, size)
+        )
+    return sorted(values, key=lambda v: (-v.vgprs, -v.sgprs, v.name))
+
+
+def live_values_per_instruction(
+    model: Model, entry: EntryPoint, wave_size: int
+) -> list[tuple[Span, list[LiveValue]]]:
+    """The values live at every instruction (preprocessed-text spans), for views that list them
+    (the HTML pressure page). Not cached: it keeps a list per instruction."""
+    from hlsllint.analysis import EntryAnalysis, analyze  # the package imports this module
+
+    found = analyze(model).entry(entry.name)
+    ea = found if found is not None and found.entry is entry else EntryAnalysis(model, entry)
+    demand = register_demand(ea.cfg, liveness(ea.cfg), ea.uniformity, wave_size, ea.costs, record_live=True)
+    return [(ins.span, _live_values(demand, live)) for ins, live in demand.live_at.items()]
 
 
 def pressure(

@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from hlsllint.analysis.occupancy import Occupancy, UnknownTarget, occupancy, resolve_target
-from hlsllint.analysis.pressure import LiveValue, SpanCount, analyse_entry, lds_bytes
+from hlsllint.analysis.pressure import (
+    LiveValue,
+    SpanCount,
+    analyse_entry,
+    lds_bytes,
+    live_values_per_instruction,
+)
+from hlsllint.output.pressure_html import render_html
 from hlsllint.source import SourceError, SourceFile
 
 if TYPE_CHECKING:
@@ -51,6 +58,9 @@ class EntryReport:
     peak_values: list[LiveValue]
     lines: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
     """path -> row -> (live VGPRs, live SGPRs): the most live at any analysed point on the row."""
+    line_values: dict[str, dict[int, list[LiveValue]]] = field(default_factory=dict)
+    """path -> row -> the values live at the row's busiest instruction (only for views that
+    list them: `analyse_model(..., with_values=True)`)."""
 
     def to_json(self) -> dict[str, Any]:
         occ = self.occupancy
@@ -101,6 +111,21 @@ def map_rows(pp: PreprocessResult, spans: Sequence[SpanCount]) -> dict[str, dict
     return out
 
 
+def map_row_values(
+    pp: PreprocessResult, spans: Sequence[tuple[Span, list[LiveValue]]]
+) -> dict[str, dict[int, list[LiveValue]]]:
+    """Per original (path, row): the values live at the row's instruction with the most VGPRs."""
+    out: dict[str, dict[int, list[LiveValue]]] = {}
+    for span, values in spans:
+        path, row = _map_point(pp, span)
+        if path is None or row is None:
+            continue
+        rows = out.setdefault(path, {})
+        if row not in rows or sum(v.vgprs for v in values) > sum(v.vgprs for v in rows[row]):
+            rows[row] = values
+    return out
+
+
 def _map_point(pp: PreprocessResult, span: Span | None) -> tuple[str | None, int | None]:
     if span is None:
         return None, None
@@ -125,6 +150,7 @@ def analyse_file(
     entry: str | None = None,
     loader: Any = None,
     costs: CostModel | None = None,
+    with_values: bool = False,
 ) -> UnitPressure:
     """Preprocess, parse, model and analyse `path`; one report per (selected) entry point."""
     from hlsllint.lint import FileLoader, front_end
@@ -134,7 +160,13 @@ def analyse_file(
     main = load(path)
     pp, tree = front_end(main, settings, None, load)
     return analyse_model(
-        main.path, pp, build_model(tree, settings.analysis), settings, entry=entry, costs=costs
+        main.path,
+        pp,
+        build_model(tree, settings.analysis),
+        settings,
+        entry=entry,
+        costs=costs,
+        with_values=with_values,
     )
 
 
@@ -146,6 +178,7 @@ def analyse_model(
     *,
     entry: str | None = None,
     costs: CostModel | None = None,
+    with_values: bool = False,
 ) -> UnitPressure:
     """One report per (selected) entry point of an already built model."""
     target = resolve_target(settings.target)
@@ -175,6 +208,9 @@ def analyse_model(
                 peak_row=peak_row,
                 peak_values=result.peak_values,
                 lines=map_rows(pp, result.spans),
+                line_values=(
+                    map_row_values(pp, live_values_per_instruction(model, ep, wave)) if with_values else {}
+                ),
             )
         )
     return UnitPressure(path, pp, reports)
@@ -229,7 +265,7 @@ def render_text(units: Sequence[UnitPressure], out: IO[str], *, color: bool | No
                 f"[bold]{escape(rep.path)}[/bold] [cyan]{escape(rep.entry)}[/cyan] "
                 f"({rep.stage}{group}) on {rep.target} wave{rep.wave_size}"
             )
-            console.print("[dim]  VGPR  SGPR │[/dim]")
+            console.print("[dim]  VGPR  SGPR            │[/dim]")
             for path in sorted(rep.lines, key=lambda p: (p != rep.path, p)):
                 rows = rep.lines[path]
                 src = unit.pp.sources.get(path)
@@ -254,6 +290,16 @@ def render_text(units: Sequence[UnitPressure], out: IO[str], *, color: bool | No
             console.print("")
 
 
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(value: int, most: int, cells: int = 10) -> str:
+    """A compact horizontal bar, `cells` characters wide, of value / most in eighths of a cell."""
+    eighths = round(max(0, min(value, most)) * cells * 8 / max(most, 1))
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(cells)
+
+
 def _render_rows(
     console: Any, src: SourceFile, rows: dict[int, tuple[int, int]], rep: EntryReport, path: str
 ) -> None:
@@ -261,11 +307,12 @@ def _render_rows(
 
     first, last = min(rows), max(rows)
     width = max(rows.values(), key=lambda c: c[0])[0] if rows else 0
+    most = max(rep.max_live_vgprs, width, 1)
     for row in range(first, last + 1):
         line = src.line(row)
         counts = rows.get(row)
         is_peak = rep.peak_path == path and rep.peak_row == row
-        gutter = "            " if counts is None else f"{counts[0]:6d} {counts[1]:5d}"
+        gutter = " " * 23 if counts is None else f"{counts[0]:6d} {counts[1]:5d} {bar(counts[0], most)}"
         style = "bold red" if is_peak else ("yellow" if counts and counts[0] * 4 >= width * 3 else "")
         mark = "  [bold red]◀ peak[/bold red]" if is_peak else ""
         text = f"{gutter} │ {escape(line)}"
@@ -316,7 +363,7 @@ def run_pressure(
         if changes:
             settings = dataclasses.replace(settings, **changes)
         try:
-            unit = analyse_file(path, settings, entry=entry)
+            unit = analyse_file(path, settings, entry=entry, with_values=output_format == "html")
         except SourceError as e:
             print(f"hlsllint: error: {path}: {e}", file=sys.stderr)
             status = 2
@@ -328,6 +375,8 @@ def run_pressure(
             units.append(unit)
     if output_format == "json":
         render_json(units, out)
+    elif output_format == "html":
+        render_html(units, out)
     else:
         render_text(units, out)
     if not any(u.reports for u in units) and status == 0:
