@@ -207,7 +207,7 @@ def _cmd_check(args: argparse.Namespace, resolver: ConfigResolver) -> int:
     fixed = Counter[str]()
     if fix_mode:
         for _ in range(MAX_FIX_ITERATIONS):
-            texts = {p: s.text for p, s in result.sources.items() if not s.decode_errors}
+            texts = {p: s.text for p, s in result.sources.items() if s.writable}
             changed = apply_fixes(texts, result.diagnostics, args.unsafe_fixes)
             if not changed:
                 break

@@ -149,6 +149,9 @@ def lint_unit(
                     variant=vname,
                 )
             )
+        elif src.encoding != "utf-8":
+            message = "File is UTF-16: analysed, but --fix does not rewrite it; save it as UTF-8"
+            result.diagnostics.append(_engine_diag("HL005", message, src, variant=vname))
     for d in pp.diagnostics:
         origin = pp.sources.get(d.path)
         if origin is not None:

@@ -2,19 +2,23 @@
 
 Everything downstream works on `str` offsets (code points) into `SourceFile.text`. The text keeps
 its line endings as they are on disk (CRLF stays CRLF) so that fixes can be written back
-byte-for-byte; a UTF-8 BOM is removed from the text and remembered.
+byte-for-byte; a UTF-8 BOM is removed from the text and remembered. A lone CR is a line break
+(as the compilers read it): rows count it, and the preprocessor turns it into LF for the parser.
+UTF-16 files with a BOM are decoded; such a file is never written back (see `writable`).
 """
 
 from __future__ import annotations
 
 import bisect
 import os
+import re
 from dataclasses import dataclass, field
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Files larger than this are not linted (they are almost certainly generated or not shaders)."""
 
 BOM = "\ufeff"
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
 class SourceError(Exception):
@@ -36,10 +40,17 @@ class SourceFile:
     had_bom: bool = False
     decode_errors: int = 0
     """Number of bytes that were not valid UTF-8 and were replaced with U+FFFD."""
+    encoding: str = "utf-8"
+    """"utf-8", or "utf-16" for a file that started with a UTF-16 BOM (decoded, never rewritten)."""
     _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> SourceFile:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            try:
+                return cls(path=path, text=data.decode("utf-16"), encoding="utf-16")
+            except UnicodeDecodeError as e:
+                raise SourceError("UTF-16 file that does not decode: save it as UTF-8") from e
         if b"\x00" in data[:8192]:
             raise SourceError("binary file (contains NUL bytes)")
         had_bom = data.startswith(b"\xef\xbb\xbf")
@@ -67,6 +78,11 @@ class SourceFile:
             raise SourceError(e.strerror or str(e)) from e
         return cls.from_bytes(path, data)
 
+    @property
+    def writable(self) -> bool:
+        """Whether fixes may rewrite the file byte-for-byte (not for lossy or UTF-16 reads)."""
+        return not self.decode_errors and self.encoding == "utf-8"
+
     def to_bytes(self, text: str | None = None) -> bytes:
         body = (self.text if text is None else text).encode("utf-8")
         return b"\xef\xbb\xbf" + body if self.had_bom else body
@@ -77,11 +93,14 @@ class SourceFile:
     def line_starts(self) -> list[int]:
         if not self._line_starts:
             starts = [0]
-            find = self.text.find
-            i = find("\n")
-            while i != -1:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
+            if "\r" in self.text:
+                starts.extend(m.end() for m in _LINE_BREAK.finditer(self.text))
+            else:
+                find = self.text.find
+                i = find("\n")
+                while i != -1:
+                    starts.append(i + 1)
+                    i = find("\n", i + 1)
             self._line_starts = starts
         return self._line_starts
 

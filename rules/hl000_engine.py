@@ -90,10 +90,10 @@ class UnreadableFile(Rule):
 class NonUtf8File(Rule):
     code = "HL005"
     name = "non-utf8-file"
-    summary = "A file that is not valid UTF-8; invalid bytes were read as U+FFFD."
+    summary = "A file that is not valid UTF-8 (invalid bytes were read as U+FFFD) or is UTF-16."
     rationale = (
         "The file is linted, but `--fix` never rewrites it, because writing it back would change "
-        "the bytes that were not valid UTF-8. Save it as UTF-8."
+        "the bytes that were not valid UTF-8 (or the file's encoding). Save it as UTF-8."
     )
     bad_example = ""
     good_example = ""

@@ -141,3 +141,26 @@ def test_header_nobody_includes_is_linted_alone(folder: Path, capsys: pytest.Cap
     (folder / "lonely.hlsli").write_text(BAD)
     _, data = lint(capsys, ".")
     assert sorted(codes_by_file(data)) == ["lonely.hlsli", "ok.hlsl"]
+
+
+def test_cr_only_line_endings_are_line_breaks(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "cr.hlsl").write_bytes(("// x\r" + BAD.replace("\n", "\r")).encode())
+    _, data = lint(capsys, "cr.hlsl")
+    assert [(d["code"], d["location"]) for d in data] == [("HL105", {"row": 2, "column": 27})]
+    main(["cr.hlsl", "--fix"])
+    capsys.readouterr()
+    assert (folder / "cr.hlsl").read_bytes() == b"// x\rfloat f(float x) { return x < 0; }\r"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_with_bom_is_decoded_and_never_rewritten(
+    folder: Path, capsys: pytest.CaptureFixture[str], encoding: str
+) -> None:
+    raw = ("\ufeff// x\r\n" + BAD).encode(encoding)
+    (folder / "wide.hlsl").write_bytes(raw)
+    _, data = lint(capsys, "wide.hlsl")
+    assert [(d["code"], d["location"]["row"]) for d in data] == [("HL005", 1), ("HL105", 2)]
+    assert "UTF-16" in str(data[0]["message"]) and "binary" not in str(data[0]["message"])
+    main(["wide.hlsl", "--fix"])
+    capsys.readouterr()
+    assert (folder / "wide.hlsl").read_bytes() == raw

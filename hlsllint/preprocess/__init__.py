@@ -15,6 +15,7 @@ verbatim segments mismatching their source, while pcpp only keeps line markers (
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ from hlsllint.preprocess.sourcemap import MappedRange, Segment, SourceMap
 from hlsllint.source import SourceFile
 
 Loader = Callable[[str], SourceFile]
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 __all__ = [
     "Loader",
@@ -73,6 +75,8 @@ def preprocess(main: SourceFile, options: PreprocessOptions, loader: Loader) -> 
     pp = Preprocessor(loader, options.include_dirs, options.defines)
     pp.run(main)
     text, sourcemap = pp.out.result(main.path)
+    if "\r" in text:  # a lone CR ends a line; LF in its place keeps every offset
+        text = _LONE_CR.sub("\n", text)
     sources = dict(pp.sources)
     sources[main.path] = main
     diagnostics = [PPDiagnostic(d.code, d.message, d.path, d.start, d.end) for d in pp.diagnostics]
