@@ -164,3 +164,21 @@ def test_utf16_with_bom_is_decoded_and_never_rewritten(
     main(["wide.hlsl", "--fix"])
     capsys.readouterr()
     assert (folder / "wide.hlsl").read_bytes() == raw
+
+
+def test_huge_local_array_is_scratch_not_registers(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = (
+        "RWStructuredBuffer<float> o;\n[numthreads(64,1,1)]\nvoid main(uint i : SV_DispatchThreadID)\n"
+        "{\n    float a[SIZE];\n    a[i] = 1;\n    o[i] = a[i ^ 1];\n}\n"
+    )
+    (folder / "huge.hlsl").write_text(kernel.replace("SIZE", "1 << 30"))
+    (folder / "small.hlsl").write_text(kernel.replace("SIZE", "16"))
+    assert main(["pressure", "huge.hlsl", "small.hlsl", "--output-format", "json"]) == 0
+    huge, small = json.loads(capsys.readouterr().out)
+    assert huge["max_live_vgprs"] < 8 and huge["waves_per_simd"] == 16
+    assert huge["scratch"] == [{"name": "a", "bytes_per_lane": 4 << 30}]
+    assert small["scratch"] == [] and small["max_live_vgprs"] >= 16
+    main(["pressure", "huge.hlsl"])
+    assert "lives in scratch memory" in capsys.readouterr().out
+    _, data = lint(capsys, "huge.hlsl")
+    assert data == []

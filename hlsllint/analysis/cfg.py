@@ -42,6 +42,12 @@ FETCH_OPS = frozenset({"sample", "gather", "load"})
 _OUT_INTRINSICS = frozenset({"sincos", "modf", "frexp", "asuint", "GetDimensions"})
 
 
+SCRATCH_ARRAY_REGISTERS = 64
+"""A local array past 256 bytes per lane lives in scratch memory, not in registers (RADV lowers
+such function-temporary arrays to scratch; regtruth: a dynamically indexed `float a[64]` stays in
+VGPRs, `float a[100]` takes 25,600 bytes of scratch per wave64)."""
+
+
 @dataclass(eq=False)
 class Value:
     id: int
@@ -53,7 +59,8 @@ class Value:
     type: T.Type = T.UNKNOWN
     symbol: Symbol | None = None
     reg_class: str | None = None
-    """Forced register class (`sgpr` for descriptors and scalar preloads), else by uniformity."""
+    """Forced class (`sgpr` for descriptors and scalar preloads, `scratch` for arrays too large
+    for registers), else by uniformity."""
 
     def __repr__(self) -> str:
         return f"%{self.id}:{self.name}[{self.width}]"
@@ -159,7 +166,8 @@ class _Lowerer:
 
     def value(self, name: str, t: T.Type, kind: str, sym: Symbol | None = None) -> Value:
         width = max(1, t.components(self.sixteen)) if t.kind != "void" else 0
-        v = Value(len(self.values), name, width, kind, t, sym)
+        scratch = t.kind == "array" and width > SCRATCH_ARRAY_REGISTERS
+        v = Value(len(self.values), name, width, kind, t, sym, "scratch" if scratch else None)
         self.values.append(v)
         return v
 

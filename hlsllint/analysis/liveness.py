@@ -175,14 +175,14 @@ def register_demand(
                 cur.discard(d)
                 if classes[d] == "vgpr":
                     v_sum -= sizes[d]
-                else:
+                elif classes[d] == "sgpr":
                     s_sum -= sizes[d]
             for r in ins.reads:
                 if r not in cur:
                     cur.add(r)
                     if classes[r] == "vgpr":
                         v_sum += sizes[r]
-                    else:
+                    elif classes[r] == "sgpr":
                         s_sum += sizes[r]
     peak_v = max(vg.values(), default=0)
     peak_s = max(sg.values(), default=costs.base_sgprs)

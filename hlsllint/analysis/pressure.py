@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hlsllint.analysis.cfg import Span, Value
 from hlsllint.analysis.costs import CostModel
@@ -70,6 +70,8 @@ class EntryDemand:
     spans: list[SpanCount]
     """Live counts at every instruction (preprocessed-text spans)."""
     truncated: bool = False
+    scratch: list[tuple[str, int]] = field(default_factory=list)
+    """(name, bytes per lane) of the arrays too large for registers: they live in scratch memory."""
 
 
 _PRESSURE_CACHE: weakref.WeakKeyDictionary[Model, dict[tuple[str, int], EntryDemand]] = (
@@ -108,6 +110,7 @@ def analyse_entry(
         peak_values=_live_values(demand, demand.peak_live),
         spans=spans,
         truncated=ea.cfg.truncated,
+        scratch=sorted({(v.name, 4 * v.width) for v in ea.cfg.values if v.reg_class == "scratch"}),
     )
     if costs is None:
         _PRESSURE_CACHE.setdefault(model, {})[(entry.name, wave_size)] = result
@@ -117,6 +120,8 @@ def analyse_entry(
 def _live_values(demand: Demand, live: list[Value]) -> list[LiveValue]:
     values = []
     for v in live:
+        if demand.classes.get(v) == "scratch":
+            continue
         size = demand.costs.get(v, v.width)
         values.append(
             LiveValue(v.name, size, 0) if demand.classes.get(v) == "vgpr" else LiveValue(v.name, 0, size)

@@ -56,6 +56,8 @@ class EntryReport:
     peak_path: str | None
     peak_row: int | None
     peak_values: list[LiveValue]
+    scratch: list[tuple[str, int]] = field(default_factory=list)
+    """(name, bytes per lane) of the arrays that live in scratch memory, not in registers."""
     lines: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
     """path -> row -> (live VGPRs, live SGPRs): the most live at any analysed point on the row."""
     line_values: dict[str, dict[int, list[LiveValue]]] = field(default_factory=dict)
@@ -86,6 +88,7 @@ class EntryReport:
                 "row": self.peak_row,
                 "values": [{"name": v.name, "vgprs": v.vgprs, "sgprs": v.sgprs} for v in self.peak_values],
             },
+            "scratch": [{"name": n, "bytes_per_lane": b} for n, b in self.scratch],
             "lines": {str(r): {"vgprs": v, "sgprs": s} for r, (v, s) in sorted(main_lines.items())},
             "included_lines": {
                 os.path.abspath(p): {str(r): {"vgprs": v, "sgprs": s} for r, (v, s) in sorted(rows.items())}
@@ -207,6 +210,7 @@ def analyse_model(
                 peak_path=peak_path,
                 peak_row=peak_row,
                 peak_values=result.peak_values,
+                scratch=result.scratch,
                 lines=map_rows(pp, result.spans),
                 line_values=(
                     map_row_values(pp, live_values_per_instruction(model, ep, wave)) if with_values else {}
@@ -281,6 +285,11 @@ def render_text(units: Sequence[UnitPressure], out: IO[str], *, color: bool | No
             if rep.peak_row is not None:
                 where = f"{rep.peak_path}:{rep.peak_row}"
                 console.print(f"  peak at {escape(where)}: {escape(_values_text(rep.peak_values))}")
+            for name, size in rep.scratch:
+                console.print(
+                    f"  scratch: `{escape(name)}` ({size:,} bytes per lane) is too large for registers "
+                    "and lives in scratch memory (not counted as VGPRs)"
+                )
             sg = f", {occ.allocated_sgprs} SGPRs" if occ.allocated_sgprs is not None else ""
             console.print(
                 f"  occupancy: {occ.allocated_vgprs} VGPRs allocated{sg} -> "
