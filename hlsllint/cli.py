@@ -44,6 +44,12 @@ def _add_config_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="16-bit types pack two per register (as DXC -enable-16bit-types)",
     )
+    p.add_argument(
+        "--time-budget",
+        type=float,
+        metavar="SECONDS",
+        help="stop analysing a file after this long and report HL006 (default 10; 0: no limit)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,7 +136,7 @@ def _resolver(args: argparse.Namespace) -> ConfigResolver:
         overrides["defines"] = tuple(parse_define(d) for d in args.defines)
     if args.include_dirs:
         overrides["include_dirs"] = tuple(os.path.normpath(d) for d in args.include_dirs)
-    for key in ("target", "wave_size", "enable_16bit_types"):
+    for key in ("target", "wave_size", "enable_16bit_types", "time_budget"):
         if getattr(args, key, None) is not None:
             overrides[key] = getattr(args, key)
     forced = load_config_file(args.config) if args.config else None

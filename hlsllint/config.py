@@ -61,6 +61,8 @@ class Settings:
     target: str = "rdna2"
     wave_size: int | None = None
     enable_16bit_types: bool = False
+    time_budget: float = 10.0
+    """Seconds of analysis per translation unit before it stops with HL006 (0: no limit)."""
     rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
     cli_select: tuple[str, ...] | None = None
     """Command-line --select: replaces the file's selection."""
@@ -221,6 +223,10 @@ def settings_from_table(path: Path, table: Mapping[str, Any]) -> Settings:
                 if not isinstance(value, bool):
                     raise ConfigError(f"{path}: `enable-16bit-types` must be true or false")
                 changes["enable_16bit_types"] = value
+            case "time-budget":
+                if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                    raise ConfigError(f"{path}: `time-budget` must be a number of seconds (0: no limit)")
+                changes["time_budget"] = float(value)
             case "rule-options":
                 if not isinstance(value, dict):
                     raise ConfigError(f"{path}: `rule-options` must be a table of rule code = table")

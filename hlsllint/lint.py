@@ -11,8 +11,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import signal
+import threading
+import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -137,6 +140,75 @@ def lint_unit(
         fake = SourceFile(path=path, text="")
         result.diagnostics.append(_engine_diag("HL004", f"Cannot lint file: {e}", fake))
         return result
+    budget = _Budget(settings.time_budget)
+    try:
+        with budget.alarm():
+            _lint_main(main, settings, variant, loader, result, budget)
+    except BudgetExceeded:
+        pp_stage.clear_cache()  # the lexer cache may hold a half-built entry
+        if result.context is not None:
+            result.diagnostics.extend(result.context.diagnostics)
+        message = (
+            f"analysis skipped after {settings.time_budget:g} s: {budget.stage} was still running "
+            "(`time-budget`); findings from the rest of the analysis are missing"
+        )
+        result.diagnostics.append(_engine_diag("HL006", message, main, variant=vname))
+        result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
+    return result
+
+
+class BudgetExceeded(BaseException):
+    """Raised when a unit's analysis runs past its time budget (a BaseException, so that the
+    `except Exception` around rules does not take it for a crashing rule)."""
+
+
+class _Budget:
+    """A per-unit time limit: checked between stages and rules, and enforced inside a long stage
+    by SIGALRM where that is possible (the main thread of a process on a POSIX system)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.stage = "preprocessing or parsing"
+        self.start = time.monotonic()
+
+    def enter(self, stage: str) -> None:
+        if self.seconds and time.monotonic() - self.start > self.seconds:
+            raise BudgetExceeded
+        self.stage = stage
+
+    @contextlib.contextmanager
+    def alarm(self) -> Iterator[None]:
+        usable = (
+            self.seconds > 0
+            and hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()
+        )
+        if not usable:
+            yield
+            return
+
+        def on_alarm(_signum: int, _frame: object) -> None:
+            raise BudgetExceeded
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _lint_main(
+    main: SourceFile,
+    settings: Settings,
+    variant: Variant | None,
+    loader: Callable[[str], SourceFile],
+    result: UnitResult,
+    budget: _Budget,
+) -> None:
+    path = main.path
+    vname = variant.name if variant else None
     pp, tree = front_end(main, settings, variant, loader)
     result.sources = pp.sources
     for src in pp.sources.values():
@@ -158,6 +230,7 @@ def lint_unit(
             result.diagnostics.append(_engine_diag(d.code, d.message, origin, d.start, d.end, vname))
     ctx = RuleContext(pp=pp, tree=tree, settings=settings.analysis, variant=vname)
     result.context = ctx
+    budget.enter("the syntax check")
     for start, end in tree.unparsed:
         diag = ctx.make_diagnostic(
             "HL000",
@@ -172,6 +245,7 @@ def lint_unit(
         if cls.engine or not settings.is_enabled(cls.code, path):
             continue
         rule = _rule_instance(cls, tuple(sorted(settings.options_for(cls.code).items())))
+        budget.enter(f"rule {cls.code} ({cls.name})")
         ctx.rule = rule
         try:
             rule.check(ctx)
@@ -179,9 +253,10 @@ def lint_unit(
             result.errors.append(
                 f"rule {cls.code} ({cls.name}) crashed on {path}:\n{traceback.format_exc(limit=-3)}"
             )
+    result.context = None
     result.diagnostics.extend(ctx.diagnostics)
     result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
-    return result
+    result.context = ctx
 
 
 # -- many files -------------------------------------------------------------------------------

@@ -99,3 +99,19 @@ class NonUtf8File(Rule):
     good_example = ""
     engine = True
     tags = ("io",)
+
+
+class AnalysisBudget(Rule):
+    code = "HL006"
+    name = "analysis-time-budget"
+    summary = "A file whose analysis ran past the per-file time budget; the rest of it was skipped."
+    rationale = (
+        "A pathological file (generated code, a huge `switch`, a macro bomb) must not hold up the "
+        "run: past `time-budget` seconds (default 10) the analysis of that file stops, the findings "
+        "already made are kept, and the run goes on with the other files. Raise `time-budget` in "
+        "the config for a file that is slow but legitimate; 0 turns the budget off."
+    )
+    bad_example = ""
+    good_example = ""
+    engine = True
+    tags = ("io",)

@@ -182,3 +182,22 @@ def test_huge_local_array_is_scratch_not_registers(folder: Path, capsys: pytest.
     assert "lives in scratch memory" in capsys.readouterr().out
     _, data = lint(capsys, "huge.hlsl")
     assert data == []
+
+
+def test_time_budget_skips_the_slow_file_and_goes_on(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = "".join(f"case {i}: r = {i}.0; break;\n" for i in range(3000))
+    (folder / "gen").mkdir()
+    (folder / "gen" / "switch.hlsl").write_text(
+        f"float f(int x) {{ float r = 0; switch (x) {{\n{cases}}} return r; }}\n"
+    )
+    (folder / "gen" / "hlsllint.toml").write_text("time-budget = 0.001\n")
+    _, data = lint(capsys, ".")
+    skipped = [d for d in data if d["code"] == "HL006"]
+    assert [Path(str(d["filename"])).name for d in skipped] == ["switch.hlsl"]
+    assert str(skipped[0]["message"]).startswith("analysis skipped after 0.001 s: ")
+    assert codes_by_file(data)["ok.hlsl"] == ["HL105"]
+    (folder / "gen" / "hlsllint.toml").write_text("time-budget = 0\n")
+    _, data = lint(capsys, ".")
+    assert codes_by_file(data) == {"ok.hlsl": ["HL105"]}
