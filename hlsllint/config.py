@@ -14,7 +14,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from hlsllint.context import AnalysisSettings
+from hlsllint.settings import AnalysisSettings
 
 CONFIG_NAMES = (".hlsllint.toml", "hlsllint.toml", "pyproject.toml")
 DEFAULT_EXTENSIONS = (".hlsl", ".hlsli", ".fx", ".fxh")

@@ -7,29 +7,25 @@ fix only when every edit lands on verbatim text of one file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hlsllint.diagnostics import Applicability, Diagnostic, Edit, Fix, Related
 from hlsllint.preprocess import PreprocessResult
+from hlsllint.semantic import Function, Model, build_model
+from hlsllint.settings import AnalysisSettings
 from hlsllint.source import SourceFile
 from hlsllint.syntax import Node, SyntaxTree
 
 if TYPE_CHECKING:
     from hlsllint.rule import Rule
-    from hlsllint.semantic import Model
+
+__all__ = ["AnalysisSettings", "PendingEdit", "RuleContext", "Span"]
 
 Span = tuple[int, int]
-
-
-@dataclass(frozen=True)
-class AnalysisSettings:
-    """The settings that analyses and rules read (a slice of the resolved config)."""
-
-    target: str = "rdna2"
-    wave_size: int | None = None
-    enable_16bit_types: bool = False
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -46,6 +42,18 @@ class RuleContext:
     variant: str | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     rule: Rule | None = None
+    function: Function | None = None
+    """During the driver's walk: the function whose body holds the visited node (None outside)."""
+    _scratch: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def scratch(self, factory: Callable[[], _T]) -> _T:
+        """The running rule's per-unit state, made by `factory()` on first use (shared by its
+        `visit` calls and its `check`)."""
+        assert self.rule is not None, "scratch() is called from a rule"
+        found = self._scratch.get(self.rule.code)
+        if found is None:
+            found = self._scratch[self.rule.code] = factory()
+        return found
 
     @property
     def text(self) -> str:
@@ -54,8 +62,6 @@ class RuleContext:
     @cached_property
     def model(self) -> Model:
         """The semantic model of the unit (structs, globals, functions, entry points, types)."""
-        from hlsllint.semantic import build_model
-
         return build_model(self.tree, self.settings)
 
     # -- helpers for rules --------------------------------------------------------------------

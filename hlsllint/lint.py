@@ -14,12 +14,12 @@ import os
 import signal
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from hlsllint import preprocess as pp_stage
+from hlsllint.checker import run_rules
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Diagnostic, Severity
@@ -241,18 +241,12 @@ def _lint_main(
         )
         if diag is not None:
             result.diagnostics.append(diag)
-    for cls in all_rules():
-        if cls.engine or not settings.is_enabled(cls.code, path):
-            continue
-        rule = _rule_instance(cls, tuple(sorted(settings.options_for(cls.code).items())))
-        budget.enter(f"rule {cls.code} ({cls.name})")
-        ctx.rule = rule
-        try:
-            rule.check(ctx)
-        except Exception:  # a rule bug must not take the run down
-            result.errors.append(
-                f"rule {cls.code} ({cls.name}) crashed on {path}:\n{traceback.format_exc(limit=-3)}"
-            )
+    rules = [
+        _rule_instance(cls, tuple(sorted(settings.options_for(cls.code).items())))
+        for cls in all_rules()
+        if not cls.engine and settings.is_enabled(cls.code, path)
+    ]
+    result.errors.extend(run_rules(ctx, rules, path, on_stage=budget.enter))
     result.context = None
     result.diagnostics.extend(ctx.diagnostics)
     result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]

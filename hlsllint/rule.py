@@ -17,6 +17,7 @@ from hlsllint.diagnostics import FixAvailability, Severity
 
 if TYPE_CHECKING:
     from hlsllint.context import RuleContext
+    from hlsllint.syntax import Node
 
 
 @dataclass(frozen=True)
@@ -52,14 +53,24 @@ class Rule:
     options: ClassVar[Mapping[str, Option]] = {}
     engine: ClassVar[bool] = False
     """True for findings the engine itself reports (HL000-HL005): the rule has no check."""
+    node_kinds: ClassVar[frozenset[str]] = frozenset()
+    """Tree-sitter node types that `visit` receives. The driver walks each unit's tree once and
+    hands every node of these types to every enabled rule that asked for it (see DEVELOPERS.md)."""
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         values = {k: o.default for k, o in self.options.items()}
         values.update(options or {})
         self.option_values: dict[str, Any] = values
 
+    def visit(self, ctx: RuleContext, node: Node) -> None:
+        """Called for each node whose type is in `node_kinds`, in document order, during the
+        driver's single walk. `ctx.function` is the function whose body holds `node` (None at
+        global scope); per-unit state goes in `ctx.scratch(...)`."""
+
     def check(self, ctx: RuleContext) -> None:
-        """Report findings with `ctx.report(...)`. Engine rules never run."""
+        """Called once per unit after the walk: whole-unit questions (entry points, the
+        analyses) and findings gathered by `visit`. Report with `ctx.report(...)`. Engine rules
+        never run."""
 
     @classmethod
     def documentation(cls) -> str:

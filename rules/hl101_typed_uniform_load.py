@@ -6,7 +6,6 @@ from hlsllint.rules._common import (
     Fetch,
     as_fetch,
     call_name,
-    functions,
     is_uniform,
     is_written,
     local_uniform,
@@ -86,24 +85,19 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
         "Sebastian Aaltonen (sebbbi), Fast uniform load with wave ops (GitHub gist)",
     )
 
-    def check(self, ctx: RuleContext) -> None:
-        model: Model = ctx.model
-        seen: set[int] = set()
-        for fn in functions(model):
-            if fn.body is None:
-                continue
-            for n in ctx.tree.walk(fn.body):
-                if n.type not in ("call_expression", "subscript_expression") or n.id in seen:
-                    continue
-                fetch = as_fetch(ctx, n)
-                if fetch is None or not self._typed_candidate(fetch):
-                    continue
-                seen.add(n.id)
-                if is_written(ctx, n) or _atomic_operand(ctx, n):
-                    continue  # a store, read-modify-write or atomic through a RW resource
-                if not fetch.address or not all(_wave_uniform(ctx, a) for a in fetch.address):
-                    continue
-                self._report(ctx, fetch)
+    node_kinds = frozenset({"call_expression", "subscript_expression"})
+
+    def visit(self, ctx: RuleContext, node: Node) -> None:
+        if ctx.function is None:
+            return
+        fetch = as_fetch(ctx, node)
+        if fetch is None or not self._typed_candidate(fetch):
+            return
+        if is_written(ctx, node) or _atomic_operand(ctx, node):
+            return  # a store, read-modify-write or atomic through a RW resource
+        if not fetch.address or not all(_wave_uniform(ctx, a) for a in fetch.address):
+            return
+        self._report(ctx, fetch)
 
     @staticmethod
     def _typed_candidate(fetch: Fetch) -> bool:

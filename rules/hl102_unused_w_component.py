@@ -6,7 +6,6 @@ from hlsllint.rules._common import (
     as_fetch,
     call_args,
     call_name,
-    functions,
     in_main_file,
     is_assignment_target,
     same,
@@ -97,34 +96,33 @@ float3 load_position(uint i)
         "(GPUOpen), section Unneeded data",
     )
 
+    node_kinds = frozenset({"identifier"})
+
+    def visit(self, ctx: RuleContext, node: Node) -> None:
+        if ctx.function is not None:
+            self._loaded_local(ctx, node)
+
     def check(self, ctx: RuleContext) -> None:
-        self._loaded_locals(ctx)
         self._stage_inputs(ctx)
 
     # -- values loaded into locals --------------------------------------------------------------
 
-    def _loaded_locals(self, ctx: RuleContext) -> None:
+    def _loaded_local(self, ctx: RuleContext, n: Node) -> None:
         model: Model = ctx.model
-        for fn in functions(model):
-            if fn.body is None:
-                continue
-            for n in ctx.tree.walk(fn.body):
-                if n.type != "identifier":
-                    continue
-                sym = model.resolve(n)
-                if sym is None or sym.kind != "local" or not same(sym.node, n) or sym.init is None:
-                    continue
-                if not _is_vec4(sym.type) or sym.type.is_bool:
-                    continue
-                source = self._load_source(ctx, sym.init)
-                if source is None or not in_main_file(ctx, n):
-                    continue
-                if self._w_unread(ctx, [*uses_of(ctx, sym)]):
-                    ctx.report(
-                        n,
-                        f"`{sym.name}.w` is never read: `{sym.name}` is a {sym.type.name} loaded from "
-                        f"`{source}`; load three components and save a register per lane",
-                    )
+        sym = model.resolve(n)
+        if sym is None or sym.kind != "local" or not same(sym.node, n) or sym.init is None:
+            return
+        if not _is_vec4(sym.type) or sym.type.is_bool:
+            return
+        source = self._load_source(ctx, sym.init)
+        if source is None or not in_main_file(ctx, n):
+            return
+        if self._w_unread(ctx, [*uses_of(ctx, sym)]):
+            ctx.report(
+                n,
+                f"`{sym.name}.w` is never read: `{sym.name}` is a {sym.type.name} loaded from "
+                f"`{source}`; load three components and save a register per lane",
+            )
 
     def _load_source(self, ctx: RuleContext, init: Node) -> str | None:
         """The resource a 4-component load in `init` reads, when `init` is such a load."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from hlsllint.rules._common import (
     call_args,
     call_name,
-    functions,
     in_main_file,
     is_assignment_target,
     same,
@@ -20,6 +21,16 @@ from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic import types as T
 from hlsllint.syntax import Node
+
+
+@dataclass
+class _UnitState:
+    """What the walk gathers for `check`."""
+
+    locals: list[Symbol] = field(default_factory=list)
+    seen: set[int] = field(default_factory=set)
+    member_uses: dict[str, dict[str, list[Node]] | None] = field(default_factory=dict)
+
 
 # How a use reads the matrix.
 ROW = "row"  # mul(v, M) with the result's w dropped: the fourth column is never needed
@@ -136,62 +147,62 @@ float3 worldPosition(float3 p)
         "(GPUOpen), section Unneeded data",
     )
 
+    node_kinds = frozenset({"identifier"})
+
+    def visit(self, ctx: RuleContext, n: Node) -> None:
+        if ctx.function is None:
+            return
+        state = ctx.scratch(_UnitState)
+        s = ctx.model.resolve(n)
+        if s is None:
+            return
+        if s.kind == "local" and same(s.node, n) and id(s) not in state.seen and self._is_4x4(s):
+            state.locals.append(s)
+            state.seen.add(id(s))
+        self._note_member_use(ctx, n, s, state.member_uses)
+
     def check(self, ctx: RuleContext) -> None:
         model: Model = ctx.model
+        state = ctx.scratch(_UnitState)
         candidates: list[Symbol] = [
             s for s in model.globals.values() if s.kind == "cbuffer_member" and self._is_4x4(s)
         ]
         seen = {id(s) for s in candidates}
-        for fn_list in model.functions.values():
-            for fn in fn_list:
-                if fn.body is None:
-                    continue
-                for n in ctx.tree.walk(fn.body):
-                    if n.type == "identifier":
-                        s = model.resolve(n)
-                        if (
-                            s is not None
-                            and s.kind == "local"
-                            and same(s.node, n)
-                            and id(s) not in seen
-                            and self._is_4x4(s)
-                        ):
-                            candidates.append(s)
-                            seen.add(id(s))
+        candidates += [s for s in state.locals if id(s) not in seen]
         for sym in candidates:
             self._check_symbol(ctx, sym)
-        self._check_struct_members(ctx)
+        self._check_struct_members(ctx, state.member_uses)
 
     @staticmethod
     def _is_4x4(sym: Symbol) -> bool:
         t = sym.type
         return t.kind == "matrix" and t.rows == 4 and t.cols == 4 and t.is_float
 
-    def _check_struct_members(self, ctx: RuleContext) -> None:
+    @staticmethod
+    def _note_member_use(
+        ctx: RuleContext, n: Node, sym: Symbol, member_uses: dict[str, dict[str, list[Node]] | None]
+    ) -> None:
+        """Record how a use of a struct-typed constant buffer or resource reads its members."""
+        struct = _struct_of(sym)
+        if struct is None or member_uses.get(struct.name, {}) is None:
+            return
+        if sym.kind not in ("cbuffer_member", "resource"):
+            member_uses[struct.name] = None  # a local or parameter copy: not followed
+            return
+        _site, parent = unparen_up(n)
+        field = parent.child_by_field_name("field") if parent is not None else None
+        if parent is None or parent.type != "field_expression" or field is None:
+            member_uses[struct.name] = None  # the struct is used whole
+            return
+        table = member_uses.setdefault(struct.name, {})
+        assert table is not None
+        table.setdefault(ctx.node_text(field), []).append(parent)
+
+    def _check_struct_members(
+        self, ctx: RuleContext, member_uses: dict[str, dict[str, list[Node]] | None]
+    ) -> None:
         """4x4 members of structs that are only read through constant buffers (`ubo.model`)."""
         model: Model = ctx.model
-        member_uses: dict[str, dict[str, list[Node]] | None] = {}
-        for fn in functions(model):
-            if fn.body is None:
-                continue
-            for n in ctx.tree.walk(fn.body):
-                if n.type != "identifier":
-                    continue
-                sym = model.resolve(n)
-                struct = _struct_of(sym)
-                if sym is None or struct is None or member_uses.get(struct.name, {}) is None:
-                    continue
-                if sym.kind not in ("cbuffer_member", "resource"):
-                    member_uses[struct.name] = None  # a local or parameter copy: not followed
-                    continue
-                _site, parent = unparen_up(n)
-                field = parent.child_by_field_name("field") if parent is not None else None
-                if parent is None or parent.type != "field_expression" or field is None:
-                    member_uses[struct.name] = None  # the struct is used whole
-                    continue
-                table = member_uses.setdefault(struct.name, {})
-                assert table is not None
-                table.setdefault(ctx.node_text(field), []).append(parent)
         for struct_name, members in sorted((k, v) for k, v in member_uses.items() if v is not None):
             struct_type = model.structs.get(struct_name)
             node = struct_node(ctx, struct_name)

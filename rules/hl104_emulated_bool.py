@@ -6,7 +6,6 @@ from hlsllint.rules._common import (
     assignments,
     call_args,
     call_name,
-    functions,
     in_main_file,
     is_assignment_target,
     is_condition,
@@ -139,20 +138,17 @@ float4 main(float4 color : COLOR0) : SV_Target
         "(GPUOpen), section Booleans",
     )
 
-    def check(self, ctx: RuleContext) -> None:
-        model: Model = ctx.model
-        for fn in functions(model):
-            if fn.body is None:
-                continue
-            for n in ctx.tree.walk(fn.body):
-                if n.type != "identifier":
-                    continue
-                sym = model.resolve(n)
-                if sym is None or sym.kind != "local" or not same(sym.node, n):
-                    continue
-                if sym.type.kind not in ("scalar", "vector") or sym.type.scalar not in _SCALARS:
-                    continue
-                self._check_local(ctx, sym, n)
+    node_kinds = frozenset({"identifier"})
+
+    def visit(self, ctx: RuleContext, n: Node) -> None:
+        if ctx.function is None:
+            return
+        sym = ctx.model.resolve(n)
+        if sym is None or sym.kind != "local" or not same(sym.node, n):
+            return
+        if sym.type.kind not in ("scalar", "vector") or sym.type.scalar not in _SCALARS:
+            return
+        self._check_local(ctx, sym, n)
 
     def _check_local(self, ctx: RuleContext, sym: Symbol, name: Node) -> None:
         writes = assignments(ctx, sym)

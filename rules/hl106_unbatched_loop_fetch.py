@@ -8,7 +8,6 @@ from hlsllint.rules._common import (
     as_fetch,
     call_name,
     fetches_in,
-    functions,
     in_main_file,
     is_written,
     lvalue_top,
@@ -232,15 +231,11 @@ float march(float2 uv, float2 dir, float z, int steps)
         "(batching texture fetches), after NVIDIA's SSR ray-march measurements",
     )
 
-    def check(self, ctx: RuleContext) -> None:
-        model: Model = ctx.model
-        dynamic = self._dynamic_loops(ctx)
-        for fn in functions(model):
-            if fn.body is None:
-                continue
-            for n in ctx.tree.walk(fn.body):
-                if n.type in LOOP_TYPES:
-                    self._check_loop(ctx, n, dynamic)
+    node_kinds = LOOP_TYPES
+
+    def visit(self, ctx: RuleContext, n: Node) -> None:
+        if ctx.function is not None:
+            self._check_loop(ctx, n, ctx.scratch(lambda: self._dynamic_loops(ctx)))
 
     @staticmethod
     def _dynamic_loops(ctx: RuleContext) -> dict[tuple[int, int], bool]:

@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
+from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
 
 Span = tuple[int, int]

@@ -143,6 +143,11 @@ class SyntaxTree:
             self._nodes = list(_walk(self.root))
         return self._nodes
 
+    def set_nodes(self, nodes: list[Node]) -> None:
+        """Hand over a document-order list of every node (the rule driver builds one on its walk)."""
+        if self._nodes is None:
+            self._nodes = nodes
+
     def nodes_of_type(self, *types: str) -> list[Node]:
         """Every node of the given types, in document order (indexed once per tree)."""
         if self._by_type is None:

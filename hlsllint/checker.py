@@ -1,0 +1,87 @@
+"""One traversal, many rules: walk a unit's tree once and dispatch each node to the rules that
+subscribed to its type (`Rule.node_kinds`), then give every rule its whole-unit `check`.
+
+A rule that raises is dropped for the rest of the unit and reported as an internal error; the
+others keep running.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Sequence
+
+from hlsllint.context import RuleContext
+from hlsllint.rule import Rule
+from hlsllint.semantic import Function
+from hlsllint.syntax import Node
+
+
+def _crash(rule: Rule, path: str) -> str:
+    return f"rule {rule.code} ({rule.name}) crashed on {path}:\n{traceback.format_exc(limit=-3)}"
+
+
+def _no_stage(_stage: str) -> None:
+    pass
+
+
+def run_rules(
+    ctx: RuleContext,
+    rules: Sequence[Rule],
+    path: str,
+    on_stage: Callable[[str], None] = _no_stage,
+) -> list[str]:
+    """Run `rules` over the unit of `ctx`; returns the internal errors (crashed rules).
+
+    `on_stage(name)` is told before the walk and before each rule's `check` (the driver's time
+    budget raises from it)."""
+    errors: list[str] = []
+    failed: set[str] = set()
+    dispatch: dict[str, list[Rule]] = {}
+    for rule in rules:
+        for kind in rule.node_kinds:
+            dispatch.setdefault(kind, []).append(rule)
+    if dispatch:
+        on_stage("the rules' walk (" + ", ".join(r.code for r in rules if r.node_kinds) + ")")
+        bodies: dict[int, Function] = {}
+        for overloads in ctx.model.functions.values():
+            for f in overloads:
+                if f.body is not None:
+                    bodies[f.body.id] = f
+        tree = ctx.tree
+        nodes: list[Node] = []  # the document-order node list the tree caches, built on the way
+        stack: list[tuple[Node, Function | None]] = [(tree.root, None)]
+        while stack:
+            node, outer = stack.pop()
+            nodes.append(node)
+            fn = bodies.get(node.id, outer)
+            subscribers = dispatch.get(node.type)
+            if subscribers:
+                ctx.function = fn
+                for rule in subscribers:
+                    if rule.code in failed:
+                        continue
+                    ctx.rule = rule
+                    try:
+                        rule.visit(ctx, node)
+                    except Exception:  # a rule bug must not take the run down
+                        failed.add(rule.code)
+                        errors.append(_crash(rule, path))
+            children = node.children
+            if children:
+                stack.extend((c, fn) for c in reversed(children))
+        ctx.function = None
+        tree.set_nodes(nodes)
+    for rule in rules:
+        if rule.code in failed:
+            continue
+        on_stage(f"rule {rule.code} ({rule.name})")
+        ctx.rule = rule
+        try:
+            rule.check(ctx)
+        except Exception:  # a rule bug must not take the run down
+            errors.append(_crash(rule, path))
+    ctx.rule = None
+    # Findings grouped by rule, in rule order, as if each rule had run on its own.
+    order = {rule.code: i for i, rule in enumerate(rules)}
+    ctx.diagnostics.sort(key=lambda d: order.get(d.code, -1))
+    return errors

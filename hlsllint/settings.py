@@ -1,0 +1,13 @@
+"""The settings that the semantic model, the analyses and the rules read (a slice of the resolved
+config). A leaf module: every stage can import it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    target: str = "rdna2"
+    wave_size: int | None = None
+    enable_16bit_types: bool = False
