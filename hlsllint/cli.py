@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from hlsllint import __version__
+from hlsllint.cache import Cache, default_cache_dir
 from hlsllint.config import TARGETS, ConfigError, ConfigResolver, load_config_file, parse_define
 from hlsllint.fix import apply_fixes, unified_diff, write_atomic
 from hlsllint.lint import STDIN, LintResult, lint_paths, tune_gc
 from hlsllint.output import FORMATS, printer
+from hlsllint.progress import ProgressBar
 from hlsllint.registry import RegistryError, all_rules, find_rule
 from hlsllint.source import SourceFile
 
@@ -52,6 +54,13 @@ def _add_config_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _shard(text: str) -> tuple[int, int]:
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N, got `{text}`")
+    return int(k), int(n)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hlsllint",
@@ -70,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--show-files", action="store_true", help="list the files that would be linted")
     check.add_argument("-j", "--jobs", type=int, default=None, help="parallel workers (default: all cores)")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    check.add_argument(
+        "--cache-dir", metavar="DIR", help="cache folder (default: $HLSLLINT_CACHE_DIR or .hlsllint_cache)"
+    )
+    check.add_argument("--shard", type=_shard, metavar="K/N", help="lint only part K of N (balanced by size)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
     check.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes")
     check.add_argument("--diff", action="store_true", help="show the fixes as a diff; write nothing")
@@ -207,7 +221,17 @@ def _cmd_check(args: argparse.Namespace, resolver: ConfigResolver) -> int:
         return 0
 
     fix_mode = args.fix or args.diff
-    result = lint_paths(paths, resolver, jobs=args.jobs, overrides=overrides)
+    cache = None if args.no_cache else Cache(args.cache_dir or default_cache_dir())
+    with ProgressBar(not args.quiet) as bar:
+        result = lint_paths(
+            paths,
+            resolver,
+            jobs=args.jobs,
+            overrides=overrides,
+            cache=cache,
+            shard=args.shard,
+            progress=bar.update,
+        )
     original_sources = result.sources
     originals = {p: s.text for p, s in original_sources.items()}
     fixed = Counter[str]()
@@ -220,7 +244,9 @@ def _cmd_check(args: argparse.Namespace, resolver: ConfigResolver) -> int:
             for p, fixed_file in changed.items():
                 overrides[p] = fixed_file.text
                 fixed[p] += fixed_file.fixes
-            result = lint_paths(paths, resolver, jobs=args.jobs, overrides=overrides)
+            result = lint_paths(
+                paths, resolver, jobs=args.jobs, overrides=overrides, cache=cache, shard=args.shard
+            )
 
     changed_paths = [p for p in overrides if p in originals and overrides[p] != originals[p]]
     if args.diff:

@@ -14,11 +14,12 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from hlsllint import preprocess as pp_stage
+from hlsllint.cache import Cache, content_hash
 from hlsllint.checker import run_rules
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.context import RuleContext
@@ -72,6 +73,10 @@ class UnitResult:
     sources: dict[str, SourceFile] = field(default_factory=dict)
     context: RuleContext | None = None
     """The unit's parse and semantic model (in process only: the LSP's pressure view reuses it)."""
+    missing: list[str] = field(default_factory=list)
+    """Paths the include search probed in vain (for the cache)."""
+    deps: dict[str, str] = field(default_factory=dict)
+    """Every file the unit read → its content hash (filled by the driver, for the cache)."""
 
 
 _RULES: dict[tuple[str, tuple[tuple[str, object], ...]], Rule] = {}
@@ -211,6 +216,7 @@ def _lint_main(
     vname = variant.name if variant else None
     pp, tree = front_end(main, settings, variant, loader)
     result.sources = pp.sources
+    result.missing = pp.missing
     for src in pp.sources.values():
         if src.decode_errors:
             result.diagnostics.append(
@@ -273,6 +279,7 @@ class _Unit:
 
 def _run_unit(unit: _Unit, overrides: Mapping[str, str]) -> UnitResult:
     result = lint_unit(unit.path, unit.settings, unit.variant, FileLoader(overrides))
+    result.deps = {os.path.normpath(p): content_hash(s) for p, s in result.sources.items()}
     result.sources = {}  # the main process has its own copies; don't pickle them back
     result.context = None
     return result
@@ -315,31 +322,83 @@ def _plan_units(files: list[str], resolver: ConfigResolver, loader: FileLoader) 
     return units
 
 
+Progress = Callable[[int, int], None]
+"""Called as units finish: (units done, units to lint)."""
+
+
+def shard_units(units: Sequence[_Unit], shard: tuple[int, int], size: Callable[[str], int]) -> list[_Unit]:
+    """Shard K of N (1-based): units dealt largest first to the least-loaded shard (ties: lowest
+    index), so shards are balanced by size and the split depends only on the files."""
+    k, n = shard
+    by_size = sorted(range(len(units)), key=lambda i: (-size(units[i].path), units[i].path, i))
+    loads = [0] * n
+    mine: list[int] = []
+    for i in by_size:
+        target = min(range(n), key=lambda j: (loads[j], j))
+        loads[target] += max(1, size(units[i].path))
+        if target == k - 1:
+            mine.append(i)
+    return [units[i] for i in sorted(mine)]
+
+
 def lint_paths(
     paths: Sequence[str],
     resolver: ConfigResolver,
     *,
     jobs: int | None = None,
     overrides: Mapping[str, str] | None = None,
+    cache: Cache | None = None,
+    shard: tuple[int, int] | None = None,
+    progress: Progress | None = None,
 ) -> LintResult:
+    """Lint files and folders. With `cache`, units whose files are unchanged are not re-linted;
+    with `shard=(K, N)` only the K-th of N balanced parts of the units is linted (and reported)."""
     overrides = dict(overrides or {})
     loader = FileLoader(overrides)
     files = list(discover([p for p in paths if p not in overrides], resolver))
     files += [os.path.normpath(p) for p in overrides if os.path.normpath(p) not in files]
     units = _plan_units(files, resolver, loader)
+    if shard is not None:
+        units = shard_units(units, shard, lambda p: _size(loader, p))
+
+    results: list[UnitResult | None] = [None] * len(units)
+    keys: list[str] = []
+    if cache is not None:
+        cache.new_run()
+        for i, u in enumerate(units):
+            keys.append(cache.key(u.path, u.settings, u.variant))
+            hit = cache.get(keys[i], loader)
+            if hit is not None:
+                results[i] = UnitResult(diagnostics=hit.diagnostics, deps=hit.deps)
+    todo = [i for i, r in enumerate(results) if r is None]
     jobs = jobs or os.cpu_count() or 1
-    results: list[UnitResult]
-    if jobs > 1 and len(units) > 1:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
-            results = list(pool.map(_run_unit, units, [overrides] * len(units), chunksize=4))
-    else:
-        results = [_run_unit(u, overrides) for u in units]
+    fresh: Iterable[UnitResult]
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo))) if jobs > 1 and len(todo) > 1 else None
+    with pool or contextlib.nullcontext():
+        todo_units = [units[i] for i in todo]
+        if pool is not None:
+            chunk = max(1, min(4, len(todo) // (4 * jobs)))
+            fresh = pool.map(_run_unit, todo_units, [overrides] * len(todo), chunksize=chunk)
+        else:
+            fresh = (_run_unit(u, overrides) for u in todo_units)
+        for n, (i, done) in enumerate(zip(todo, fresh, strict=True), start=1):
+            results[i] = done
+            if cache is not None and _cacheable(done):
+                cache.put(keys[i], done.diagnostics, done.deps, done.missing)
+            if progress is not None:
+                progress(n, len(todo))
+    if cache is not None:
+        cache.close()
 
     linted = set(files)
+    if shard is not None:  # what this shard's units cover: their own files and their includes
+        covered = {u.path for u in units} | {p for r in results if r for p in r.deps}
+        linted &= covered
     seen: set[tuple[str, str, int, int, str]] = set()
     diagnostics: list[Diagnostic] = []
     errors: list[str] = []
     for r in results:
+        assert r is not None
         errors.extend(r.errors)
         for d in r.diagnostics:
             if os.path.normpath(d.path) not in linted or d.key() in seen:
@@ -348,11 +407,24 @@ def lint_paths(
             diagnostics.append(d)
     sources: dict[str, SourceFile] = {}
     for f in files:
-        with contextlib.suppress(SourceError):
-            sources[f] = loader(f)
+        if f in linted:
+            with contextlib.suppress(SourceError):
+                sources[f] = loader(f)
     diagnostics = apply_suppressions(diagnostics, sources, resolver)
     diagnostics.sort(key=Diagnostic.sort_key)
-    return LintResult(diagnostics, sources, files, errors)
+    return LintResult(diagnostics, sources, [f for f in files if f in linted], errors)
+
+
+def _cacheable(result: UnitResult) -> bool:
+    """Results that depend on more than the files (a crash, a time budget) are not stored."""
+    return not result.errors and not any(d.code == "HL006" for d in result.diagnostics)
+
+
+def _size(loader: FileLoader, path: str) -> int:
+    try:
+        return len(loader(path).text)
+    except SourceError:
+        return 0
 
 
 def apply_suppressions(

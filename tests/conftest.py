@@ -45,3 +45,11 @@ def lint_fixture(path: Path, code: str) -> set[tuple[int, str]]:
 @pytest.fixture
 def resolver() -> ConfigResolver:
     return ConfigResolver()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_outside_the_repo(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """CLI runs in tests keep their cache in a temporary folder, not in the working directory."""
+    import os
+
+    os.environ.setdefault("HLSLLINT_CACHE_DIR", str(tmp_path_factory.mktemp("hlsllint_cache")))

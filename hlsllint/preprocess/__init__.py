@@ -68,6 +68,8 @@ class PreprocessResult:
     """Paths of every file that was included (transitively), in first-inclusion order."""
     sources: dict[str, SourceFile] = field(default_factory=dict)
     """Every file the expanded text maps into, the main file included."""
+    missing: list[str] = field(default_factory=list)
+    """Paths the include search probed and did not find (sorted)."""
 
 
 def preprocess(main: SourceFile, options: PreprocessOptions, loader: Loader) -> PreprocessResult:
@@ -86,4 +88,5 @@ def preprocess(main: SourceFile, options: PreprocessOptions, loader: Loader) -> 
         diagnostics=diagnostics,
         included=list(pp.included),
         sources=sources,
+        missing=sorted(pp.missing),
     )

@@ -291,6 +291,8 @@ class Preprocessor:
         self.diagnostics: list[Diag] = []
         self.sources: dict[str, SourceFile] = {}
         self.included: list[str] = []
+        self.missing: set[str] = set()
+        """Paths an include search probed and found absent (a file created there changes the unit)."""
         self._included_set: set[str] = set()
         self._once: set[str] = set()
         self._loaded: dict[str, SourceFile] = {}
@@ -777,9 +779,8 @@ class Preprocessor:
             return True
         try:
             self._loaded[p] = self.loader(p)
-        except SourceError:
-            return False
         except Exception:
+            self.missing.add(p)
             return False
         return True
 

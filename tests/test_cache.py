@@ -1,0 +1,138 @@
+"""The content cache, parallel runs and shards give the same findings as a plain `-j 1` run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+from hlsllint.cache import Cache
+from hlsllint.cli import main
+from hlsllint.config import ConfigResolver
+from hlsllint.diagnostics import Diagnostic
+from hlsllint.lint import lint_paths
+
+HEADER = "float helper(float x) { return sign(x) < 0 ? -x : x; }\n"
+USER = '#include "common.hlsli"\nfloat f{n}(float y) {{ return helper(y) + (sign(y) < 0); }}\n'
+LONER = "float g(float x) { return (sign(x) < 0); }\n"
+
+
+def _lint(paths: list[str], **kwargs: object) -> list[Diagnostic]:
+    result = lint_paths(paths, ConfigResolver(), **kwargs)  # type: ignore[arg-type]
+    assert not result.errors
+    return result.diagnostics
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "common.hlsli").write_text(HEADER)
+    for n in ("a", "b"):
+        (src / f"{n}.hlsl").write_text(USER.format(n=n))
+    (src / "c.hlsl").write_text(LONER)
+    return src
+
+
+def test_cached_results_equal_uncached(tmp_path: Path) -> None:
+    plain = _lint([str(FIXTURES)], jobs=1)
+    assert plain
+    cache = Cache(tmp_path / "cache")
+    cold = _lint([str(FIXTURES)], jobs=1, cache=cache)
+    assert cache.hits == 0 and cache.misses > 0
+    warm_cache = Cache(tmp_path / "cache")
+    warm = _lint([str(FIXTURES)], jobs=1, cache=warm_cache)
+    assert warm_cache.misses == 0 and warm_cache.hits == cache.misses
+    assert plain == cold == warm
+    assert (tmp_path / "cache" / ".gitignore").read_text().strip().endswith("*")
+
+
+def test_corrupt_entries_are_ignored(tmp_path: Path, tree: Path) -> None:
+    expected = _lint([str(tree)], jobs=1)
+    _lint([str(tree)], jobs=1, cache=Cache(tmp_path / "cache"))
+    entries = sorted((tmp_path / "cache").rglob("*.json"))
+    assert len(entries) == 3  # one per unit: a.hlsl, b.hlsl, c.hlsl
+    entries[0].write_bytes(entries[0].read_bytes()[:-20])  # truncated
+    body = entries[1].read_bytes()
+    entries[1].write_bytes(body.replace(b"HL", b"XX"))  # checksum no longer matches
+    cache = Cache(tmp_path / "cache")
+    assert _lint([str(tree)], jobs=1, cache=cache) == expected
+    assert cache.misses == 2
+
+
+def test_header_edit_invalidates_exactly_its_includers(tmp_path: Path, tree: Path) -> None:
+    _lint([str(tree)], jobs=1, cache=Cache(tmp_path / "cache"))
+    (tree / "common.hlsli").write_text(HEADER + "float more(float x) { return (sign(x) < 0); }\n")
+    cache = Cache(tmp_path / "cache")
+    edited = _lint([str(tree)], jobs=1, cache=cache)
+    assert (cache.misses, cache.hits) == (2, 1)
+    assert edited == _lint([str(tree)], jobs=1)
+    assert any(d.path.endswith("common.hlsli") and d.start.row == 2 for d in edited)
+
+
+def test_new_file_on_the_include_path_invalidates(tmp_path: Path, tree: Path) -> None:
+    (tree / "d.hlsl").write_text('#include "later.hlsli"\nfloat d(float y) { return y; }\n')
+    before = _lint([str(tree)], jobs=1, cache=Cache(tmp_path / "cache"))
+    assert any(d.code == "HL002" for d in before)
+    (tree / "later.hlsli").write_text(LONER)
+    cache = Cache(tmp_path / "cache")
+    after = _lint([str(tree / "d.hlsl")], jobs=1, cache=cache)
+    assert cache.misses == 1 and not any(d.code == "HL002" for d in after)
+
+
+def test_parallel_output_equals_serial() -> None:
+    assert _lint([str(FIXTURES)], jobs=2) == _lint([str(FIXTURES)], jobs=1)
+
+
+def test_union_of_shards_is_the_full_run() -> None:
+    full = _lint([str(FIXTURES)], jobs=1)
+    keys = set()
+    files: list[str] = []
+    for k in (1, 2, 3):
+        result = lint_paths([str(FIXTURES)], ConfigResolver(), jobs=1, shard=(k, 3))
+        keys |= {d.key() for d in result.diagnostics}
+        files += result.files
+        assert result.files  # every shard gets work
+    assert keys == {d.key() for d in full}
+    assert len(files) == len(set(files))
+    again = lint_paths([str(FIXTURES)], ConfigResolver(), jobs=1, shard=(2, 3))
+    assert again.files == lint_paths([str(FIXTURES)], ConfigResolver(), jobs=1, shard=(2, 3)).files
+
+
+def test_cli_writes_only_the_cache_dir(
+    tmp_path: Path, tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HLSLLINT_CACHE_DIR", raising=False)
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    assert main([str(tree), "--output-format", "concise"]) == 1
+    first = capsys.readouterr().out
+    assert main([str(tree), "--output-format", "concise"]) == 1
+    assert capsys.readouterr().out == first
+    written = {p for p in tmp_path.rglob("*") if before.get(p) != p.stat().st_mtime_ns}
+    assert written and all(p.relative_to(tmp_path).parts[0] == ".hlsllint_cache" for p in written)
+    assert main([str(tree), "--no-cache", "--cache-dir", str(tmp_path / "other")]) == 1
+    assert not (tmp_path / "other").exists()
+    monkeypatch.setenv("HLSLLINT_CACHE_DIR", str(tmp_path / "env"))
+    main([str(tree)])
+    assert (tmp_path / "env" / ".gitignore").exists()
+    assert sorted(p.name for p in tree.iterdir()) == ["a.hlsl", "b.hlsl", "c.hlsl", "common.hlsli"]
+
+
+def test_fix_relints_fixed_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "m.hlsl"
+    f.write_text("float3 g(float3 n, float s) { return n * sign(s); }\n")
+    args = [str(f), "--cache-dir", str(tmp_path / "cache")]
+    main(args)
+    main([*args, "--fix", "--unsafe-fixes"])
+    assert f.read_text() == "float3 g(float3 n, float s) { return (s < 0 ? -n : n); }\n"
+    capsys.readouterr()
+    main([*args, "--output-format", "concise"])
+    assert "HL1" not in capsys.readouterr().out
+
+
+def test_bad_shard_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main([".", "--shard", "3/2"])
+    assert e.value.code == 2
