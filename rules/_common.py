@@ -1,7 +1,8 @@
 """Helpers shared by the rules HL101-HL107: symbol uses, fetches, use sites, and a fallback
 wave-uniformity check.
 
-`is_uniform(ctx, expr)` asks the analysis stage (`model.is_uniform_expr`) first; when that query
+`is_uniform(ctx, expr)` asks the analysis stage (`analyze(model).uniform_at`, computed once per
+unit) first; when that query
 is not available or cannot tell (dead code, an expression it did not lower), it falls back to a
 conservative local check (`local_uniform`): literals, constant-buffer members, static consts,
 resources, `SV_GroupID`/`SV_ViewID` inputs, wave reductions, and locals whose every assignment is
@@ -15,6 +16,7 @@ import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from hlsllint.analysis import analyze
 from hlsllint.context import RuleContext
 from hlsllint.semantic import Function, Model, Symbol
 from hlsllint.semantic import types as T
@@ -319,9 +321,8 @@ def assignments(ctx: RuleContext, sym: Symbol) -> list[tuple[str, Node | None, N
 
 def is_uniform(ctx: RuleContext, node: Node) -> bool:
     """Is the expression wave-uniform? (the analysis query, else the local fallback)."""
-    model: Model = ctx.model
     try:
-        answer = model.is_uniform_expr(node)
+        answer = analyze(ctx.model).uniform_at(ctx.span(node))
     except Exception:  # the analysis stage is optional for these rules
         answer = None
     if answer is not None:

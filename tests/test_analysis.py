@@ -95,7 +95,8 @@ void main(uint3 id : SV_DispatchThreadID, uint3 g : SV_GroupID) {
     assert a.uniform_at(span_of(m, "v + u")) is False
     start = span_of(m, "v + u")[0] + 4
     assert a.uniform_at((start, start + 1)) is True  # u merged after a uniform branch
-    assert m.is_uniform_expr(next(n for n in m.tree.walk() if m.tree.node_text(n) == "g.x")) is True
+    gx = next(n for n in m.tree.walk() if m.tree.node_text(n) == "g.x")
+    assert analyze(m).uniform_at(m.tree.span(gx)) is True
 
 
 def test_wave_intrinsics() -> None:

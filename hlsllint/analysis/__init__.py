@@ -9,7 +9,7 @@
 
 The coefficients of the pressure model are in `hlsllint.analysis.costs.CostModel`.
 
-For rules, `analyze(model)` (cached on the model: `model.is_uniform_expr(node)` uses it) answers
+For rules, `analyze(model)` (computed once per model and cached on it) answers
 by syntax, in preprocessed-text spans (`ctx.span(node)`):
 
     a = analyze(ctx.model)

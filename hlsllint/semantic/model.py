@@ -18,7 +18,6 @@ Nothing here raises on broken trees: unknown names resolve to None, unknown type
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -186,8 +185,12 @@ class Model:
         self._refs: dict[tuple[int, int], Symbol] = {}
         self._types: dict[int, T.Type] = {}
         self._const_guard: set[int] = set()
+        self._consts: dict[int, int | float | bool | None] | None = None
+        """Memoised top-level `const_value` answers (from the end of `build` on: before that a
+        name may not be resolved yet)."""
         self._function_symbols: dict[str, Symbol] = {}
         self._analysis: Any = None
+        """A slot where `hlsllint.analysis.analyze` keeps the unit's analyses (computed once)."""
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -279,6 +282,15 @@ class Model:
         """The compile-time value of an expression (literals, static consts, arithmetic)."""
         if node is None or node.id in self._const_guard or len(self._const_guard) > 64:
             return None
+        memo = self._consts if not self._const_guard else None
+        if memo is not None and node.id in memo:
+            return memo[node.id]
+        value = self._const_value_guarded(node)
+        if memo is not None:
+            memo[node.id] = value
+        return value
+
+    def _const_value_guarded(self, node: Node) -> int | float | bool | None:
         self._const_guard.add(node.id)
         try:
             return self._const_value(node)
@@ -524,21 +536,6 @@ class Model:
         if kind == "atomic" and method.endswith("Counter"):
             return T.UINT
         return T.VOID
-
-    # -- analysis hook ----------------------------------------------------------------------
-
-    def is_uniform_expr(self, node: Node, entry: str | None = None) -> bool | None:
-        """Is the expression wave-uniform in entry `entry` (default: in every entry reaching it)?
-
-        None when no entry point lowers it (dead code, or the node is not an expression). This
-        is a convenience over `hlsllint.analysis.analyze(model).uniform_at(span, entry)`.
-        """
-        if self._analysis is None:
-            # The analysis stage is built on this one: import it late.
-            analysis = importlib.import_module("hlsllint.analysis")
-            self._analysis = analysis.analyze(self)
-        result: bool | None = self._analysis.uniform_at(self.tree.span(node), entry)
-        return result
 
     # -- building ---------------------------------------------------------------------------
 
@@ -828,6 +825,7 @@ class Model:
         for name in self.functions:
             self._function_symbols[name] = Symbol(name, "function", T.UNKNOWN)
         self._find_entry_points()
+        self._consts = {}
         return self
 
     def _register_in(self, node: Node) -> str | None:
