@@ -15,7 +15,14 @@ from typing import Any
 
 from hlsllint import __version__
 from hlsllint.cache import Cache, default_cache_dir
-from hlsllint.config import TARGETS, ConfigError, ConfigResolver, load_config_file, parse_define
+from hlsllint.config import (
+    TARGETS,
+    ConfigError,
+    ConfigResolver,
+    build_variants,
+    load_config_file,
+    parse_define,
+)
 from hlsllint.fix import apply_fixes, unified_diff, write_atomic
 from hlsllint.lint import STDIN, LintResult, lint_paths, tune_gc
 from hlsllint.output import FORMATS, printer
@@ -45,6 +52,12 @@ def _add_config_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         default=None,
         help="16-bit types pack two per register (as DXC -enable-16bit-types)",
+    )
+    p.add_argument(
+        "--compile-commands",
+        metavar="PATH",
+        help="compile_commands.json or a file of dxc/fxc/slangc/glslangValidator command lines: "
+        "each compile of a file is analysed as one variant (its -D, -I, -T stage and -E entry)",
     )
     p.add_argument(
         "--time-budget",
@@ -153,6 +166,12 @@ def _resolver(args: argparse.Namespace) -> ConfigResolver:
     for key in ("target", "wave_size", "enable_16bit_types", "time_budget"):
         if getattr(args, key, None) is not None:
             overrides[key] = getattr(args, key)
+    if getattr(args, "compile_commands", None):
+        database = os.path.abspath(args.compile_commands)
+        if not os.path.isfile(database):
+            raise ConfigError(f"{args.compile_commands}: compilation database not found")
+        build_variants(database, database)  # read it now: a broken file is a usage error
+        overrides["compile_commands"] = database
     forced = load_config_file(args.config) if args.config else None
     resolver = ConfigResolver(overrides=overrides, forced=forced)
     return resolver

@@ -6,6 +6,7 @@ command line beats any file. Paths in a config file are relative to the file's f
 
 from __future__ import annotations
 
+import functools
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -14,6 +15,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
+from hlsllint.builds import BuildError, load_build_entries
 from hlsllint.settings import AnalysisSettings
 
 CONFIG_NAMES = (".hlsllint.toml", "hlsllint.toml", "pyproject.toml")
@@ -41,6 +43,41 @@ class Variant:
     glob: str
     name: str
     defines: tuple[tuple[str, str], ...]
+    entry: str | None = None
+    """The entry point the build compiles (`-E`): the only one analysed in this variant."""
+    stage: str | None = None
+    """The stage of the target profile (`-T cs_6_6` -> compute)."""
+    include_dirs: tuple[str, ...] = ()
+    enable_16bit_types: bool | None = None
+
+
+def build_variants(database: str, path: str) -> list[Variant]:
+    """The variants of `path` that a compilation database (or command-line file) describes."""
+    by_file = _build_index(os.path.abspath(database))
+    return by_file.get(os.path.normcase(os.path.abspath(path)), [])
+
+
+@functools.cache
+def _build_index(database: str) -> dict[str, list[Variant]]:
+    try:
+        entries = load_build_entries(database)
+    except BuildError as e:
+        raise ConfigError(str(e)) from e
+    out: dict[str, list[Variant]] = {}
+    for b in entries:
+        key = os.path.normcase(os.path.abspath(b.file))
+        variant = Variant(
+            glob=b.file,
+            name=b.name,
+            defines=b.predefined() + b.defines,
+            entry=b.entry,
+            stage=b.stage,
+            include_dirs=b.include_dirs,
+            enable_16bit_types=b.enable_16bit_types or None,
+        )
+        if variant not in out.setdefault(key, []):
+            out[key].append(variant)
+    return out
 
 
 @dataclass(frozen=True)
@@ -61,6 +98,8 @@ class Settings:
     target: str = "rdna2"
     wave_size: int | None = None
     enable_16bit_types: bool = False
+    compile_commands: str | None = None
+    """A compilation database or a file of DXC command lines: one analysed variant per entry."""
     time_budget: float = 10.0
     """Seconds of analysis per translation unit before it stops with HL006 (0: no limit)."""
     rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
@@ -105,7 +144,10 @@ class Settings:
 
     def variants_for(self, path: str) -> list[Variant]:
         rel = relative_to(path, self.root)
-        return [v for v in self.variants if fnmatch(rel, v.glob) or fnmatch(os.path.basename(path), v.glob)]
+        found = [v for v in self.variants if fnmatch(rel, v.glob) or fnmatch(os.path.basename(path), v.glob)]
+        if self.compile_commands:
+            found += build_variants(self.compile_commands, path)
+        return found
 
 
 def _decide(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:
@@ -223,6 +265,13 @@ def settings_from_table(path: Path, table: Mapping[str, Any]) -> Settings:
                 if not isinstance(value, bool):
                     raise ConfigError(f"{path}: `enable-16bit-types` must be true or false")
                 changes["enable_16bit_types"] = value
+            case "compile-commands":
+                if not isinstance(value, str):
+                    raise ConfigError(f"{path}: `compile-commands` must be a path")
+                db = os.path.normpath(os.path.join(root, value))
+                if not os.path.isfile(db):
+                    raise ConfigError(f"{path}: `compile-commands`: {db} not found")
+                changes["compile_commands"] = db
             case "time-budget":
                 if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                     raise ConfigError(f"{path}: `time-budget` must be a number of seconds (0: no limit)")

@@ -16,13 +16,13 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from hlsllint import preprocess as pp_stage
 from hlsllint.cache import Cache, content_hash
 from hlsllint.checker import run_rules
 from hlsllint.config import ConfigResolver, Settings, Variant
-from hlsllint.context import RuleContext
+from hlsllint.context import AnalysisSettings, RuleContext
 from hlsllint.diagnostics import Diagnostic, Severity
 from hlsllint.discovery import discover
 from hlsllint.noqa import Suppressions, parse_suppressions, unused_noqa
@@ -123,10 +123,25 @@ def front_end(
 ) -> tuple[pp_stage.PreprocessResult, SyntaxTree]:
     """Preprocess (with the settings' and the variant's defines) and parse one unit."""
     defines = settings.defines + (variant.defines if variant else ())
-    options = pp_stage.PreprocessOptions(defines=defines, include_dirs=settings.include_dirs)
+    include_dirs = (variant.include_dirs if variant else ()) + settings.include_dirs
+    options = pp_stage.PreprocessOptions(defines=defines, include_dirs=include_dirs)
     pp = pp_stage.preprocess(main, options, loader)
     pp.sources.setdefault(main.path, main)
     return pp, parse(pp.text)
+
+
+def analysis_settings(settings: Settings, variant: Variant | None) -> AnalysisSettings:
+    """The analysis settings of one unit: the config's, with what the variant's build says."""
+    base = settings.analysis
+    if variant is None:
+        return base
+    sixteen = variant.enable_16bit_types
+    return replace(
+        base,
+        entry=variant.entry,
+        stage=variant.stage,
+        enable_16bit_types=base.enable_16bit_types if sixteen is None else sixteen,
+    )
 
 
 def lint_unit(
@@ -234,7 +249,7 @@ def _lint_main(
         origin = pp.sources.get(d.path)
         if origin is not None:
             result.diagnostics.append(_engine_diag(d.code, d.message, origin, d.start, d.end, vname))
-    ctx = RuleContext(pp=pp, tree=tree, settings=settings.analysis, variant=vname)
+    ctx = RuleContext(pp=pp, tree=tree, settings=analysis_settings(settings, variant), variant=vname)
     result.context = ctx
     budget.enter("the syntax check")
     for start, end in tree.unparsed:

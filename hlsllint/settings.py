@@ -11,3 +11,7 @@ class AnalysisSettings:
     target: str = "rdna2"
     wave_size: int | None = None
     enable_16bit_types: bool = False
+    entry: str | None = None
+    """The one entry point the build compiles (a compile command's -E), else all are found."""
+    stage: str | None = None
+    """That entry's stage, from the build's target profile."""

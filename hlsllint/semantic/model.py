@@ -975,6 +975,12 @@ class Model:
     # -- entry points -----------------------------------------------------------------------
 
     def _find_entry_points(self) -> None:
+        wanted = self.settings.entry
+        if wanted is not None and self.functions.get(wanted):
+            f = self.functions[wanted][-1]
+            found = self.settings.stage or self._stage_of(f) or "compute"
+            self.entry_points.append(EntryPoint(f, found, self._group_size(f)))
+            return
         called: set[str] = set()
         for overloads in self.functions.values():
             for f in overloads:
@@ -987,13 +993,15 @@ class Model:
                 explicit = f.attribute("shader") or f.attribute("numthreads")
                 if f.name in called and explicit is None:
                     continue
-                size: tuple[int, int, int] | None = None
-                nt = f.attribute("numthreads")
-                if nt is not None:
-                    dims = [a if isinstance(a, int) else 1 for a in nt.args[:3]]
-                    dims += [1] * (3 - len(dims))
-                    size = (dims[0], dims[1], dims[2])
-                self.entry_points.append(EntryPoint(f, stage, size))
+                self.entry_points.append(EntryPoint(f, stage, self._group_size(f)))
+
+    def _group_size(self, f: Function) -> tuple[int, int, int] | None:
+        nt = f.attribute("numthreads")
+        if nt is None:
+            return None
+        dims = [a if isinstance(a, int) else 1 for a in nt.args[:3]]
+        dims += [1] * (3 - len(dims))
+        return (dims[0], dims[1], dims[2])
 
     def _outputs(self, f: Function) -> list[str]:
         sems: list[str] = []
