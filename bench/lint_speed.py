@@ -1,25 +1,34 @@
-"""Lint speed on real shaders: the whole pipeline against tree-sitter's parse-only floor.
+"""Lint speed on real shaders, in one run on the same files:
 
-    python bench/lint_speed.py /work/corpus/microsoft+DirectX-Graphics-Samples ... [-j N]
+    python bench/lint_speed.py /work/corpus/DirectX-Graphics-Samples/MiniEngine ... [--no-parallel]
 
-Lints every shader file under the folders (the same extensions as bench/parse_coverage.py) with all
-rules, and parses the same files with plain tree-sitter-hlsl. Prints files, lines, seconds and
-lines/second for both. Run it on an otherwise idle machine.
+prints tree-sitter's parse-only time; a cold lint (`-j 1`, empty cache) and its ratio to the parse;
+a warm lint (`-j 1`, nothing changed) and its ratio to the cold one; how many units one edited
+header makes the cache re-lint against how many include it (the edit is an in-memory override:
+nothing under the folders is written); a cold `-j 2` lint and its speed-up over `-j 1`; peak
+memory; the ten slowest units. The cache lives in a temporary folder. Run it on an otherwise idle
+machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import tree_sitter
 import tree_sitter_hlsl
 
+from hlsllint.cache import Cache
 from hlsllint.config import ConfigResolver, Settings
-from hlsllint.lint import lint_paths, tune_gc
+from hlsllint.lint import FileLoader, LintResult, _plan_units, lint_paths, tune_gc
+from hlsllint.preprocess import resolve_include, scan_includes
+from hlsllint.source import SourceError
 
 STAGE_EXTS = (
     ".hlsl",
@@ -53,10 +62,44 @@ def shader_files(folders: list[str]) -> list[str]:
     return sorted(out)
 
 
+def _timed_run(files: list[str], resolver: ConfigResolver, **kwargs: Any) -> tuple[float, LintResult]:
+    t0 = time.perf_counter()
+    result = lint_paths(files, resolver, **kwargs)
+    return time.perf_counter() - t0, result
+
+
+def _most_included_header(files: list[str], resolver: ConfigResolver) -> tuple[str, int] | None:
+    """The header that the most translation units include (directly or not), with that count."""
+    loader = FileLoader()
+    units = _plan_units(files, resolver, loader)
+    counts: dict[str, int] = {}
+    for u in units:
+        seen: set[str] = set()
+        stack = [u.path]
+        while stack:
+            f = stack.pop()
+            if f in seen:
+                continue
+            seen.add(f)
+            try:
+                text = loader(f).text
+            except SourceError:
+                continue
+            for name, angled, _s, _e in scan_includes(text):
+                target = resolve_include(name, f, u.settings.include_dirs, angled)
+                if target is not None:
+                    stack.append(os.path.normpath(target))
+        for f in seen - {u.path}:
+            counts[f] = counts.get(f, 0) + 1
+    if not counts:
+        return None
+    return max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", nargs="+")
-    ap.add_argument("-j", "--jobs", type=int, default=1)
+    ap.add_argument("--no-parallel", action="store_true", help="skip the -j 2 run")
     args = ap.parse_args()
     files = shader_files(args.folders)
     data = {f: Path(f).read_bytes() for f in files}
@@ -70,16 +113,61 @@ def main() -> int:
 
     tune_gc()  # as the CLI does
     resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
-    t0 = time.perf_counter()
-    result = lint_paths(files, resolver, jobs=args.jobs)
-    lint_s = time.perf_counter() - t0
+    units = _plan_units(files, resolver, FileLoader())
+    stamps: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="hlsllint-bench-") as tmp:
+        cache = Cache(os.path.join(tmp, "cache"))
+        t0 = time.perf_counter()
+        cold_s, result = _timed_run(
+            files, resolver, jobs=1, cache=cache, progress=lambda _d, _t: stamps.append(time.perf_counter())
+        )
+        per_unit = [b - a for a, b in zip([t0, *stamps], stamps, strict=False)]
+        warm_cache = Cache(os.path.join(tmp, "cache"))
+        warm_s, warm = _timed_run(files, resolver, jobs=1, cache=warm_cache)
+        same = warm.diagnostics == result.diagnostics
+        header = _most_included_header(files, resolver)
+        edit_line = ""
+        if header is not None:
+            path, includers = header
+            edited = Cache(os.path.join(tmp, "cache"))
+            text = FileLoader()(path).text + "\n// edited\n"
+            edit_s, _ = _timed_run(files, resolver, jobs=1, cache=edited, overrides={path: text})
+            edit_line = (
+                f"{'edit one header, warm':<26} {edit_s:8.2f} s  {path}: re-linted {edited.misses} "
+                f"units, {includers} include it, {edited.hits} reused"
+            )
+    j2_s = 0.0
+    if not args.no_parallel:
+        j2_s, j2 = _timed_run(files, resolver, jobs=2)
+        same = same and j2.diagnostics == result.diagnostics
+    peak_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
     print(
-        f"files: {len(files)}  lines: {lines}  findings: {len(result.diagnostics)}  "
-        f"internal errors: {len(result.errors)}  jobs: {args.jobs}"
+        f"files: {len(files)}  units: {len(units)}  lines: {lines}  findings: {len(result.diagnostics)}  "
+        f"internal errors: {len(result.errors)}  same findings cold/warm/-j 2: {same}"
     )
     print(f"{'tree-sitter parse only':<26} {parse_s:8.2f} s  {lines / parse_s:>10,.0f} lines/s")
-    print(f"{'hlsllint (all rules)':<26} {lint_s:8.2f} s  {lines / lint_s:>10,.0f} lines/s")
+    print(
+        f"{'cold lint, -j 1':<26} {cold_s:8.2f} s  {lines / cold_s:>10,.0f} lines/s  "
+        f"{cold_s / parse_s:6.1f}x parse"
+    )
+    print(
+        f"{'warm lint (cached), -j 1':<26} {warm_s:8.2f} s  {lines / warm_s:>10,.0f} lines/s  "
+        f"{100 * warm_s / cold_s:5.1f}% of cold"
+    )
+    if edit_line:
+        print(edit_line)
+    if j2_s:
+        print(
+            f"{'cold lint, -j 2':<26} {j2_s:8.2f} s  {lines / j2_s:>10,.0f} lines/s  "
+            f"{cold_s / j2_s:.2f}x -j 1"
+        )
+    print(f"{'peak memory':<26} {peak_self:8.0f} MiB (main process), {peak_child:.0f} MiB (largest worker)")
+    print("slowest units (-j 1, cold):")
+    for secs, unit in sorted(zip(per_unit, units, strict=False), key=lambda t: -t[0])[:10]:
+        variant = f" [{unit.variant.name}]" if unit.variant else ""
+        print(f"  {secs:7.3f} s  {unit.path}{variant}")
     return 0
 
 
