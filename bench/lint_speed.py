@@ -26,9 +26,7 @@ import tree_sitter_hlsl
 
 from hlsllint.cache import Cache
 from hlsllint.config import ConfigResolver, Settings
-from hlsllint.lint import FileLoader, LintResult, _plan_units, lint_paths, tune_gc
-from hlsllint.preprocess import resolve_include, scan_includes
-from hlsllint.source import SourceError
+from hlsllint.lint import FileLoader, LintResult, _plan_units, _Unit, lint_paths, tune_gc
 
 STAGE_EXTS = (
     ".hlsl",
@@ -68,29 +66,14 @@ def _timed_run(files: list[str], resolver: ConfigResolver, **kwargs: Any) -> tup
     return time.perf_counter() - t0, result
 
 
-def _most_included_header(files: list[str], resolver: ConfigResolver) -> tuple[str, int] | None:
-    """The header that the most translation units include (directly or not), with that count."""
-    loader = FileLoader()
-    units = _plan_units(files, resolver, loader)
+def _most_included_header(units: list[_Unit], cache: Cache) -> tuple[str, int] | None:
+    """The header that the most units read (as the cold run recorded it), with that count."""
     counts: dict[str, int] = {}
     for u in units:
-        seen: set[str] = set()
-        stack = [u.path]
-        while stack:
-            f = stack.pop()
-            if f in seen:
-                continue
-            seen.add(f)
-            try:
-                text = loader(f).text
-            except SourceError:
-                continue
-            for name, angled, _s, _e in scan_includes(text):
-                target = resolve_include(name, f, u.settings.include_dirs, angled)
-                if target is not None:
-                    stack.append(os.path.normpath(target))
-        for f in seen - {u.path}:
-            counts[f] = counts.get(f, 0) + 1
+        entry = cache.entry(cache.key(u.path, u.settings, u.variant))
+        for f in entry.deps if entry else ():
+            if f != u.path:
+                counts[f] = counts.get(f, 0) + 1
     if not counts:
         return None
     return max(counts.items(), key=lambda kv: (kv[1], kv[0]))
@@ -125,7 +108,7 @@ def main() -> int:
         warm_cache = Cache(os.path.join(tmp, "cache"))
         warm_s, warm = _timed_run(files, resolver, jobs=1, cache=warm_cache)
         same = warm.diagnostics == result.diagnostics
-        header = _most_included_header(files, resolver)
+        header = _most_included_header(units, cache)
         edit_line = ""
         if header is not None:
             path, includers = header

@@ -14,8 +14,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 
 from hlsllint import preprocess as pp_stage
@@ -387,21 +387,12 @@ def lint_paths(
                 results[i] = UnitResult(diagnostics=hit.diagnostics, deps=hit.deps)
     todo = [i for i, r in enumerate(results) if r is None]
     jobs = jobs or os.cpu_count() or 1
-    fresh: Iterable[UnitResult]
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo))) if jobs > 1 and len(todo) > 1 else None
-    with pool or contextlib.nullcontext():
-        todo_units = [units[i] for i in todo]
-        if pool is not None:
-            chunk = max(1, min(4, len(todo) // (4 * jobs)))
-            fresh = pool.map(_run_unit, todo_units, [overrides] * len(todo), chunksize=chunk)
-        else:
-            fresh = (_run_unit(u, overrides) for u in todo_units)
-        for n, (i, done) in enumerate(zip(todo, fresh, strict=True), start=1):
-            results[i] = done
-            if cache is not None and _cacheable(done):
-                cache.put(keys[i], done.diagnostics, done.deps, done.missing)
-            if progress is not None:
-                progress(n, len(todo))
+    for n, (i, done) in enumerate(_run_units(units, todo, overrides, jobs, loader), start=1):
+        results[i] = done
+        if cache is not None and _cacheable(done):
+            cache.put(keys[i], done.diagnostics, done.deps, done.missing)
+        if progress is not None:
+            progress(n, len(todo))
     if cache is not None:
         cache.close()
 
@@ -428,6 +419,22 @@ def lint_paths(
     diagnostics = apply_suppressions(diagnostics, sources, resolver)
     diagnostics.sort(key=Diagnostic.sort_key)
     return LintResult(diagnostics, sources, [f for f in files if f in linted], errors)
+
+
+def _run_units(
+    units: Sequence[_Unit], todo: list[int], overrides: Mapping[str, str], jobs: int, loader: FileLoader
+) -> Iterator[tuple[int, UnitResult]]:
+    """(index, result) of each unit in `todo`, in the order they finish. Workers take the largest
+    units first, so that one big shader does not start last and hold up the end of the run."""
+    if jobs <= 1 or len(todo) <= 1:
+        for i in todo:
+            yield i, _run_unit(units[i], overrides)
+        return
+    ordered = sorted(todo, key=lambda i: (-_size(loader, units[i].path), i))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
+        futures = {pool.submit(_run_unit, units[i], overrides): i for i in ordered}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
 
 
 def _cacheable(result: UnitResult) -> bool:
