@@ -142,6 +142,7 @@ def register_demand(
         cls, n = value_class(v, uni, wave_size, costs)
         classes[v], sizes[v] = cls, n
     mask = 2 if wave_size == 64 else 1
+    operands = costs.count_operands_at_instruction
     vg: dict[Instr, int] = {}
     sg: dict[Instr, int] = {}
     best: tuple[int, Instr | None, list[Value]] = (-1, None, [])
@@ -155,21 +156,28 @@ def register_demand(
             extra_s += mask * uni.divergent_blocks.get(b, 0)
         for ins in reversed(cfg.instrs(b)):
             # live before = (live after - dest) | reads; counted: live after | dest | reads
-            counted = set(cur)
+            # (`added` is counted - cur, built without copying the live set per instruction)
             d = ins.dest
-            if d is not None and d not in counted:
-                counted.add(d)
-            extra = [r for r in ins.reads if r not in counted]
-            if costs.count_operands_at_instruction:
-                counted.update(extra)
-            nv = v_sum + sum(sizes[x] for x in counted - cur if classes[x] == "vgpr")
-            ns = s_sum + sum(sizes[x] for x in counted - cur if classes[x] == "sgpr")
+            added: list[Value] = [d] if d is not None and d not in cur else []
+            if operands:
+                for r in ins.reads:
+                    if r not in cur and r not in added:
+                        added.append(r)
+            nv, ns = v_sum, s_sum
+            for x in added:
+                if classes[x] == "vgpr":
+                    nv += sizes[x]
+                elif classes[x] == "sgpr":
+                    ns += sizes[x]
             vg[ins] = nv
             sg[ins] = ns + extra_s
-            if nv > best[0]:
-                best = (nv, ins, sorted(counted, key=lambda x: (-sizes[x], x.id)))
-            if record_live:
-                live_at[ins] = sorted(counted, key=lambda x: (-sizes[x], x.id))
+            if nv > best[0] or record_live:
+                counted = cur.union(added)
+                ordered = sorted(counted, key=lambda x: (-sizes[x], x.id))
+                if nv > best[0]:
+                    best = (nv, ins, ordered)
+                if record_live:
+                    live_at[ins] = ordered
             # step backwards
             if d is not None and d in cur:
                 cur.discard(d)

@@ -107,6 +107,8 @@ class SyntaxTree:
     _index: _AnnotationIndex | None = field(default=None, repr=False)
     _nodes: list[Node] | None = field(default=None, repr=False)
     _by_type: dict[str, list[Node]] | None = field(default=None, repr=False)
+    _ends: dict[int, list[int]] = field(default_factory=dict, repr=False)
+    """Declarator end offsets per node id (semantics and registers are anchored there)."""
 
     @property
     def root(self) -> Node:
@@ -255,6 +257,12 @@ class SyntaxTree:
         return [name for _, name in found]
 
     def _declarator_ends(self, node: Node) -> list[int]:
+        found = self._ends.get(node.id)
+        if found is None:
+            found = self._ends[node.id] = self._compute_declarator_ends(node)
+        return found
+
+    def _compute_declarator_ends(self, node: Node) -> list[int]:
         ends = [self.span(node)[1]]
         kids: list[Node] = []
         if node.type == "struct_specifier":
