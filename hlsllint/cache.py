@@ -150,24 +150,21 @@ class Cache:
     ) -> None:
         if not self._usable or not deps:
             return
-        body = json.dumps(
-            {"diagnostics": [_diag_to(d) for d in diagnostics], "deps": dict(deps), "missing": list(missing)},
-            separators=(",", ":"),
-        ).encode()
+        entry = {
+            "diagnostics": [_diag_to(d) for d in diagnostics],
+            "deps": dict(deps),
+            "missing": list(missing),
+        }
+        try:
+            body = json.dumps(entry, separators=(",", ":")).encode()
+        except (TypeError, ValueError):  # a rule's `extra` that JSON cannot hold: don't store
+            return
         checksum = hashlib.blake2b(body, digest_size=16).hexdigest().encode()
         target = self._path(key)
         try:
             self._ensure_folder()
             target.parent.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(checksum + b"\n" + body)
-                os.replace(tmp, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            self._write(target, checksum + b"\n" + body)
             self._wrote = True
         except OSError:
             self._usable = False  # read-only or full disk: lint on without a cache
@@ -176,7 +173,20 @@ class Cache:
         self.entries.mkdir(parents=True, exist_ok=True)
         ignore = self.directory / ".gitignore"
         if not ignore.exists():
-            ignore.write_text("# Created by hlsllint automatically.\n*\n", encoding="utf-8")
+            self._write(ignore, b"# Created by hlsllint automatically.\n*\n")
+
+    @staticmethod
+    def _write(target: Path, data: bytes) -> None:
+        """Through a temporary file and a rename: readers see the old file or the new one."""
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
     def close(self, max_bytes: int = MAX_BYTES) -> None:
         """Prune the oldest entries when the folder outgrew `max_bytes` (to 80% of it)."""

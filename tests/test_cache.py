@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from hlsllint.cli import main
 from hlsllint.config import ConfigResolver
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.lint import lint_paths
+from hlsllint.progress import ProgressBar
 
 HEADER = "float helper(float x) { return sign(x) < 0 ? -x : x; }\n"
 USER = '#include "common.hlsli"\nfloat f{n}(float y) {{ return helper(y) + (sign(y) < 0); }}\n'
@@ -136,3 +138,30 @@ def test_bad_shard_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as e:
         main([".", "--shard", "3/2"])
     assert e.value.code == 2
+
+
+def test_unwritable_cache_dir_still_lints(tmp_path: Path, tree: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    assert _lint([str(tree)], jobs=1, cache=Cache(blocker / "cache")) == _lint([str(tree)], jobs=1)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_and_not_quiet() -> None:
+    for enabled, stream, drawn in (
+        (True, _Terminal(), True),
+        (False, _Terminal(), False),
+        (True, io.StringIO(), False),
+    ):
+        with ProgressBar(enabled, stream) as bar:
+            for n in range(1, 51):
+                bar.update(n, 50)
+        assert bool(stream.getvalue()) == drawn
+    small = _Terminal()
+    with ProgressBar(True, small) as bar:
+        bar.update(1, 3)  # too short a run for a bar
+    assert small.getvalue() == ""
