@@ -84,7 +84,8 @@ class Cache:
     # -- keys ------------------------------------------------------------------------------------
 
     def key(self, path: str, settings: object, variant: object) -> str:
-        ident = f"{self._code}\0{os.path.abspath(path)}\0{settings!r}\0{variant!r}"
+        # The path as given and the working folder: findings carry paths as the run spells them.
+        ident = f"{self._code}\0{os.getcwd()}\0{path}\0{settings!r}\0{variant!r}"
         return hashlib.blake2b(ident.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
     def _file_hash(self, path: str, loader: Callable[[str], SourceFile]) -> str | None:
