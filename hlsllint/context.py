@@ -74,6 +74,11 @@ class RuleContext:
     def node_text(self, node: Node) -> str:
         return self.tree.node_text(node)
 
+    def in_main_file(self, node: Node) -> bool:
+        """True when `node` comes from the unit's main file (not an included header)."""
+        start, end = self.span(node)
+        return self.pp.sourcemap.map_range(start, end).path not in self.pp.included
+
     def edit(self, target: Node | Span, content: str) -> PendingEdit:
         return PendingEdit(self.span(target), content)
 

@@ -190,6 +190,8 @@ class Model:
         name may not be resolved yet)."""
         self._function_symbols: dict[str, Symbol] = {}
         self._analysis: Any = None
+        self._uses: dict[int, list[Node]] | None = None
+        """Uses of every symbol, indexed once (`hlsllint.semantic.queries.uses_of`)."""
         """A slot where `hlsllint.analysis.analyze` keeps the unit's analyses (computed once)."""
 
     # -- queries ----------------------------------------------------------------------------

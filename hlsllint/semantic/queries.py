@@ -1,0 +1,164 @@
+"""Questions over the semantic model that several rules ask: every use of a symbol (indexed
+once per model), every write of a local, resource fetches, struct definitions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from hlsllint.semantic import types as T
+from hlsllint.semantic.intrinsics import FETCH_KINDS, INTRINSICS, RESOURCE_METHODS
+from hlsllint.semantic.model import Function, Model, Symbol
+from hlsllint.syntax import Node
+from hlsllint.syntax.queries import LOOP_TYPES, call_args, call_name, is_assignment_target, same, unparen_up
+
+
+def functions(model: Model) -> Iterator[Function]:
+    for overloads in model.functions.values():
+        yield from overloads
+
+
+def uses_of(model: Model, sym: Symbol) -> list[Node]:
+    """Identifier nodes in function bodies that refer to `sym` (its declaration excluded).
+
+    The first question indexes every use in the unit; the rest are lookups."""
+    table = model._uses
+    if table is None:
+        table = {}
+        for fn in functions(model):
+            if fn.body is None:
+                continue
+            for n in model.tree.walk(fn.body):
+                if n.type == "identifier":
+                    s = model.resolve(n)
+                    if s is not None and not same(s.node, n):
+                        table.setdefault(id(s), []).append(n)
+        model._uses = table
+    return table.get(id(sym), [])
+
+
+def struct_node(model: Model, name: str) -> Node | None:
+    """The `struct name { ... }` definition in the tree."""
+    tree = model.tree
+    for c in tree.nodes_of_type("struct_specifier"):
+        if c.child_by_field_name("body") is None:
+            continue
+        nm = c.child_by_field_name("name")
+        if nm is not None and tree.node_text(nm) == name and tree.block_kind(c) == "struct":
+            return c
+    return None
+
+
+@dataclass(frozen=True)
+class Fetch:
+    node: Node
+    """The whole fetch expression (call or subscript)."""
+    resource: T.Type
+    method: str
+    """`Load`, `Sample`, ..., or `[]` for operator[] (and `mips[][]`)."""
+    kind: str
+    """`load`, `sample` or `gather`."""
+    address: list[Node]
+    """The address operands (coordinates, index, offset...)."""
+
+
+def as_fetch(model: Model, node: Node) -> Fetch | None:
+    """The fetch that `node` is: a resource Load/Sample/Gather call or a resource subscript."""
+    if node.type == "call_expression":
+        fn = node.child_by_field_name("function")
+        if fn is None or fn.type != "field_expression":
+            return None
+        obj = fn.child_by_field_name("argument")
+        field = fn.child_by_field_name("field")
+        if obj is None or field is None:
+            return None
+        method = model.tree.node_text(field)
+        kind = RESOURCE_METHODS.get(method)
+        if kind not in FETCH_KINDS:
+            return None
+        t = model.type_of(obj)
+        if not t.is_resource or t.resource is None or t.resource.category in ("constant", "sampler"):
+            return None
+        args = call_args(node)
+        if kind in ("sample", "gather") and args:
+            args = args[1:]  # the sampler
+        return Fetch(node, t, method, kind or "load", args)
+    if node.type == "subscript_expression":
+        obj = node.child_by_field_name("argument")
+        if obj is None:
+            return None
+        t = model.type_of(obj)
+        if not t.is_resource or t.resource is None or t.resource.category in ("constant", "sampler", "other"):
+            return None
+        if t.name.endswith((".mips", ".sample")):
+            return None  # the inner subscript of tex.mips[level][coord]: the outer one is the fetch
+        idx = node.child_by_field_name("indices") or next(
+            (c for c in node.named_children if c.type == "subscript_argument_list"), None
+        )
+        address = [c for c in idx.named_children] if idx is not None else []
+        if obj.type == "subscript_expression":  # tex.mips[level][coord]: the level is an address too
+            inner = next((c for c in obj.named_children if c.type == "subscript_argument_list"), None)
+            address += [c for c in inner.named_children] if inner is not None else []
+        return Fetch(node, t, "[]", "load", address)
+    return None
+
+
+def fetches_in(model: Model, root: Node, *, skip_loops: bool = False) -> list[Fetch]:
+    """Fetches below `root` in document order (optionally not inside nested loops)."""
+    out: list[Fetch] = []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        f = as_fetch(model, n)
+        if f is not None:
+            out.append(f)
+        for c in reversed(n.children):
+            if skip_loops and c.type in LOOP_TYPES:
+                continue
+            stack.append(c)
+    return out
+
+
+def assignments(model: Model, sym: Symbol) -> list[tuple[str, Node | None, Node]] | None:
+    """Every write of `sym`: (operator, value, site). `++`/`--` give ("++", None, site).
+
+    None when the symbol is written in a way that cannot be followed (passed as an out argument,
+    a member or element written through a swizzle or subscript...).
+    """
+    tree = model.tree
+    out: list[tuple[str, Node | None, Node]] = []
+    if sym.init is not None and sym.node is not None:
+        out.append(("=", sym.init, sym.node))
+    for use in uses_of(model, sym):
+        op = is_assignment_target(use)
+        site, parent = unparen_up(use)
+        if op is not None and parent is not None:
+            out.append((op, parent.child_by_field_name("right"), parent))
+            continue
+        if parent is not None and parent.type == "update_expression":
+            out.append(("++", None, parent))
+            continue
+        if parent is not None and parent.type in ("field_expression", "subscript_expression"):
+            # v.x = ..., v[i] = ...: a partial write
+            outer_site, outer = unparen_up(parent)
+            if outer is not None and (
+                (
+                    outer.type == "assignment_expression"
+                    and same(outer.child_by_field_name("left"), outer_site)
+                )
+                or outer.type == "update_expression"
+            ):
+                return None
+        if parent is not None and parent.type == "argument_list":
+            call = parent.parent
+            name = call_name(tree, call) if call is not None else None
+            if call is not None and name not in INTRINSICS and name != "mul":
+                fn = model.function(name or "", len(call_args(call)))
+                if fn is None:
+                    return None
+                idx = next((i for i, a in enumerate(call_args(call)) if same(a, site)), -1)
+                if 0 <= idx < len(fn.params) and fn.params[idx].direction != "in":
+                    return None
+            elif call is not None and name in ("InterlockedAdd", "modf", "frexp", "sincos"):
+                return None
+    return out
