@@ -4,8 +4,8 @@ The text view is the source with a gutter of live VGPR/SGPR counts per line (lik
 register view, but on HLSL lines), the peak line with the values live there, and the occupancy
 with what limits it. The JSON view has one object per entry point.
 
-Analysis results come in preprocessed-text coordinates; they are mapped back to original files
-and rows with the unit's source map, the same way diagnostics are.
+The report itself (entries, per-line figures mapped back to source) is assembled in
+`hlsllint.pressure_report`; this module only prints it.
 """
 
 from __future__ import annotations
@@ -15,225 +15,73 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
-from hlsllint.analysis.occupancy import Occupancy, UnknownTarget, occupancy, resolve_target
-from hlsllint.analysis.pressure import (
-    LiveValue,
-    SpanCount,
-    analyse_entry,
-    lds_bytes,
-    live_values_per_instruction,
-)
+from hlsllint.analysis.occupancy import UnknownTarget
+from hlsllint.analysis.pressure import LiveValue
+from hlsllint.config import ConfigResolver
+from hlsllint.discovery import discover
 from hlsllint.output.pressure_html import render_html
+from hlsllint.pressure_report import (
+    EntryReport,
+    UnitPressure,
+    analyse_file,
+    analyse_model,
+    estimate_file,
+    map_row_values,
+    map_rows,
+)
 from hlsllint.source import SourceError, SourceFile
 
-if TYPE_CHECKING:
-    from hlsllint.analysis.costs import CostModel
-    from hlsllint.config import ConfigResolver, Settings
-    from hlsllint.preprocess import PreprocessResult
-    from hlsllint.semantic import Model
-
-Span = tuple[int, int]
-
-
-# -- per-entry report in original-file coordinates ----------------------------------------------
-
-
-@dataclass
-class EntryReport:
-    path: str
-    entry: str
-    stage: str
-    target: str
-    wave_size: int
-    group_threads: int | None
-    lds_bytes: int
-    max_live_vgprs: int
-    max_live_sgprs: int
-    occupancy: Occupancy
-    peak_path: str | None
-    peak_row: int | None
-    peak_values: list[LiveValue]
-    scratch: list[tuple[str, int]] = field(default_factory=list)
-    """(name, bytes per lane) of the arrays that live in scratch memory, not in registers."""
-    lines: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
-    """path -> row -> (live VGPRs, live SGPRs): the most live at any analysed point on the row."""
-    line_values: dict[str, dict[int, list[LiveValue]]] = field(default_factory=dict)
-    """path -> row -> the values live at the row's busiest instruction (only for views that
-    list them: `analyse_model(..., with_values=True)`)."""
-
-    def to_json(self) -> dict[str, Any]:
-        occ = self.occupancy
-        main_lines = self.lines.get(self.path, {})
-        return {
-            "filename": os.path.abspath(self.path),
-            "entry": self.entry,
-            "stage": self.stage,
-            "target": self.target,
-            "wave_size": self.wave_size,
-            "group_threads": self.group_threads,
-            "lds_bytes": self.lds_bytes,
-            "max_live_vgprs": self.max_live_vgprs,
-            "max_live_sgprs": self.max_live_sgprs,
-            "allocated_vgprs": occ.allocated_vgprs,
-            "allocated_sgprs": occ.allocated_sgprs,
-            "waves_per_simd": occ.waves_per_simd,
-            "max_waves_per_simd": occ.max_waves,
-            "limiter": occ.limiter,
-            "groups_per_cu": occ.groups_per_cu,
-            "peak": {
-                "filename": os.path.abspath(self.peak_path) if self.peak_path else None,
-                "row": self.peak_row,
-                "values": [{"name": v.name, "vgprs": v.vgprs, "sgprs": v.sgprs} for v in self.peak_values],
-            },
-            "scratch": [{"name": n, "bytes_per_lane": b} for n, b in self.scratch],
-            "lines": {str(r): {"vgprs": v, "sgprs": s} for r, (v, s) in sorted(main_lines.items())},
-            "included_lines": {
-                os.path.abspath(p): {str(r): {"vgprs": v, "sgprs": s} for r, (v, s) in sorted(rows.items())}
-                for p, rows in sorted(self.lines.items())
-                if p != self.path
-            },
-        }
+__all__ = [
+    "EntryReport",
+    "UnitPressure",
+    "analyse_file",
+    "analyse_model",
+    "bar",
+    "estimate_file",
+    "map_row_values",
+    "map_rows",
+    "render_json",
+    "render_text",
+    "report_json",
+    "run_pressure",
+]
 
 
-def map_rows(pp: PreprocessResult, spans: Sequence[SpanCount]) -> dict[str, dict[int, tuple[int, int]]]:
-    """Counts per original (path, row): the maximum over the spans that start on the row."""
-    out: dict[str, dict[int, tuple[int, int]]] = {}
-    for sc in spans:
-        start, end = sc.span
-        mapped = pp.sourcemap.map_range(start, max(end, start + 1))
-        src = pp.sources.get(mapped.path)
-        if src is None:
-            continue
-        row = src.location(mapped.start).row
-        rows = out.setdefault(mapped.path, {})
-        v, s = rows.get(row, (0, 0))
-        rows[row] = (max(v, sc.vgprs), max(s, sc.sgprs))
-    return out
-
-
-def map_row_values(
-    pp: PreprocessResult, spans: Sequence[tuple[Span, list[LiveValue]]]
-) -> dict[str, dict[int, list[LiveValue]]]:
-    """Per original (path, row): the values live at the row's instruction with the most VGPRs."""
-    out: dict[str, dict[int, list[LiveValue]]] = {}
-    for span, values in spans:
-        path, row = _map_point(pp, span)
-        if path is None or row is None:
-            continue
-        rows = out.setdefault(path, {})
-        if row not in rows or sum(v.vgprs for v in values) > sum(v.vgprs for v in rows[row]):
-            rows[row] = values
-    return out
-
-
-def _map_point(pp: PreprocessResult, span: Span | None) -> tuple[str | None, int | None]:
-    if span is None:
-        return None, None
-    mapped = pp.sourcemap.map_range(span[0], max(span[1], span[0] + 1))
-    src = pp.sources.get(mapped.path)
-    if src is None:
-        return None, None
-    return mapped.path, src.location(mapped.start).row
-
-
-@dataclass
-class UnitPressure:
-    path: str
-    pp: PreprocessResult
-    reports: list[EntryReport]
-
-
-def analyse_file(
-    path: str,
-    settings: Settings,
-    *,
-    entry: str | None = None,
-    loader: Any = None,
-    costs: CostModel | None = None,
-    with_values: bool = False,
-) -> UnitPressure:
-    """Preprocess, parse, model and analyse `path`; one report per (selected) entry point."""
-    from hlsllint.lint import FileLoader, front_end
-    from hlsllint.semantic import build_model
-
-    load = loader or FileLoader()
-    main = load(path)
-    pp, tree = front_end(main, settings, None, load)
-    return analyse_model(
-        main.path,
-        pp,
-        build_model(tree, settings.analysis),
-        settings,
-        entry=entry,
-        costs=costs,
-        with_values=with_values,
-    )
-
-
-def analyse_model(
-    path: str,
-    pp: PreprocessResult,
-    model: Model,
-    settings: Settings,
-    *,
-    entry: str | None = None,
-    costs: CostModel | None = None,
-    with_values: bool = False,
-) -> UnitPressure:
-    """One report per (selected) entry point of an already built model."""
-    target = resolve_target(settings.target)
-    wave = target.wave_for(settings.wave_size)
-    reports: list[EntryReport] = []
-    for ep in model.entry_points:
-        if entry is not None and ep.name != entry:
-            continue
-        result = analyse_entry(model, ep, wave, costs)
-        lds = lds_bytes(model, ep) if ep.stage == "compute" else 0
-        threads = ep.threads_per_group if ep.stage == "compute" else None
-        occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
-        peak_path, peak_row = _map_point(pp, result.peak_span)
-        reports.append(
-            EntryReport(
-                path=path,
-                entry=ep.name,
-                stage=ep.stage,
-                target=target.name,
-                wave_size=wave,
-                group_threads=threads,
-                lds_bytes=lds,
-                max_live_vgprs=result.max_live_vgprs,
-                max_live_sgprs=result.max_live_sgprs,
-                occupancy=occ,
-                peak_path=peak_path,
-                peak_row=peak_row,
-                peak_values=result.peak_values,
-                scratch=result.scratch,
-                lines=map_rows(pp, result.spans),
-                line_values=(
-                    map_row_values(pp, live_values_per_instruction(model, ep, wave)) if with_values else {}
-                ),
-            )
-        )
-    return UnitPressure(path, pp, reports)
-
-
-def estimate_file(
-    path: str,
-    *,
-    target: str = "rdna2",
-    wave: int | None = None,
-    settings: Settings | None = None,
-    costs: CostModel | None = None,
-) -> list[EntryReport]:
-    """Reports for every entry point of `path` (used by bench/pressure)."""
-    from hlsllint.config import Settings
-
-    base = settings or Settings()
-    base = dataclasses.replace(base, target=target, wave_size=wave)
-    return analyse_file(path, base, costs=costs).reports
+def report_json(rep: EntryReport) -> dict[str, Any]:
+    """The JSON object of one entry's report."""
+    occ = rep.occupancy
+    main_lines = rep.lines.get(rep.path, {})
+    return {
+        "filename": os.path.abspath(rep.path),
+        "entry": rep.entry,
+        "stage": rep.stage,
+        "target": rep.target,
+        "wave_size": rep.wave_size,
+        "group_threads": rep.group_threads,
+        "lds_bytes": rep.lds_bytes,
+        "max_live_vgprs": rep.max_live_vgprs,
+        "max_live_sgprs": rep.max_live_sgprs,
+        "allocated_vgprs": occ.allocated_vgprs,
+        "allocated_sgprs": occ.allocated_sgprs,
+        "waves_per_simd": occ.waves_per_simd,
+        "max_waves_per_simd": occ.max_waves,
+        "limiter": occ.limiter,
+        "groups_per_cu": occ.groups_per_cu,
+        "peak": {
+            "filename": os.path.abspath(rep.peak_path) if rep.peak_path else None,
+            "row": rep.peak_row,
+            "values": [{"name": v.name, "vgprs": v.vgprs, "sgprs": v.sgprs} for v in rep.peak_values],
+        },
+        "scratch": [{"name": n, "bytes_per_lane": b} for n, b in rep.scratch],
+        "lines": {str(r): {"vgprs": v, "sgprs": s} for r, (v, s) in sorted(main_lines.items())},
+        "included_lines": {
+            os.path.abspath(p): {str(r): {"vgprs": v, "sgprs": s} for r, (v, s) in sorted(rows.items())}
+            for p, rows in sorted(rep.lines.items())
+            if p != rep.path
+        },
+    }
 
 
 # -- rendering ----------------------------------------------------------------------------------
@@ -329,7 +177,7 @@ def _render_rows(
 
 
 def render_json(units: Sequence[UnitPressure], out: IO[str]) -> None:
-    json.dump([rep.to_json() for u in units for rep in u.reports], out, indent=2)
+    json.dump([report_json(rep) for u in units for rep in u.reports], out, indent=2)
     out.write("\n")
 
 
@@ -348,9 +196,6 @@ def run_pressure(
 ) -> int:
     """`hlsllint pressure`. Exit status: 0 reports printed, 1 no (matching) entry point,
     2 a file could not be read or the target is unknown."""
-    from hlsllint.config import ConfigResolver
-    from hlsllint.discovery import discover
-
     out = out or sys.stdout
     resolver = resolver or ConfigResolver()
     status = 0

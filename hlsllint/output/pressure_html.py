@@ -18,7 +18,7 @@ from typing import IO, TYPE_CHECKING, Any
 from hlsllint.analysis.occupancy import TARGETS, occupancy_steps
 
 if TYPE_CHECKING:
-    from hlsllint.output.pressure import EntryReport, UnitPressure
+    from hlsllint.pressure_report import EntryReport, UnitPressure
     from hlsllint.source import SourceFile
 
 

@@ -1,6 +1,6 @@
 """Register pressure in the editor: inlay hints near each entry's peak and a per-line hover.
 
-Built on `hlsllint.output.pressure.analyse_model` (the `hlsllint pressure` analysis), run on the
+Reads `hlsllint.pressure_report.analyse_model` (the report `hlsllint pressure` prints), run on the
 parse and model the lint of the same version already built: one report per entry point with the
 live VGPRs/SGPRs of every source line and the values live at the peak.
 """
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from hlsllint.config import Settings
 from hlsllint.context import RuleContext
+from hlsllint.pressure_report import analyse_model
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +76,6 @@ def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> 
     """The pressure view of a linted buffer, from the parse and model its lint already built
     (`context`); None when the analysis fails."""
     try:
-        from hlsllint.output.pressure import analyse_model
-
         unit = analyse_model(path, context.pp, context.model, settings)
     except Exception:  # the pressure view is an extra: never let it break the server
         log.exception("pressure analysis failed for %s", path)

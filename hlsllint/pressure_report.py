@@ -1,0 +1,189 @@
+"""The register-pressure report of a unit, assembled once beside the lint driver: which entry
+points, their peaks and occupancy, and their per-line live VGPR/SGPR figures mapped back to
+original files and rows (with the unit's source map, as diagnostics are). `hlsllint pressure`'s
+text, JSON and HTML printers (`hlsllint.output.pressure`) and the editor's pressure view
+(`hlsllint.server.pressure_view`) only read it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hlsllint.analysis.costs import CostModel
+from hlsllint.analysis.occupancy import Occupancy, occupancy, resolve_target
+from hlsllint.analysis.pressure import (
+    LiveValue,
+    SpanCount,
+    analyse_entry,
+    lds_bytes,
+    live_values_per_instruction,
+)
+from hlsllint.config import Settings
+from hlsllint.lint import FileLoader, front_end
+from hlsllint.preprocess import PreprocessResult
+from hlsllint.semantic import Model, build_model
+
+Span = tuple[int, int]
+
+
+# -- per-entry report in original-file coordinates ----------------------------------------------
+
+
+@dataclass
+class EntryReport:
+    path: str
+    entry: str
+    stage: str
+    target: str
+    wave_size: int
+    group_threads: int | None
+    lds_bytes: int
+    max_live_vgprs: int
+    max_live_sgprs: int
+    occupancy: Occupancy
+    peak_path: str | None
+    peak_row: int | None
+    peak_values: list[LiveValue]
+    scratch: list[tuple[str, int]] = field(default_factory=list)
+    """(name, bytes per lane) of the arrays that live in scratch memory, not in registers."""
+    lines: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
+    """path -> row -> (live VGPRs, live SGPRs): the most live at any analysed point on the row."""
+    line_values: dict[str, dict[int, list[LiveValue]]] = field(default_factory=dict)
+    """path -> row -> the values live at the row's busiest instruction (only for views that
+    list them: `analyse_model(..., with_values=True)`)."""
+
+
+def map_rows(pp: PreprocessResult, spans: Sequence[SpanCount]) -> dict[str, dict[int, tuple[int, int]]]:
+    """Counts per original (path, row): the maximum over the spans that start on the row."""
+    out: dict[str, dict[int, tuple[int, int]]] = {}
+    for sc in spans:
+        start, end = sc.span
+        mapped = pp.sourcemap.map_range(start, max(end, start + 1))
+        src = pp.sources.get(mapped.path)
+        if src is None:
+            continue
+        row = src.location(mapped.start).row
+        rows = out.setdefault(mapped.path, {})
+        v, s = rows.get(row, (0, 0))
+        rows[row] = (max(v, sc.vgprs), max(s, sc.sgprs))
+    return out
+
+
+def map_row_values(
+    pp: PreprocessResult, spans: Sequence[tuple[Span, list[LiveValue]]]
+) -> dict[str, dict[int, list[LiveValue]]]:
+    """Per original (path, row): the values live at the row's instruction with the most VGPRs."""
+    out: dict[str, dict[int, list[LiveValue]]] = {}
+    for span, values in spans:
+        path, row = _map_point(pp, span)
+        if path is None or row is None:
+            continue
+        rows = out.setdefault(path, {})
+        if row not in rows or sum(v.vgprs for v in values) > sum(v.vgprs for v in rows[row]):
+            rows[row] = values
+    return out
+
+
+def _map_point(pp: PreprocessResult, span: Span | None) -> tuple[str | None, int | None]:
+    if span is None:
+        return None, None
+    mapped = pp.sourcemap.map_range(span[0], max(span[1], span[0] + 1))
+    src = pp.sources.get(mapped.path)
+    if src is None:
+        return None, None
+    return mapped.path, src.location(mapped.start).row
+
+
+@dataclass
+class UnitPressure:
+    path: str
+    pp: PreprocessResult
+    reports: list[EntryReport]
+
+
+def analyse_file(
+    path: str,
+    settings: Settings,
+    *,
+    entry: str | None = None,
+    loader: Any = None,
+    costs: CostModel | None = None,
+    with_values: bool = False,
+) -> UnitPressure:
+    """Preprocess, parse, model and analyse `path`; one report per (selected) entry point."""
+    load = loader or FileLoader()
+    main = load(path)
+    pp, tree = front_end(main, settings, None, load)
+    return analyse_model(
+        main.path,
+        pp,
+        build_model(tree, settings.analysis),
+        settings,
+        entry=entry,
+        costs=costs,
+        with_values=with_values,
+    )
+
+
+def analyse_model(
+    path: str,
+    pp: PreprocessResult,
+    model: Model,
+    settings: Settings,
+    *,
+    entry: str | None = None,
+    costs: CostModel | None = None,
+    with_values: bool = False,
+) -> UnitPressure:
+    """One report per (selected) entry point of an already built model."""
+    target = resolve_target(settings.target)
+    wave = target.wave_for(settings.wave_size)
+    reports: list[EntryReport] = []
+    for ep in model.entry_points:
+        if entry is not None and ep.name != entry:
+            continue
+        result = analyse_entry(model, ep, wave, costs)
+        lds = lds_bytes(model, ep) if ep.stage == "compute" else 0
+        threads = ep.threads_per_group if ep.stage == "compute" else None
+        occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
+        peak_path, peak_row = _map_point(pp, result.peak_span)
+        reports.append(
+            EntryReport(
+                path=path,
+                entry=ep.name,
+                stage=ep.stage,
+                target=target.name,
+                wave_size=wave,
+                group_threads=threads,
+                lds_bytes=lds,
+                max_live_vgprs=result.max_live_vgprs,
+                max_live_sgprs=result.max_live_sgprs,
+                occupancy=occ,
+                peak_path=peak_path,
+                peak_row=peak_row,
+                peak_values=result.peak_values,
+                scratch=result.scratch,
+                lines=map_rows(pp, result.spans),
+                line_values=(
+                    map_row_values(pp, live_values_per_instruction(model, ep, wave)) if with_values else {}
+                ),
+            )
+        )
+    return UnitPressure(path, pp, reports)
+
+
+def estimate_file(
+    path: str,
+    *,
+    target: str = "rdna2",
+    wave: int | None = None,
+    settings: Settings | None = None,
+    costs: CostModel | None = None,
+) -> list[EntryReport]:
+    """Reports for every entry point of `path` (used by bench/pressure)."""
+    base = settings or Settings()
+    base = dataclasses.replace(base, target=target, wave_size=wave)
+    return analyse_file(path, base, costs=costs).reports
