@@ -1,0 +1,49 @@
+"""How much of a lint is the front end, and how much of that is headers expanded again per unit.
+
+    python bench/front_end_share.py /work/corpus/DirectX-Graphics-Samples/MiniEngine
+
+Preprocesses and parses every translation unit of the folders (as `hlsllint` plans them) and
+prints the time of each stage and how large the expanded text is against the units' own files:
+the share that expanding and parsing each header once per process could save at most.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from lint_speed import STAGE_EXTS, shader_files
+
+from hlsllint import preprocess as pp_stage
+from hlsllint.config import ConfigResolver, Settings
+from hlsllint.lint import FileLoader, _plan_units, tune_gc
+from hlsllint.syntax import parse
+
+
+def main() -> int:
+    tune_gc()
+    files = shader_files(sys.argv[1:])
+    resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
+    loader = FileLoader()
+    units = _plan_units(files, resolver, loader)
+    pp_s = parse_s = 0.0
+    own = expanded = 0
+    for u in units:
+        main_file = loader(u.path)
+        defines = u.settings.defines + (u.variant.defines if u.variant else ())
+        options = pp_stage.PreprocessOptions(defines=defines, include_dirs=u.settings.include_dirs)
+        t0 = time.perf_counter()
+        pp = pp_stage.preprocess(main_file, options, loader)
+        t1 = time.perf_counter()
+        parse(pp.text)
+        parse_s += time.perf_counter() - t1
+        pp_s += t1 - t0
+        own += len(main_file.text)
+        expanded += len(pp.text)
+    print(f"units: {len(units)}  preprocess: {pp_s:.2f} s  parse (+repair): {parse_s:.2f} s")
+    print(f"units' own text: {own:,} chars  expanded: {expanded:,} chars ({expanded / max(own, 1):.1f}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
