@@ -38,14 +38,17 @@ def content_hash(source: SourceFile) -> str:
 
 
 def _code_fingerprint() -> str:
-    """hlsllint's version and the state of its own code and rule plugins (a dev edit invalidates)."""
+    """hlsllint's version and the state of its own files (code, data tables, rule plugins): editing
+    an installed or checked-out hlsllint invalidates the cache."""
     import hlsllint
     import hlsllint.rules
 
     h = hashlib.blake2b(__version__.encode(), digest_size=16)
     for pkg in (hlsllint, hlsllint.rules):
         for root in sorted(str(p) for p in pkg.__path__):
-            for path in sorted(Path(root).rglob("*.py")):
+            for path in sorted(Path(root).rglob("*")):
+                if "__pycache__" in path.parts or not path.is_file():
+                    continue
                 with contextlib.suppress(OSError):
                     st = path.stat()
                     h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
