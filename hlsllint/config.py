@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hlsllint.builds import BuildError, load_build_entries
+from hlsllint.registry import find_rule
 from hlsllint.settings import AnalysisSettings
 
 CONFIG_NAMES = (".hlsllint.toml", "hlsllint.toml", "pyproject.toml")
@@ -232,8 +233,6 @@ def _enum(path: Path, key: str, value: Any, allowed: Sequence[Any]) -> Any:
 
 def settings_from_table(path: Path, table: Mapping[str, Any]) -> Settings:
     """Validate a config table. Unknown keys and wrong types are errors naming the key."""
-    from hlsllint.registry import find_rule
-
     root = str(path.parent)
     s = Settings(root=root, config_path=str(path))
     changes: dict[str, Any] = {}

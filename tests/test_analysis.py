@@ -76,7 +76,7 @@ float4 main() : SV_Target {
     assert not e.uniformity.is_uniform(values["t"])
     assert e.uniformity.is_uniform(values["r"])
     assert values["data"].reg_class == "sgpr" and values["data"].width == 4
-    assert e.pressure(64).max_live_vgprs >= 4
+    assert pressure(m, e.entry, 64).max_live_vgprs >= 4
 
 
 def test_divergent_branch_merge_is_per_lane() -> None:

@@ -19,20 +19,18 @@ by syntax, in preprocessed-text spans (`ctx.span(node)`):
     a.loops()                     # LoopInfo of every entry (deduplicated by span)
     a.loop_at(span)               # the innermost loop around a span, or None
     a.fetch_at(span)              # the fetch instructions (sample/gather/load) of a call span
-    a.entry("main")               # EntryAnalysis: cfg, uniformity, loops, pressure()
+    a.entry("main")               # EntryAnalysis: cfg, uniformity, liveness, loops (each once)
 """
 
 from __future__ import annotations
 
-from functools import cached_property
-
-from hlsllint.analysis.cfg import CFG, Instr, Span, Value, build_cfg
+from hlsllint.analysis.cfg import CFG, Instr, Value, build_cfg
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.liveness import Demand, LiveSets, liveness, register_demand
 from hlsllint.analysis.loops import LoopInfo, loop_info
 from hlsllint.analysis.pressure import EntryPressure, pressure
 from hlsllint.analysis.uniformity import Uniformity, uniformity
-from hlsllint.semantic.model import EntryPoint, Model
+from hlsllint.analysis.unit import EntryAnalysis, UnitAnalysis, analyze
 
 __all__ = [
     "CFG",
@@ -55,98 +53,3 @@ __all__ = [
     "register_demand",
     "uniformity",
 ]
-
-
-class EntryAnalysis:
-    """The analyses of one entry point, computed on first use."""
-
-    def __init__(self, model: Model, entry: EntryPoint, costs: CostModel = DEFAULT_COSTS) -> None:
-        self.model = model
-        self.entry = entry
-        self.costs = costs
-
-    @cached_property
-    def cfg(self) -> CFG:
-        return build_cfg(self.model, self.entry, self.costs)
-
-    @cached_property
-    def uniformity(self) -> Uniformity:
-        return uniformity(self.cfg)
-
-    @cached_property
-    def loops(self) -> list[LoopInfo]:
-        return loop_info(self.cfg)
-
-    def uniform_at(self, span: Span) -> bool | None:
-        found = self.cfg.expr.get(span)
-        if not found:
-            return None
-        uni = self.uniformity
-        for what in found:
-            if isinstance(what, Instr):
-                if not uni.is_uniform_instr(what):
-                    return False
-            elif not uni.is_uniform(what):
-                return False
-        return True
-
-    def pressure(self, wave_size: int | None = None) -> EntryPressure:
-        costs = None if self.costs is DEFAULT_COSTS else self.costs
-        return pressure(self.model, self.entry, wave_size, costs)
-
-
-class UnitAnalysis:
-    """Rule-facing queries over every entry point of a unit (see the module docstring)."""
-
-    def __init__(self, model: Model, costs: CostModel = DEFAULT_COSTS) -> None:
-        self.model = model
-        self.entries = {e.name: EntryAnalysis(model, e, costs) for e in model.entry_points}
-
-    def entry(self, name: str) -> EntryAnalysis | None:
-        return self.entries.get(name)
-
-    def _selected(self, entry: str | None) -> list[EntryAnalysis]:
-        if entry is None:
-            return list(self.entries.values())
-        e = self.entries.get(entry)
-        return [e] if e is not None else []
-
-    def uniform_at(self, span: Span, entry: str | None = None) -> bool | None:
-        answers = [a.uniform_at(span) for a in self._selected(entry)]
-        known = [x for x in answers if x is not None]
-        if not known:
-            return None
-        return all(known)
-
-    def loops(self, entry: str | None = None) -> list[LoopInfo]:
-        seen: dict[Span, LoopInfo] = {}
-        for a in self._selected(entry):
-            for loop in a.loops:
-                prev = seen.get(loop.span)
-                if prev is None or (loop.dynamic and not prev.dynamic):
-                    seen[loop.span] = loop
-        return sorted(seen.values(), key=lambda x: x.span)
-
-    def loop_at(self, span: Span, entry: str | None = None) -> LoopInfo | None:
-        inside = [lp for lp in self.loops(entry) if lp.span[0] <= span[0] and span[1] <= lp.span[1]]
-        return max(inside, key=lambda lp: lp.span[0], default=None)
-
-    def fetch_at(self, span: Span, entry: str | None = None) -> list[Instr]:
-        out = []
-        for a in self._selected(entry):
-            for what in a.cfg.expr.get(span, []):
-                if isinstance(what, Instr) and what.is_fetch:
-                    out.append(what)
-        return out
-
-
-def analyze(model: Model, costs: CostModel = DEFAULT_COSTS) -> UnitAnalysis:
-    """The rule-facing analysis of a unit; cached on the model for the default costs."""
-    if costs is DEFAULT_COSTS:
-        cached = getattr(model, "_analysis", None)
-        if isinstance(cached, UnitAnalysis):
-            return cached
-        result = UnitAnalysis(model, costs)
-        model._analysis = result
-        return result
-    return UnitAnalysis(model, costs)

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 from hlsllint.analysis.cfg import Span, Value
 from hlsllint.analysis.costs import CostModel
-from hlsllint.analysis.liveness import Demand, liveness, register_demand
+from hlsllint.analysis.liveness import Demand, register_demand
 from hlsllint.analysis.occupancy import entry_groupshared, groupshared_bytes, resolve_target
+from hlsllint.analysis.unit import EntryAnalysis, analyze
 from hlsllint.semantic.model import EntryPoint, Model
 
 
@@ -87,8 +88,6 @@ def analyse_entry(
     Built on the analysis stage (`hlsllint.analysis.analyze`: CFG, uniformity, liveness,
     register demand); kept per instruction so that rules can compare regions of the code.
     """
-    from hlsllint.analysis import EntryAnalysis, analyze  # the package imports this module
-
     if wave_size is None:
         wave_size = resolve_target(model.settings.target).wave_for(model.settings.wave_size)
     if costs is not None:  # calibration runs: nothing cached
@@ -100,7 +99,7 @@ def analyse_entry(
             return per_model[key]
         found = analyze(model).entry(entry.name)
         ea = found if found is not None and found.entry is entry else EntryAnalysis(model, entry)
-    demand = register_demand(ea.cfg, liveness(ea.cfg), ea.uniformity, wave_size, ea.costs)
+    demand = register_demand(ea.cfg, ea.liveness, ea.uniformity, wave_size, ea.costs)
     spans = [SpanCount(ins.span, n, demand.sgprs.get(ins, 0)) for ins, n in demand.vgprs.items()]
     peak = demand.peak_instr.span if demand.peak_instr is not None else None
     result = EntryDemand(
@@ -134,11 +133,9 @@ def live_values_per_instruction(
 ) -> list[tuple[Span, list[LiveValue]]]:
     """The values live at every instruction (preprocessed-text spans), for views that list them
     (the HTML pressure page). Not cached: it keeps a list per instruction."""
-    from hlsllint.analysis import EntryAnalysis, analyze  # the package imports this module
-
     found = analyze(model).entry(entry.name)
     ea = found if found is not None and found.entry is entry else EntryAnalysis(model, entry)
-    demand = register_demand(ea.cfg, liveness(ea.cfg), ea.uniformity, wave_size, ea.costs, record_live=True)
+    demand = register_demand(ea.cfg, ea.liveness, ea.uniformity, wave_size, ea.costs, record_live=True)
     return [(ins.span, _live_values(demand, live)) for ins, live in demand.live_at.items()]
 
 

@@ -13,13 +13,11 @@ import html
 import json
 from collections.abc import Sequence
 from importlib import resources
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from hlsllint.analysis.occupancy import TARGETS, occupancy_steps
-
-if TYPE_CHECKING:
-    from hlsllint.pressure_report import EntryReport, UnitPressure
-    from hlsllint.source import SourceFile
+from hlsllint.pressure_report import EntryReport, UnitPressure
+from hlsllint.source import SourceFile
 
 
 def _section(
