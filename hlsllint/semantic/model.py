@@ -190,8 +190,10 @@ class Model:
         name may not be resolved yet)."""
         self._function_symbols: dict[str, Symbol] = {}
         self._analysis: Any = None
-        self._uses: dict[int, list[Node]] | None = None
-        """Uses of every symbol, indexed once (`hlsllint.semantic.queries.uses_of`)."""
+        self._uses: dict[int, list[Node]] = {}
+        """id(symbol) -> the identifiers in function bodies that refer to it (its declaration
+        excluded), in document order per function; filled while the bodies are resolved
+        (`hlsllint.semantic.queries.uses_of`)."""
         """A slot where `hlsllint.analysis.analyze` keeps the unit's analyses (computed once)."""
 
     # -- queries ----------------------------------------------------------------------------
@@ -922,6 +924,7 @@ class Model:
             "switch_statement",
             "case_statement",
         }
+        uses: list[tuple[int, Node, Symbol]] = []
         # An explicit stack: bodies can nest deeper than Python's recursion limit.
         stack: list[tuple[Node | None, bool]] = [(fn.body, False)]
         while stack:
@@ -937,6 +940,8 @@ class Model:
                 sym = self._lookup(name, scopes)
                 if sym is not None:
                     self._refs[(node.start_byte, node.end_byte)] = sym
+                    if sym.node is None or sym.node.id != node.id:
+                        uses.append((node.start_byte, node, sym))
                 parent = node.parent
                 if parent is not None and parent.type == "call_expression":
                     fn.calls.add(name)
@@ -957,6 +962,9 @@ class Model:
                 scopes.append({})
                 stack.append((None, True))
             stack.extend((c, False) for c in reversed(node.named_children))
+        uses.sort(key=lambda u: u[0])
+        for _start, node_, sym_ in uses:
+            self._uses.setdefault(id(sym_), []).append(node_)
 
     def _lookup(self, name: str, scopes: list[dict[str, Symbol]]) -> Symbol | None:
         for scope in reversed(scopes):

@@ -19,22 +19,9 @@ def functions(model: Model) -> Iterator[Function]:
 
 
 def uses_of(model: Model, sym: Symbol) -> list[Node]:
-    """Identifier nodes in function bodies that refer to `sym` (its declaration excluded).
-
-    The first question indexes every use in the unit; the rest are lookups."""
-    table = model._uses
-    if table is None:
-        table = {}
-        for fn in functions(model):
-            if fn.body is None:
-                continue
-            for n in model.tree.walk(fn.body):
-                if n.type == "identifier":
-                    s = model.resolve(n)
-                    if s is not None and not same(s.node, n):
-                        table.setdefault(id(s), []).append(n)
-        model._uses = table
-    return table.get(id(sym), [])
+    """Identifier nodes in function bodies that refer to `sym` (its declaration excluded), in
+    document order; indexed once while the model resolved the bodies."""
+    return model._uses.get(id(sym), [])
 
 
 def struct_node(model: Model, name: str) -> Node | None:
