@@ -6,15 +6,16 @@ Exit codes: 0 no findings, 1 findings, 2 bad usage, bad config or an internal er
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from hlsllint import __version__
-from hlsllint.cache import Cache, default_cache_dir
+from hlsllint.commands.check import run_check
+from hlsllint.commands.config import run_config, show_settings
+from hlsllint.commands.rule import run_rule
 from hlsllint.config import (
     TARGETS,
     ConfigError,
@@ -22,16 +23,14 @@ from hlsllint.config import (
     build_variants,
     load_config_file,
     parse_define,
+    parse_inline,
+    table_changes,
 )
-from hlsllint.fix import apply_fixes, unified_diff, write_atomic
-from hlsllint.lint import STDIN, LintResult, lint_paths, tune_gc
-from hlsllint.output import FORMATS, printer
-from hlsllint.progress import ProgressBar
-from hlsllint.registry import RegistryError, all_rules, find_rule
-from hlsllint.source import SourceFile
+from hlsllint.lint import tune_gc
+from hlsllint.output import FORMATS
+from hlsllint.registry import RegistryError
 
-COMMANDS = ("check", "rule", "pressure", "server")
-MAX_FIX_ITERATIONS = 10
+COMMANDS = ("check", "rule", "pressure", "config", "server")
 
 
 def _codes(values: list[str] | None) -> list[str]:
@@ -42,7 +41,13 @@ def _codes(values: list[str] | None) -> list[str]:
 
 
 def _add_config_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", metavar="PATH", help="use this config file for every file (no discovery)")
+    p.add_argument(
+        "--config",
+        action="append",
+        metavar="PATH | KEY=VALUE",
+        help="a config file to use for every file (no discovery), or one setting in TOML "
+        "(`--config wave-size=32`, `--config 'select=[\"HL1\"]'`); may be repeated",
+    )
     p.add_argument("-D", dest="defines", action="append", metavar="NAME[=VALUE]", help="define a macro")
     p.add_argument("-I", dest="include_dirs", action="append", metavar="DIR", help="add an include folder")
     p.add_argument("--target", choices=TARGETS, help="AMD target for the pressure model (default rdna2)")
@@ -102,6 +107,16 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--diff", action="store_true", help="show the fixes as a diff; write nothing")
     check.add_argument("--stdin-filename", metavar="NAME", help="lint standard input as this file")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    check.add_argument("-v", "--verbose", action="store_true", help="config and time per stage of each file")
+    check.add_argument("-w", "--watch", action="store_true", help="lint again whenever a file changes")
+    check.add_argument("--add-noqa", action="store_true", help="add `// noqa: CODE` to every finding's line")
+    check.add_argument("-o", "--output-file", metavar="PATH", help="write the report to this file")
+    check.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="exit 1 when fixes were applied",
+    )
+    check.add_argument("--show-settings", metavar="FILE", help="print the settings FILE gets and where from")
     _add_config_args(check)
 
     rule = sub.add_parser("rule", help="show a rule's documentation")
@@ -120,6 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_config_args(pressure)
 
+    config = sub.add_parser("config", help="list the settings, or document one")
+    config.add_argument("key", nargs="?", help="a setting, e.g. wave-size")
+    config.add_argument("--output-format", choices=("text", "json"), default="text")
+
     sub.add_parser("server", help="run the language server (LSP over stdio)")
     return parser
 
@@ -132,7 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     tune_gc()
     try:
         if args.command == "rule":
-            return _cmd_rule(args)
+            return run_rule(args)
+        if args.command == "config":
+            return run_config(args, sys.stdout)
         if args.command == "server":
             from hlsllint.server import serve
 
@@ -142,7 +163,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hlsllint.output.pressure import run_pressure
 
             return run_pressure(args.paths, resolver, entry=args.entry, output_format=args.output_format)
-        return _cmd_check(args, resolver)
+        if args.show_settings:
+            return show_settings(args.show_settings, resolver, sys.stdout)
+        return run_check(args, resolver)
     except (ConfigError, RegistryError) as e:
         print(f"hlsllint: error: {e}", file=sys.stderr)
         return 2
@@ -172,184 +195,14 @@ def _resolver(args: argparse.Namespace) -> ConfigResolver:
             raise ConfigError(f"{args.compile_commands}: compilation database not found")
         build_variants(database, database)  # read it now: a broken file is a usage error
         overrides["compile_commands"] = database
-    forced = load_config_file(args.config) if args.config else None
-    resolver = ConfigResolver(overrides=overrides, forced=forced)
+    files = [c for c in args.config or () if "=" not in c or os.path.isfile(c)]
+    if len(files) > 1:
+        raise ConfigError(f"--config: one config file at most (got {', '.join(files)})")
+    inline: dict[str, Any] = {}
+    for item in args.config or ():
+        if item not in files:
+            inline.update(parse_inline(item))
+    forced = load_config_file(files[0]) if files else None
+    changes = table_changes(Path(os.getcwd()) / "--config", inline) if inline else {}
+    resolver = ConfigResolver(overrides=overrides, forced=forced, inline=changes)
     return resolver
-
-
-def _cmd_rule(args: argparse.Namespace) -> int:
-    rules = all_rules()
-    if args.all or not args.code:
-        if args.output_format == "json":
-            print(json.dumps([_rule_json(r) for r in rules], indent=2))
-        else:
-            for r in rules:
-                fix = " [*]" if r.fix.value != "none" else ""
-                print(
-                    f"{r.code}  {r.name:<28} {r.severity.value:<8}{fix}  {r.summary.strip().splitlines()[0]}"
-                )
-        return 0
-    rule = find_rule(args.code)
-    if rule is None:
-        print(
-            f"hlsllint: error: unknown rule `{args.code}` (see `hlsllint rule --all`)",
-            file=sys.stderr,
-        )
-        return 2
-    if args.output_format == "json":
-        print(json.dumps(_rule_json(rule), indent=2))
-    else:
-        print(rule.documentation())
-    return 0
-
-
-def _rule_json(r: Any) -> dict[str, Any]:
-    return {
-        "code": r.code,
-        "name": r.name,
-        "summary": r.summary.strip(),
-        "severity": r.severity.value,
-        "fix": r.fix.value,
-        "tags": list(r.tags),
-        "explanation": r.documentation(),
-    }
-
-
-def _cmd_check(args: argparse.Namespace, resolver: ConfigResolver) -> int:
-    paths = list(args.paths) or ["."]
-    overrides: dict[str, str] = {}
-    if STDIN in paths or args.stdin_filename:
-        name = args.stdin_filename or STDIN
-        paths = [p for p in paths if p != STDIN]
-        data = sys.stdin.buffer.read()
-        overrides[name] = SourceFile.from_bytes(name, data).text
-        paths = [p for p in paths if os.path.normpath(p) != os.path.normpath(name)]
-
-    missing = [p for p in paths if not os.path.exists(p)]
-    for p in missing:
-        print(f"hlsllint: error: {p}: no such file or folder", file=sys.stderr)
-    paths = [p for p in paths if p not in missing]
-    if missing and not paths and not overrides:
-        return 2
-
-    if args.show_files:
-        from hlsllint.discovery import discover
-
-        for f in discover(paths, resolver):
-            print(f)
-        return 0
-
-    fix_mode = args.fix or args.diff
-    cache = None if args.no_cache else Cache(args.cache_dir or default_cache_dir())
-    with ProgressBar(not args.quiet) as bar:
-        result = lint_paths(
-            paths,
-            resolver,
-            jobs=args.jobs,
-            overrides=overrides,
-            cache=cache,
-            shard=args.shard,
-            progress=bar.update,
-        )
-    original_sources = result.sources
-    originals = {p: s.text for p, s in original_sources.items()}
-    fixed = Counter[str]()
-    if fix_mode:
-        for _ in range(MAX_FIX_ITERATIONS):
-            texts = {p: s.text for p, s in result.sources.items() if s.writable}
-            changed = apply_fixes(texts, result.diagnostics, args.unsafe_fixes)
-            if not changed:
-                break
-            for p, fixed_file in changed.items():
-                overrides[p] = fixed_file.text
-                fixed[p] += fixed_file.fixes
-            result = lint_paths(
-                paths, resolver, jobs=args.jobs, overrides=overrides, cache=cache, shard=args.shard
-            )
-
-    changed_paths = [p for p in overrides if p in originals and overrides[p] != originals[p]]
-    if args.diff:
-        for p in changed_paths:
-            sys.stdout.write(unified_diff(p, originals[p], overrides[p]))
-        if not args.quiet and changed_paths:
-            n = sum(fixed.values())
-            print(f"\nWould fix {n} error{'s' if n != 1 else ''}.", file=sys.stderr)
-        return 2 if result.errors else (1 if changed_paths else 0)
-    if args.fix:
-        for p in changed_paths:
-            if p == STDIN or p == args.stdin_filename:
-                continue
-            src = original_sources.get(p)  # keeps the BOM of the file on disk
-            write_atomic(p, (src or SourceFile(p, "")).to_bytes(overrides[p]))
-        if args.stdin_filename or STDIN in overrides:
-            name = args.stdin_filename or STDIN
-            sys.stdout.write(overrides.get(name, originals.get(name, "")))
-            _report(args, result, fixed, stream=sys.stderr)
-            return _exit_code(args, result)
-
-    _report(args, result, fixed, stream=sys.stdout)
-    return _exit_code(args, result)
-
-
-def _exit_code(args: argparse.Namespace, result: LintResult) -> int:
-    if result.errors:
-        return 2
-    if args.exit_zero:
-        return 0
-    return 1 if any(d.severity.counts_for_exit for d in result.diagnostics) else 0
-
-
-def _report(args: argparse.Namespace, result: LintResult, fixed: Counter[str], stream: Any) -> None:
-    fmt = args.output_format or os.environ.get("HLSLLINT_OUTPUT_FORMAT") or "full"
-    if fmt not in FORMATS:
-        fmt = "full"
-    for err in result.errors:
-        print(f"hlsllint: error: {err}", file=sys.stderr)
-    if args.statistics:
-        _statistics(result, stream, fmt)
-        return
-    printer(fmt)(result.diagnostics, result.sources, stream)
-    if fmt in ("full", "concise") and not args.quiet:
-        _summary(result, fixed, args, stream)
-
-
-def _statistics(result: LintResult, stream: Any, fmt: str) -> None:
-    counts = Counter(d.code for d in result.diagnostics)
-    names = {d.code: d.name for d in result.diagnostics}
-    fixable = {d.code for d in result.diagnostics if d.fix is not None}
-    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    if fmt in ("json", "json-lines"):
-        data = [{"code": c, "name": names[c], "count": n, "fixable": c in fixable} for c, n in rows]
-        stream.write(json.dumps(data, indent=2) + "\n")
-        return
-    for code, n in rows:
-        mark = "[*]" if code in fixable else "   "
-        stream.write(f"{n:>5}\t{code}\t{mark} {names[code]}\n")
-
-
-def _summary(result: LintResult, fixed: Counter[str], args: argparse.Namespace, stream: Any) -> None:
-    remaining = len(result.diagnostics)
-    n_fixed = sum(fixed.values())
-    if remaining == 0 and n_fixed == 0:
-        stream.write("All checks passed!\n")
-        return
-    if n_fixed:
-        stream.write(
-            f"Found {remaining + n_fixed} error{'s' if remaining + n_fixed != 1 else ''} "
-            f"({n_fixed} fixed, {remaining} remaining).\n"
-        )
-    else:
-        stream.write(f"Found {remaining} error{'s' if remaining != 1 else ''}.\n")
-    safe = sum(1 for d in result.diagnostics if d.fix and d.fix.applicability.value == "safe")
-    unsafe = sum(1 for d in result.diagnostics if d.fix and d.fix.applicability.value == "unsafe")
-    if safe and not args.fix:
-        stream.write(f"[*] {safe} fixable with the `--fix` option")
-        stream.write(
-            f" ({unsafe} hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
-            if unsafe and not args.unsafe_fixes
-            else ".\n"
-        )
-    elif unsafe and not args.unsafe_fixes:
-        stream.write(
-            f"No fixes available ({unsafe} hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
-        )

@@ -7,6 +7,7 @@ command line beats any file. Paths in a config file are relative to the file's f
 from __future__ import annotations
 
 import functools
+import json
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -178,7 +179,7 @@ def relative_to(path: str, root: str) -> str:
 # -- reading files -------------------------------------------------------------------------------
 
 
-def _table(path: Path) -> dict[str, Any] | None:
+def config_table(path: Path) -> dict[str, Any] | None:
     """The hlsllint table of a config file, or None when the file has none (pyproject)."""
     try:
         with open(path, "rb") as f:
@@ -233,8 +234,12 @@ def _enum(path: Path, key: str, value: Any, allowed: Sequence[Any]) -> Any:
 
 def settings_from_table(path: Path, table: Mapping[str, Any]) -> Settings:
     """Validate a config table. Unknown keys and wrong types are errors naming the key."""
+    return replace(Settings(root=str(path.parent), config_path=str(path)), **table_changes(path, table))
+
+
+def table_changes(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
+    """The Settings fields a config table sets (paths relative to the table's folder)."""
     root = str(path.parent)
-    s = Settings(root=root, config_path=str(path))
     changes: dict[str, Any] = {}
     for key, value in table.items():
         match key:
@@ -296,8 +301,8 @@ def settings_from_table(path: Path, table: Mapping[str, Any]) -> Settings:
                     opts.append((rule.code, tuple(table_.items())))
                 changes["rule_options"] = tuple(opts)
             case _:
-                raise ConfigError(f"{path}: unknown key `{key}`")
-    return replace(s, **changes)
+                raise ConfigError(f"{path}: unknown key `{key}` (see `hlsllint config`)")
+    return changes
 
 
 def _variants(path: Path, value: Any) -> tuple[Variant, ...]:
@@ -319,7 +324,7 @@ def load_config_file(path: str | Path) -> Settings:
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"{p}: config file not found")
-    table = _table(p)
+    table = config_table(p)
     if table is None:
         if p.name == "pyproject.toml":
             return Settings(root=str(p.parent), config_path=str(p))
@@ -333,6 +338,8 @@ class ConfigResolver:
 
     overrides: Mapping[str, Any] = field(default_factory=dict)
     forced: Settings | None = None
+    inline: Mapping[str, Any] = field(default_factory=dict)
+    """Settings fields from `--config KEY=VALUE`: above every config file, below the flags."""
     _by_dir: dict[str, Settings] = field(default_factory=dict)
 
     def for_path(self, path: str) -> Settings:
@@ -349,7 +356,7 @@ class ConfigResolver:
         for name in CONFIG_NAMES:
             candidate = Path(directory) / name
             if candidate.is_file():
-                table = _table(candidate)
+                table = config_table(candidate)
                 if table is not None:
                     found = settings_from_table(candidate, table)
                     break
@@ -360,6 +367,8 @@ class ConfigResolver:
         return found
 
     def _apply(self, s: Settings) -> Settings:
+        if self.inline:
+            s = replace(s, **self.inline)
         if not self.overrides:
             return s
         changes = dict(self.overrides)
@@ -371,3 +380,117 @@ class ConfigResolver:
         if "include_dirs" in changes:
             changes["include_dirs"] = tuple(changes["include_dirs"]) + s.include_dirs
         return replace(s, **changes)
+
+
+def parse_inline(text: str) -> dict[str, Any]:
+    """`--config KEY=VALUE` (TOML, as ruff): `wave-size=32`, `select=["HL1"]`, `target=rdna3`."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"--config {text!r}: expected a config file or KEY=VALUE")
+    if key not in OPTIONS:
+        raise ConfigError(f"--config {text!r}: unknown key `{key}` (see `hlsllint config`)")
+    try:
+        table = tomllib.loads(f"{key} = {value.strip()}")
+    except tomllib.TOMLDecodeError:
+        try:  # a bare word: target=rdna3
+            table = tomllib.loads(f"{key} = {json.dumps(value.strip())}")
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"--config {text!r}: {e}") from e
+    return table
+
+
+@dataclass(frozen=True)
+class Option:
+    """One config key: its type as users write it, its default and what it does."""
+
+    type: str
+    default: str
+    doc: str
+    example: str
+
+
+OPTIONS: dict[str, Option] = {
+    "select": Option(
+        "list of codes or prefixes",
+        '["HL"]',
+        "Rules to enable; `ALL` enables every rule.",
+        '["HL1", "HL201"]',
+    ),
+    "extend-select": Option(
+        "list of codes or prefixes", "[]", "Rules to enable on top of `select`.", '["HL2"]'
+    ),
+    "ignore": Option(
+        "list of codes or prefixes",
+        "[]",
+        "Rules to disable. The most specific prefix wins; on a tie, `ignore` wins.",
+        '["HL104"]',
+    ),
+    "per-file-ignores": Option(
+        "table of glob = list of codes",
+        "{}",
+        "Rules to disable in files matching a glob.",
+        '{ "legacy/*" = ["HL105"] }',
+    ),
+    "exclude": Option(
+        "list of globs",
+        json.dumps(list(DEFAULT_EXCLUDE)),
+        "Files and folders never linted (gitignore-style; .gitignore is honoured too).",
+        '["third_party/"]',
+    ),
+    "extend-exclude": Option("list of globs", "[]", "Globs excluded on top of `exclude`.", '["generated/"]'),
+    "extensions": Option(
+        "list of file extensions",
+        json.dumps(list(DEFAULT_EXTENSIONS)),
+        "Which files in a folder are shaders.",
+        '[".hlsl", ".hlsli", ".vert", ".frag"]',
+    ),
+    "include-dirs": Option(
+        "list of folders",
+        "[]",
+        "Folders searched by `#include` (as DXC -I), relative to the config file.",
+        '["include"]',
+    ),
+    "defines": Option(
+        'table of NAME = value, or list of "NAME=value"',
+        "{}",
+        "Macros defined for every file (as DXC -D).",
+        "{ USE_SHADOWS = 1 }",
+    ),
+    "variants": Option(
+        "table of glob = list of define tables",
+        "{}",
+        "Analyse matching files once per define set.",
+        '{ "uber_*.hlsl" = [{ SHADOWS = "0" }, { SHADOWS = "1" }] }',
+    ),
+    "target": Option(
+        "one of " + ", ".join(TARGETS),
+        '"rdna2"',
+        "The AMD generation the pressure model and occupancy use.",
+        '"rdna3"',
+    ),
+    "wave-size": Option(
+        "32 or 64", "the target's default (64)", "Wave size for pressure and occupancy.", "32"
+    ),
+    "enable-16bit-types": Option(
+        "bool", "false", "16-bit types pack two per register (as DXC -enable-16bit-types).", "true"
+    ),
+    "compile-commands": Option(
+        "path",
+        "none",
+        "compile_commands.json or a file of dxc/fxc/slangc/glslangValidator command lines: each "
+        "compile of a file is analysed as one variant (its -D, -I, -T stage and -E entry).",
+        '"compile_commands.json"',
+    ),
+    "time-budget": Option(
+        "seconds", "10", "Stop analysing a file after this long and report HL006 (0: no limit).", "30"
+    ),
+    "rule-options": Option(
+        "table of rule code = table of options",
+        "{}",
+        "Options of individual rules (see `hlsllint rule CODE`).",
+        "{ HL107 = { max-slots = 8 } }",
+    ),
+}
+"""Every config key, documented once: `hlsllint config` prints it, `table_changes` reads these keys
+(a test checks that the two agree, using each key's example)."""

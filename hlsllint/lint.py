@@ -77,6 +77,8 @@ class UnitResult:
     """Paths the include search probed in vain (for the cache)."""
     deps: dict[str, str] = field(default_factory=dict)
     """Every file the unit read → its content hash (filled by the driver, for the cache)."""
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds spent per stage (preprocessing and parsing, the rules' walk, each rule...)."""
 
 
 _RULES: dict[tuple[str, tuple[tuple[str, object], ...]], Rule] = {}
@@ -164,6 +166,8 @@ def lint_unit(
     try:
         with budget.alarm():
             _lint_main(main, settings, variant, loader, result, budget)
+        budget.enter("")
+        result.timings = budget.timings
     except BudgetExceeded:
         pp_stage.clear_cache()  # the lexer cache may hold a half-built entry
         if result.context is not None:
@@ -188,11 +192,15 @@ class _Budget:
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.stage = "preprocessing or parsing"
-        self.start = time.monotonic()
+        self.stage = "preprocessing and parsing"
+        self.start = self._mark = time.monotonic()
+        self.timings: dict[str, float] = {}
 
     def enter(self, stage: str) -> None:
-        if self.seconds and time.monotonic() - self.start > self.seconds:
+        now = time.monotonic()
+        self.timings[self.stage] = self.timings.get(self.stage, 0.0) + now - self._mark
+        self._mark = now
+        if self.seconds and now - self.start > self.seconds:
             raise BudgetExceeded
         self.stage = stage
 
@@ -277,12 +285,24 @@ def _lint_main(
 # -- many files -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class UnitInfo:
+    """How one translation unit was linted (`--verbose`)."""
+
+    path: str
+    variant: str | None
+    config: str | None
+    cached: bool
+    timings: dict[str, float]
+
+
 @dataclass
 class LintResult:
     diagnostics: list[Diagnostic]
     sources: dict[str, SourceFile]
     files: list[str]
     errors: list[str]
+    units: list[UnitInfo] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -418,7 +438,18 @@ def lint_paths(
                 sources[f] = loader(f)
     diagnostics = apply_suppressions(diagnostics, sources, resolver)
     diagnostics.sort(key=Diagnostic.sort_key)
-    return LintResult(diagnostics, sources, [f for f in files if f in linted], errors)
+    fresh = set(todo)
+    infos = [
+        UnitInfo(
+            u.path,
+            u.variant.name if u.variant else None,
+            u.settings.config_path,
+            i not in fresh,
+            r.timings if r is not None else {},
+        )
+        for i, (u, r) in enumerate(zip(units, results, strict=True))
+    ]
+    return LintResult(diagnostics, sources, [f for f in files if f in linted], errors, infos)
 
 
 def _run_units(

@@ -36,7 +36,7 @@ def test_findings_exit_1_with_code_frame(project: Path, capsys: pytest.CaptureFi
     code, out, _ = run(capsys, "shaders", "-j", "1")
     assert code == 1
     assert "shaders/bad.hlsl:3:9: HL105" in out
-    assert "^^^^" in out and "Found 1 error." in out
+    assert "^^^^" in out and "Found 1 warning." in out
     assert "notes.txt" not in out
 
 
@@ -84,7 +84,7 @@ def test_fix_writes_atomically_and_is_idempotent(project: Path, capsys: pytest.C
     bad = project / "shaders" / "bad.hlsl"
     os.chmod(bad, 0o640)
     code, out, _ = run(capsys, "shaders", "--fix")
-    assert code == 0 and "1 fixed, 0 remaining" in out
+    assert code == 0 and "Fixed 1 finding; none remaining." in out
     assert "if (x < 0)" in bad.read_text()
     assert oct(bad.stat().st_mode & 0o777) == "0o640"
     assert not [p for p in (project / "shaders").iterdir() if p.name.startswith(".hlsllint-")]

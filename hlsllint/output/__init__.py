@@ -12,8 +12,13 @@ from hlsllint.source import SourceFile
 
 class Printer(Protocol):
     def __call__(
-        self, diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile], out: IO[str]
-    ) -> None: ...
+        self,
+        diagnostics: Sequence[Diagnostic],
+        sources: Mapping[str, SourceFile],
+        out: IO[str],
+        errors: Sequence[str] = (),
+    ) -> None:
+        """Print the findings; `errors` are the run's internal errors (a crashing rule)."""
 
 
 # format name -> (module, function)
@@ -24,6 +29,11 @@ FORMATS: dict[str, tuple[str, str]] = {
     "json-lines": ("hlsllint.output.json", "print_json_lines"),
     "sarif": ("hlsllint.output.sarif", "print_sarif"),
     "github": ("hlsllint.output.github", "print_github"),
+    "gitlab": ("hlsllint.output.gitlab", "print_gitlab"),
+    "junit": ("hlsllint.output.junit", "print_junit"),
+    "rdjson": ("hlsllint.output.rdjson", "print_rdjson"),
+    "pylint": ("hlsllint.output.text", "print_pylint"),
+    "grouped": ("hlsllint.output.text", "print_grouped"),
 }
 
 

@@ -40,7 +40,12 @@ def annotation(d: Diagnostic, root: str) -> str:
     return f"::{COMMANDS[d.severity]} {joined}::{escape_data(message)}"
 
 
-def print_github(diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile], out: IO[str]) -> None:
+def print_github(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, SourceFile],
+    out: IO[str],
+    errors: Sequence[str] = (),
+) -> None:
     root = repository_root()
     for d in diagnostics:
         out.write(annotation(d, root) + "\n")

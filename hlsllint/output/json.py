@@ -49,13 +49,21 @@ def diagnostic_to_json(d: Diagnostic) -> dict[str, Any]:
     return obj
 
 
-def print_json(diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile], out: IO[str]) -> None:
+def print_json(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, SourceFile],
+    out: IO[str],
+    errors: Sequence[str] = (),
+) -> None:
     json.dump([diagnostic_to_json(d) for d in diagnostics], out, indent=2)
     out.write("\n")
 
 
 def print_json_lines(
-    diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile], out: IO[str]
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, SourceFile],
+    out: IO[str],
+    errors: Sequence[str] = (),
 ) -> None:
     for d in diagnostics:
         out.write(json.dumps(diagnostic_to_json(d)) + "\n")

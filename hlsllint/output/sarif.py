@@ -168,7 +168,7 @@ def _result(d: Diagnostic, rule_index: int, fingerprint: str, root: str) -> dict
     return result
 
 
-def _fingerprints(diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile]) -> list[str]:
+def fingerprints(diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile]) -> list[str]:
     """`hash:occurrence` per diagnostic: the occurrence counts equal (rule, line text) pairs in a file."""
     seen: dict[tuple[str, str], int] = {}
     out = []
@@ -192,8 +192,13 @@ def sarif_log(
     root: str | None = None,
     max_results: int | None = None,
     max_bytes: int | None = None,
+    errors: Sequence[str] = (),
 ) -> tuple[dict[str, Any], str | None]:
-    """The SARIF log as a dict, and a message when results had to be dropped to fit the limits."""
+    """The SARIF log as a dict, and a message when results had to be dropped to fit the limits.
+
+    `errors` (a crashing rule) and files that could not be read (HL004) make the invocation
+    unsuccessful, each with a `toolExecutionNotifications` entry; an analysis stopped by the time
+    budget (HL006) is a warning notification."""
     root = root or repository_root()
     max_results = MAX_RESULTS if max_results is None else max_results
     max_bytes = MAX_BYTES if max_bytes is None else max_bytes
@@ -204,15 +209,18 @@ def sarif_log(
         if d.code not in index:
             index[d.code] = len(rules)
             rules.append(_unknown_rule_descriptor(d))
-    fingerprints = _fingerprints(ordered, sources)
-    results = [_result(d, index[d.code], fp, root) for d, fp in zip(ordered, fingerprints, strict=True)]
+    prints = fingerprints(ordered, sources)
+    results = [_result(d, index[d.code], fp, root) for d, fp in zip(ordered, prints, strict=True)]
+
+    problems = execution_notifications(ordered, errors, root)
 
     def build(kept: list[dict[str, Any]], note: str | None) -> dict[str, Any]:
-        invocation: dict[str, Any] = {"executionSuccessful": True}
+        invocation: dict[str, Any] = {"executionSuccessful": not any(n["level"] == "error" for n in problems)}
+        notes = list(problems)
         if note:
-            invocation["toolExecutionNotifications"] = [
-                {"level": "warning", "message": {"text": note}, "descriptor": {"id": "truncated"}}
-            ]
+            notes.append({"level": "warning", "message": {"text": note}, "descriptor": {"id": "truncated"}})
+        if notes:
+            invocation["toolExecutionNotifications"] = notes
         return {
             "$schema": SCHEMA_URI,
             "version": "2.1.0",
@@ -252,12 +260,41 @@ def sarif_log(
     return log, note
 
 
+UNREADABLE = "HL004"
+SKIPPED = "HL006"
+
+
+def execution_notifications(
+    diagnostics: Sequence[Diagnostic], errors: Sequence[str], root: str
+) -> list[dict[str, Any]]:
+    """What went wrong while running: internal errors, unreadable files, skipped analyses."""
+    notes: list[dict[str, Any]] = [
+        {"level": "error", "message": {"text": e}, "descriptor": {"id": "internal-error"}} for e in errors
+    ]
+    for d in diagnostics:
+        if d.code in (UNREADABLE, SKIPPED):
+            notes.append(
+                {
+                    "level": "error" if d.code == UNREADABLE else "warning",
+                    "message": {"text": d.message},
+                    "descriptor": {"id": d.code},
+                    "locations": [{"physicalLocation": _physical(d.path, d.start, d.end, root)}],
+                }
+            )
+    return notes
+
+
 def dumps(log: dict[str, Any]) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False)
 
 
-def print_sarif(diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile], out: IO[str]) -> None:
-    log, note = sarif_log(diagnostics, sources)
+def print_sarif(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, SourceFile],
+    out: IO[str],
+    errors: Sequence[str] = (),
+) -> None:
+    log, note = sarif_log(diagnostics, sources, errors=errors)
     if note:
         print(note, file=sys.stderr)
     out.write(dumps(log) + "\n")

@@ -1,4 +1,5 @@
-"""Terminal output: `full` (code frames with a caret range, via rich) and `concise`."""
+"""Terminal output: `full` (code frames with a caret range, via rich), `concise`, `grouped`
+(findings under their file name) and `pylint` (pylint's parseable one-line format)."""
 
 from __future__ import annotations
 
@@ -31,13 +32,23 @@ def _header(d: Diagnostic) -> Text:
     return t
 
 
-def print_concise(diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile], out: IO[str]) -> None:
+def print_concise(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, SourceFile],
+    out: IO[str],
+    errors: Sequence[str] = (),
+) -> None:
     console = _console(out)
     for d in diagnostics:
         console.print(_header(d))
 
 
-def print_full(diagnostics: Sequence[Diagnostic], sources: Mapping[str, SourceFile], out: IO[str]) -> None:
+def print_full(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, SourceFile],
+    out: IO[str],
+    errors: Sequence[str] = (),
+) -> None:
     console = _console(out)
     for d in diagnostics:
         console.print(_header(d))
@@ -77,3 +88,43 @@ def _frame(console: Console, src: SourceFile, d: Diagnostic) -> None:
             )
             console.print(mark)
     console.print(Text(gutter, style="blue"))
+
+
+def print_pylint(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, SourceFile],
+    out: IO[str],
+    errors: Sequence[str] = (),
+) -> None:
+    """pylint's parseable format, `path:row: [CODE(name)] message`, one finding per line."""
+    for d in diagnostics:
+        variant = f" [{d.variant}]" if d.variant else ""
+        out.write(f"{d.path}:{d.start.row}: [{d.code}({d.name})] {d.message}{variant}\n")
+
+
+def print_grouped(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, SourceFile],
+    out: IO[str],
+    errors: Sequence[str] = (),
+) -> None:
+    """Findings grouped under their file's name, `row:col CODE message` lines aligned per file."""
+    console = _console(out)
+    by_path: dict[str, list[Diagnostic]] = {}
+    for d in diagnostics:
+        by_path.setdefault(d.path, []).append(d)
+    for path, found in by_path.items():
+        console.print(Text(path, style="bold underline"))
+        width = max(len(f"{d.start.row}:{d.start.column}") for d in found)
+        for d in found:
+            line = Text("  ")
+            line.append(f"{d.start.row}:{d.start.column}".ljust(width), style="cyan")
+            line.append(" ")
+            line.append(d.code, style=_STYLE[d.severity])
+            if d.fix is not None and d.fix.applicability is Applicability.SAFE:
+                line.append(" [*]", style="cyan")
+            line.append(" " + d.message)
+            if d.variant:
+                line.append(f" [{d.variant}]", style="dim")
+            console.print(line)
+        console.print("")

@@ -1,0 +1,1 @@
+"""The subcommands behind `hlsllint.cli`: one module each (`check`, `rule`, `config`)."""

@@ -1,0 +1,286 @@
+"""`hlsllint check`: lint, fix, report; `--watch`, `--add-noqa`, `--output-file`, `--verbose`."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+from hlsllint.cache import Cache, default_cache_dir
+from hlsllint.commands.noqa import add_noqa_all
+from hlsllint.config import ConfigResolver
+from hlsllint.diagnostics import Severity
+from hlsllint.discovery import discover
+from hlsllint.fix import apply_fixes, unified_diff, write_atomic
+from hlsllint.lint import STDIN, LintResult, lint_paths
+from hlsllint.output import FORMATS, printer
+from hlsllint.progress import ProgressBar
+from hlsllint.registry import rule_by_code
+from hlsllint.source import SourceFile
+
+MAX_FIX_ITERATIONS = 10
+CLEAR_SCREEN = "\x1b[2J\x1b[H"
+
+
+def run_check(args: argparse.Namespace, resolver: ConfigResolver) -> int:
+    if args.watch:
+        return watch(args, resolver)
+    return check_once(args, resolver)
+
+
+def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
+    paths = list(args.paths) or ["."]
+    overrides: dict[str, str] = {}
+    if STDIN in paths or args.stdin_filename:
+        name = args.stdin_filename or STDIN
+        paths = [p for p in paths if p != STDIN]
+        data = sys.stdin.buffer.read()
+        overrides[name] = SourceFile.from_bytes(name, data).text
+        paths = [p for p in paths if os.path.normpath(p) != os.path.normpath(name)]
+
+    missing = [p for p in paths if not os.path.exists(p)]
+    for p in missing:
+        print(f"hlsllint: error: {p}: no such file or folder", file=sys.stderr)
+    paths = [p for p in paths if p not in missing]
+    if missing and not paths and not overrides:
+        return 2
+
+    if args.show_files:
+        for f in discover(paths, resolver):
+            print(f)
+        return 0
+
+    fix_mode = args.fix or args.diff
+    cache = None if args.no_cache else Cache(args.cache_dir or default_cache_dir())
+    with ProgressBar(not args.quiet and not args.watch) as bar:
+        result = lint_paths(
+            paths,
+            resolver,
+            jobs=args.jobs,
+            overrides=overrides,
+            cache=cache,
+            shard=args.shard,
+            progress=bar.update,
+        )
+    if args.verbose:
+        _verbose(result)
+    if args.add_noqa:
+        return _add_noqa(result)
+    original_sources = result.sources
+    originals = {p: s.text for p, s in original_sources.items()}
+    fixed = Counter[str]()
+    if fix_mode:
+        for _ in range(MAX_FIX_ITERATIONS):
+            texts = {p: s.text for p, s in result.sources.items() if s.writable}
+            changed = apply_fixes(texts, result.diagnostics, args.unsafe_fixes)
+            if not changed:
+                break
+            for p, fixed_file in changed.items():
+                overrides[p] = fixed_file.text
+                fixed[p] += fixed_file.fixes
+            result = lint_paths(
+                paths, resolver, jobs=args.jobs, overrides=overrides, cache=cache, shard=args.shard
+            )
+
+    changed_paths = [p for p in overrides if p in originals and overrides[p] != originals[p]]
+    if args.diff:
+        for p in changed_paths:
+            sys.stdout.write(unified_diff(p, originals[p], overrides[p]))
+        if not args.quiet and changed_paths:
+            n = sum(fixed.values())
+            print(f"\nWould fix {n} finding{'s' if n != 1 else ''}.", file=sys.stderr)
+        return 2 if result.errors else (1 if changed_paths else 0)
+    if args.fix:
+        for p in changed_paths:
+            if p == STDIN or p == args.stdin_filename:
+                continue
+            src = original_sources.get(p)  # keeps the BOM of the file on disk
+            write_atomic(p, (src or SourceFile(p, "")).to_bytes(overrides[p]))
+        if args.stdin_filename or STDIN in overrides:
+            name = args.stdin_filename or STDIN
+            sys.stdout.write(overrides.get(name, originals.get(name, "")))
+            _report(args, result, fixed, stream=sys.stderr)
+            return _exit_code(args, result, fixed)
+
+    _write_report(args, result, fixed)
+    return _exit_code(args, result, fixed)
+
+
+def _exit_code(args: argparse.Namespace, result: LintResult, fixed: Counter[str]) -> int:
+    if result.errors:
+        return 2
+    if args.exit_non_zero_on_fix and sum(fixed.values()):
+        return 1
+    if args.exit_zero:
+        return 0
+    return 1 if any(d.severity.counts_for_exit for d in result.diagnostics) else 0
+
+
+def _write_report(args: argparse.Namespace, result: LintResult, fixed: Counter[str]) -> None:
+    """The report on stdout, or in `--output-file` (written whole, atomically)."""
+    if not args.output_file:
+        _report(args, result, fixed, stream=sys.stdout)
+        return
+    buffer = io.StringIO()
+    _report(args, result, fixed, stream=buffer)
+    directory = os.path.dirname(os.path.abspath(args.output_file))
+    os.makedirs(directory, exist_ok=True)
+    write_atomic(args.output_file, buffer.getvalue().encode("utf-8"))
+
+
+def _report(args: argparse.Namespace, result: LintResult, fixed: Counter[str], stream: IO[str]) -> None:
+    fmt = args.output_format or os.environ.get("HLSLLINT_OUTPUT_FORMAT") or "full"
+    if fmt not in FORMATS:
+        fmt = "full"
+    for err in result.errors:
+        print(f"hlsllint: error: {err}", file=sys.stderr)
+    if args.statistics:
+        _statistics(result, stream, fmt)
+        return
+    printer(fmt)(result.diagnostics, result.sources, stream, errors=result.errors)
+    if fmt in ("full", "concise", "grouped") and not args.quiet:
+        _summary(result, fixed, args, stream)
+
+
+def _statistics(result: LintResult, stream: IO[str], fmt: str) -> None:
+    counts = Counter(d.code for d in result.diagnostics)
+    names = {d.code: d.name for d in result.diagnostics}
+    fixable = {d.code for d in result.diagnostics if d.fix is not None}
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if fmt in ("json", "json-lines"):
+        data = [{"code": c, "name": names[c], "count": n, "fixable": c in fixable} for c, n in rows]
+        stream.write(json.dumps(data, indent=2) + "\n")
+        return
+    for code, n in rows:
+        mark = "[*]" if code in fixable else "   "
+        stream.write(f"{n:>5}\t{code}\t{mark} {names[code]}\n")
+
+
+def severity_counts(result: LintResult) -> str:
+    """`3 warnings, 1 error` (most severe first)."""
+    counts = Counter(d.severity for d in result.diagnostics)
+    parts = []
+    for sev in (Severity.ERROR, Severity.WARNING, Severity.INFO):
+        n = counts.get(sev, 0)
+        if n:
+            noun = {"error": "error", "warning": "warning", "info": "info finding"}[sev.value]
+            parts.append(f"{n} {noun}{'s' if n != 1 else ''}")
+    return ", ".join(parts)
+
+
+def _summary(result: LintResult, fixed: Counter[str], args: argparse.Namespace, stream: IO[str]) -> None:
+    remaining = len(result.diagnostics)
+    n_fixed = sum(fixed.values())
+    if remaining == 0 and n_fixed == 0:
+        stream.write("All checks passed!\n")
+        return
+    if n_fixed and remaining:
+        stream.write(f"Fixed {n_fixed}; found {severity_counts(result)} remaining.\n")
+    elif n_fixed:
+        stream.write(f"Fixed {n_fixed} finding{'s' if n_fixed != 1 else ''}; none remaining.\n")
+    else:
+        stream.write(f"Found {severity_counts(result)}.\n")
+    safe = sum(1 for d in result.diagnostics if d.fix and d.fix.applicability.value == "safe")
+    unsafe = sum(1 for d in result.diagnostics if d.fix and d.fix.applicability.value == "unsafe")
+    if safe and not args.fix:
+        stream.write(f"[*] {safe} fixable with the `--fix` option")
+        stream.write(
+            f" ({unsafe} hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
+            if unsafe and not args.unsafe_fixes
+            else ".\n"
+        )
+    elif unsafe and not args.unsafe_fixes:
+        stream.write(
+            f"No fixes available ({unsafe} hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
+        )
+
+
+def _verbose(result: LintResult) -> None:
+    """Which config each unit used and where its time went (stderr, like ruff's --verbose)."""
+    totals: Counter[str] = Counter()
+    for u in result.units:
+        what = u.path + (f" [{u.variant}]" if u.variant else "")
+        config = u.config or "defaults (no config file)"
+        if u.cached:
+            print(f"hlsllint: {what}: config {config}; cached", file=sys.stderr)
+            continue
+        total = sum(u.timings.values())
+        stages = ", ".join(f"{name} {t * 1000:.0f} ms" for name, t in u.timings.items() if t >= 0.0005)
+        print(f"hlsllint: {what}: config {config}; {total * 1000:.0f} ms ({stages})", file=sys.stderr)
+        for name, t in u.timings.items():
+            totals[name.split(" (")[0]] += t  # type: ignore[assignment]
+    if totals:
+        top = ", ".join(f"{name} {t:.2f} s" for name, t in sorted(totals.items(), key=lambda kv: -kv[1])[:8])
+        print(f"hlsllint: time per stage over {len(result.units)} units: {top}", file=sys.stderr)
+
+
+def _add_noqa(result: LintResult) -> int:
+    engine = {code for code, rule in rule_by_code().items() if rule.engine}
+    wanted = [d for d in result.diagnostics if d.code not in engine]
+    changes = add_noqa_all(result.sources, wanted)
+    for path, (text, _) in changes.items():
+        write_atomic(path, result.sources[path].to_bytes(text))
+    n = sum(count for _, count in changes.values())
+    print(f"Added {n} noqa directive{'s' if n != 1 else ''}.", file=sys.stderr)
+    return 2 if result.errors else 0
+
+
+# -- watch ----------------------------------------------------------------------------------------
+
+
+def snapshot(paths: list[str], resolver: ConfigResolver) -> dict[str, float]:
+    """Modification times of everything a run reads: the shaders and the config files."""
+    found: dict[str, float] = {}
+    files = list(discover(paths, resolver))
+    configs = {resolver.for_path(f).config_path for f in files}
+    for f in [*files, *(c for c in configs if c)]:
+        try:
+            found[f] = os.stat(f).st_mtime_ns / 1e9
+        except OSError:
+            continue
+    return found
+
+
+def changes(
+    take: Callable[[], dict[str, float]], interval: float, sleep: Callable[[float], None] = time.sleep
+) -> Iterator[None]:
+    """Yields once at the start and then each time `take()` differs from the last snapshot."""
+    last = take()
+    yield
+    while True:
+        sleep(interval)
+        now = take()
+        if now != last:
+            last = now
+            yield
+
+
+def watch(
+    args: argparse.Namespace,
+    resolver: ConfigResolver,
+    *,
+    interval: float = 0.5,
+    runs: int | None = None,
+    out: Any = None,
+) -> int:
+    """Lint, then lint again whenever a shader or a config file changes (Ctrl-C stops)."""
+    out = out or sys.stdout
+    paths = list(args.paths) or ["."]
+    status = 0
+    for n, _ in enumerate(changes(lambda: snapshot(paths, resolver), interval), start=1):
+        if out.isatty():
+            out.write(CLEAR_SCREEN)
+        stamp = time.strftime("%H:%M:%S")
+        out.write(f"[{stamp}] {'Starting linter in watch mode' if n == 1 else 'File change detected'}...\n")
+        out.flush()
+        status = check_once(args, resolver)
+        sys.stdout.flush()
+        if runs is not None and n >= runs:
+            break
+    return status

@@ -1,0 +1,63 @@
+"""JUnit XML (`--output-format junit`), for CI test reporters: one test suite per file, one failing
+test case per finding; a run without findings is one passing case. Internal errors (a crashing
+rule) are `<error>` cases."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from typing import IO
+
+from hlsllint.diagnostics import Diagnostic
+from hlsllint.source import SourceFile
+
+
+def junit_tree(diagnostics: Sequence[Diagnostic], errors: Sequence[str] = ()) -> ET.Element:
+    root = ET.Element("testsuites", name="hlsllint")
+    by_path: dict[str, list[Diagnostic]] = {}
+    for d in diagnostics:
+        by_path.setdefault(d.path, []).append(d)
+    for path, found in by_path.items():
+        suite = ET.SubElement(root, "testsuite", name=path, tests=str(len(found)), failures=str(len(found)))
+        suite.set("errors", "0")
+        for d in found:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                name=f"{d.code} {d.name} ({d.start.row}:{d.start.column})",
+                classname=f"hlsllint.{d.code}",
+                file=path,
+                line=str(d.start.row),
+            )
+            failure = ET.SubElement(case, "failure", message=d.message, type=d.severity.value)
+            failure.text = f"{path}:{d.start.row}:{d.start.column}: {d.code} {d.message}" + (
+                f" [{d.variant}]" if d.variant else ""
+            )
+    if errors:
+        suite = ET.SubElement(root, "testsuite", name="hlsllint", tests=str(len(errors)), failures="0")
+        suite.set("errors", str(len(errors)))
+        for i, e in enumerate(errors, start=1):
+            case = ET.SubElement(suite, "testcase", name=f"internal error {i}", classname="hlsllint")
+            ET.SubElement(case, "error", message=e)
+    if not by_path and not errors:
+        suite = ET.SubElement(root, "testsuite", name="hlsllint", tests="1", failures="0")
+        suite.set("errors", "0")
+        ET.SubElement(suite, "testcase", name="no findings", classname="hlsllint")
+    total = sum(len(v) for v in by_path.values())
+    root.set("tests", str(max(total + len(errors), 1)))
+    root.set("failures", str(total))
+    root.set("errors", str(len(errors)))
+    return root
+
+
+def print_junit(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, SourceFile],
+    out: IO[str],
+    errors: Sequence[str] = (),
+) -> None:
+    tree = ET.ElementTree(junit_tree(diagnostics, errors))
+    ET.indent(tree)
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    tree.write(out, encoding="unicode")
+    out.write("\n")
