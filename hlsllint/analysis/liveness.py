@@ -20,11 +20,6 @@ from hlsllint.analysis.cfg import CFG, Instr, Value
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.uniformity import Uniformity
 
-_BYTE_BITS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(bit for bit in range(8) if byte >> bit & 1) for byte in range(256)
-)
-"""The set bits of every byte value."""
-
 
 class _BitSets(Mapping[int, set[Value]]):
     """Block -> set of values, stored as Python ints used as bit sets (decoded on access)."""
@@ -35,15 +30,11 @@ class _BitSets(Mapping[int, set[Value]]):
 
     def __getitem__(self, block: int) -> set[Value]:
         x = self._bits[block]
-        out: set[Value] = set()
-        if not x:
-            return out
-        # Byte by byte: peeling the lowest bit off a big int costs a pass over the int per value.
-        values = self._values
-        for i, byte in enumerate(x.to_bytes((x.bit_length() + 7) // 8, "little")):
-            if byte:
-                base = i * 8
-                out.update(values[base + bit] for bit in _BYTE_BITS[byte])
+        out = set()
+        while x:
+            low = x & -x
+            out.add(self._values[low.bit_length() - 1])
+            x ^= low
         return out
 
     def __iter__(self) -> Iterator[int]:
