@@ -130,10 +130,11 @@ float3 flipIfBackFacing(float3 n, float facing)
         "(GPUOpen), section Booleans",
     )
 
-    def check(self, ctx: RuleContext) -> None:
-        for node in ctx.tree.nodes_of_type("call_expression"):
-            if _is_sign_call(node, ctx):
-                self._check_use(ctx, node)
+    node_kinds = frozenset({"call_expression"})
+
+    def visit(self, ctx: RuleContext, node: Node) -> None:
+        if _is_sign_call(node, ctx):
+            self._check_use(ctx, node)
 
     def _check_use(self, ctx: RuleContext, call: Node) -> None:
         args = call.child_by_field_name("arguments")
