@@ -25,11 +25,12 @@ from hlsllint.syntax import Node
 
 @dataclass
 class _UnitState:
-    """What the walk gathers for `check`."""
+    """What the walk gathers for `check`: per struct, how its 4x4 members are read through
+    arrays of the struct (None once the struct is used some other way), and the holders' sizes."""
 
-    locals: list[Symbol] = field(default_factory=list)
-    seen: set[int] = field(default_factory=set)
     member_uses: dict[str, dict[str, list[Node]] | None] = field(default_factory=dict)
+    holders: dict[str, tuple[str, int | None, str]] = field(default_factory=dict)
+    """struct name -> (holder name, element count or None, storage `constant`/`structured`)."""
 
 
 # How a use reads the matrix.
@@ -101,47 +102,75 @@ def _use_kind(ctx: RuleContext, use: Node) -> str | None:
     return kind if _discards_w(ctx, call) else None
 
 
+def matrix_bytes(rows: int, cols: int, storage: str, row_major: bool) -> int:
+    """Bytes of one matrix in an array: in constant-buffer layout each column (`column_major`,
+    HLSL's default) or row (`row_major`) takes a 16-byte register; structured buffers pack tightly."""
+    if storage == "structured":
+        return rows * cols * 4
+    return (rows if row_major else cols) * 16
+
+
+def _smaller(kinds: set[str], scalar: str, storage: str, row_major: bool) -> tuple[str, int] | None:
+    """The declaration that holds what is read in the fewest bytes; None when nothing is saved."""
+    rows, cols = (3, 3) if kinds == {CAST} else (4, 3) if ROW in kinds else (3, 4)
+    options = [(row_major, "row_major " if row_major else "")]
+    if storage == "constant":
+        options.append((not row_major, "column_major " if row_major else "row_major "))
+    best: tuple[str, int] | None = None
+    for packing, prefix in options:
+        size = matrix_bytes(rows, cols, storage, packing)
+        if size < matrix_bytes(4, 4, storage, row_major) and (best is None or size < best[1]):
+            best = (f"{prefix}{scalar}{rows}x{cols}", size)
+    return best
+
+
 class Affine4x4Matrix(Rule):
     code = "HL103"
     name = "affine-4x4-matrix"
     summary = (
-        "A `float4x4` whose every use is an affine transform that drops the fourth output "
-        "component (`mul(float4(p, 1), M).xyz`, `(float3x3)M`): a `float4x3` (or `float3x4`) holds "
-        "everything that is read."
+        "An array or buffer of `float4x4` whose every use is an affine transform that drops the "
+        "fourth output component (`mul(float4(p, 1), Bones[i]).xyz`, `(float3x3)M`): as `float4x3` "
+        "(or `float3x4`) each matrix takes 48 bytes instead of 64."
     )
     rationale = (
-        "Only a projection needs the whole 4×4 matrix. For an affine transform (world, view, "
-        "bones, normals) the fourth column is always (0, 0, 0, 1), and when the result's `w` is "
-        "thrown away it is never read at all, yet a `float4x4` still spends 16 registers (and 64 "
-        "bytes of constant data) where 12 do. Sebastian Aaltonen's GPUOpen article on occupancy "
-        "with large thread groups (section *Unneeded data*) makes the point: all affine "
-        "transformations need at most a 4×3 matrix, which saves four VGPRs or SGPRs compared "
-        "with a full 4×4. With `mul(v, M)` (row vectors) the unused part is the fourth column: "
-        "declare `float4x3`; with `mul(M, v)` it is the fourth row: declare `float3x4`."
+        "Only a projection needs a whole 4×4 matrix; for an affine transform (world, bones, "
+        "instances, normals) the fourth column is (0, 0, 0, 1), and when the result's `w` is dropped "
+        "it is never read. The articles (Aaltonen, GPUOpen, section *Unneeded data*) count this as "
+        "four registers saved; today's compilers disagree: measured with Mesa RADV/ACO (navi21), a "
+        "vertex shader with a constant-buffer `float4x4` used affinely and the same shader with a "
+        "`float4x3` compile to the same code (10 VGPRs, 18 SGPRs before scheduling, 74 "
+        "instructions), because only the elements that are read are loaded. What a 4×4 still costs "
+        "is memory: 64 bytes per matrix where 48 hold everything read. That matters for arrays and "
+        "buffers of matrices (bone palettes, instance transforms): a quarter of the constant or "
+        "buffer data, uploaded every frame and fetched through the caches. A single matrix costs 16 "
+        "bytes and is not reported. In a constant buffer each column (the default `column_major` "
+        "packing) or row (`row_major`) takes a 16-byte register, so the saving needs the packing "
+        "that drops a whole register: `float4x3` column-major, or `row_major float3x4`; a "
+        "`row_major float4x3` is still 64 bytes."
     )
     bad_example = """\
-cbuffer PerObject : register(b0)
+cbuffer Skinning : register(b0)
 {
-    float4x4 World;
+    float4x4 Bones[64];
 };
 
-float3 worldPosition(float3 p)
+float3 skin(float3 p, uint bone)
 {
-    return mul(float4(p, 1), World).xyz;
+    return mul(float4(p, 1), Bones[bone]).xyz;
 }
 """
     good_example = """\
-cbuffer PerObject : register(b0)
+cbuffer Skinning : register(b0)
 {
-    float4x3 World;
+    float4x3 Bones[64];
 };
 
-float3 worldPosition(float3 p)
+float3 skin(float3 p, uint bone)
 {
-    return mul(float4(p, 1), World);
+    return mul(float4(p, 1), Bones[bone]);
 }
 """
-    tags = ("vgpr", "sgpr", "aaltonen")
+    tags = ("memory", "constant-data", "aaltonen")
     references = (
         "Sebastian Aaltonen, Optimizing GPU occupancy and resource usage with large thread groups "
         "(GPUOpen), section Unneeded data",
@@ -152,65 +181,51 @@ float3 worldPosition(float3 p)
     def visit(self, ctx: RuleContext, n: Node) -> None:
         if ctx.function is None:
             return
-        state = ctx.scratch(_UnitState)
         s = ctx.model.resolve(n)
-        if s is None:
-            return
-        if s.kind == "local" and same(s.node, n) and id(s) not in state.seen and self._is_4x4(s):
-            state.locals.append(s)
-            state.seen.add(id(s))
-        self._note_member_use(ctx, n, s, state.member_uses)
+        if s is not None:
+            self._note_member_use(ctx, n, s, ctx.scratch(_UnitState))
 
     def check(self, ctx: RuleContext) -> None:
         model: Model = ctx.model
+        for sym in model.globals.values():
+            held = _held_matrices(sym)
+            if held is not None:
+                self._check_holder(ctx, sym, *held)
         state = ctx.scratch(_UnitState)
-        candidates: list[Symbol] = [
-            s for s in model.globals.values() if s.kind == "cbuffer_member" and self._is_4x4(s)
-        ]
-        seen = {id(s) for s in candidates}
-        candidates += [s for s in state.locals if id(s) not in seen]
-        for sym in candidates:
-            self._check_symbol(ctx, sym)
-        self._check_struct_members(ctx, state.member_uses)
+        self._check_struct_members(ctx, state)
 
     @staticmethod
-    def _is_4x4(sym: Symbol) -> bool:
-        t = sym.type
-        return t.kind == "matrix" and t.rows == 4 and t.cols == 4 and t.is_float
-
-    @staticmethod
-    def _note_member_use(
-        ctx: RuleContext, n: Node, sym: Symbol, member_uses: dict[str, dict[str, list[Node]] | None]
-    ) -> None:
-        """Record how a use of a struct-typed constant buffer or resource reads its members."""
-        struct = _struct_of(sym)
-        if struct is None or member_uses.get(struct.name, {}) is None:
+    def _note_member_use(ctx: RuleContext, n: Node, sym: Symbol, state: _UnitState) -> None:
+        """Record how an array of structs (constant-buffer array, StructuredBuffer<S>) reads its
+        members: `items[i].world`."""
+        struct, count, storage = _struct_holder(sym)
+        uses = state.member_uses
+        if struct is None or uses.get(struct.name, {}) is None:
             return
         if sym.kind not in ("cbuffer_member", "resource"):
-            member_uses[struct.name] = None  # a local or parameter copy: not followed
+            uses[struct.name] = None  # a copy in a local or parameter: not followed
             return
-        _site, parent = unparen_up(n)
-        field = parent.child_by_field_name("field") if parent is not None else None
-        if parent is None or parent.type != "field_expression" or field is None:
-            member_uses[struct.name] = None  # the struct is used whole
+        element = _element_of(ctx, n)
+        parent = element.parent if element is not None else None
+        field_node = parent.child_by_field_name("field") if parent is not None else None
+        if element is None or parent is None or parent.type != "field_expression" or field_node is None:
+            uses[struct.name] = None  # the struct is used whole
             return
-        table = member_uses.setdefault(struct.name, {})
+        state.holders.setdefault(struct.name, (sym.name, count, storage))
+        table = uses.setdefault(struct.name, {})
         assert table is not None
-        table.setdefault(ctx.node_text(field), []).append(parent)
+        table.setdefault(ctx.node_text(field_node), []).append(parent)
 
-    def _check_struct_members(
-        self, ctx: RuleContext, member_uses: dict[str, dict[str, list[Node]] | None]
-    ) -> None:
-        """4x4 members of structs that are only read through constant buffers (`ubo.model`)."""
+    def _check_struct_members(self, ctx: RuleContext, state: _UnitState) -> None:
         model: Model = ctx.model
-        for struct_name, members in sorted((k, v) for k, v in member_uses.items() if v is not None):
+        for struct_name, members in sorted((k, v) for k, v in state.member_uses.items() if v is not None):
             struct_type = model.structs.get(struct_name)
             node = struct_node(ctx, struct_name)
-            if struct_type is None or node is None or not in_main_file(ctx, node):
+            holder = state.holders.get(struct_name)
+            if struct_type is None or node is None or holder is None or not in_main_file(ctx, node):
                 continue
             for member in struct_type.members:
-                t = member.type
-                if not (t.kind == "matrix" and t.rows == 4 and t.cols == 4 and t.is_float):
+                if not _is_4x4(member.type):
                     continue
                 decl = next(
                     (
@@ -220,15 +235,37 @@ float3 worldPosition(float3 p)
                     ),
                     None,
                 )
+                row_major = decl is not None and "row_major" in ctx.node_text(decl.parent or decl)
                 if decl is not None:
-                    self._judge(ctx, decl, member.name, t, members.get(member.name, []))
+                    what = f"`{holder[0]}[i].{member.name}`"
+                    self._judge(
+                        ctx, decl, what, member.type, members.get(member.name, []), holder[1:], row_major
+                    )
 
-    def _check_symbol(self, ctx: RuleContext, sym: Symbol) -> None:
+    def _check_holder(
+        self, ctx: RuleContext, sym: Symbol, t: T.Type, count: int | None, storage: str
+    ) -> None:
         if sym.node is None or not in_main_file(ctx, sym.node):
             return
-        self._judge(ctx, sym.node, sym.name, sym.type, uses_of(ctx, sym))
+        elements = []
+        for use in uses_of(ctx, sym):
+            element = _element_of(ctx, use)
+            if element is None:
+                return  # the array is used whole (passed on, copied): not followed
+            elements.append(element)
+        row_major = "row_major" in sym.qualifiers
+        self._judge(ctx, sym.node, f"`{sym.name}`", t, elements, (count, storage), row_major)
 
-    def _judge(self, ctx: RuleContext, at: Node, name: str, t: T.Type, uses: list[Node]) -> None:
+    def _judge(
+        self,
+        ctx: RuleContext,
+        at: Node,
+        what: str,
+        t: T.Type,
+        uses: list[Node],
+        holder: tuple[int | None, str],
+        row_major: bool,
+    ) -> None:
         kinds: set[str] = set()
         for use in uses:
             kind = _use_kind(ctx, use)
@@ -238,16 +275,79 @@ float3 worldPosition(float3 p)
         reads = kinds - {WRITE}
         if not reads or {ROW, COL} <= reads:
             return
-        scalar = t.scalar
-        if reads == {CAST}:
-            better, part = f"{scalar}3x3", "fourth row and column are"
-        elif ROW in reads:
-            better, part = f"{scalar}4x3", "fourth column is"
+        count, storage = holder
+        old = matrix_bytes(4, 4, storage, row_major)
+        better = _smaller(reads, t.scalar, storage, row_major)
+        if better is None:
+            return
+        spelled, new = better
+        where = "constant data" if storage == "constant" else "buffer data"
+        if count:
+            size = f"{count} × {old} = {count * old:,} bytes of {where} where {count * new:,} do"
         else:
-            better, part = f"{scalar}3x4", "fourth row is"
+            size = f"{old} bytes of {where} per element where {new} do"
         ctx.report(
             at,
-            f"`{name}` is a {t.name} but every use is an affine transform whose `w` is "
-            f"dropped: its {part} never needed; a {better} saves {16 - int(better[-3]) * int(better[-1])} "
-            "registers",
+            f"{what} holds {t.name} matrices that are only used as affine transforms whose `w` is "
+            f"dropped: declared `{spelled}` they take {size} ({old - new} bytes per matrix); "
+            "registers do not change (only the elements read are loaded)",
         )
+
+
+def _is_4x4(t: T.Type) -> bool:
+    return t.kind == "matrix" and t.rows == 4 and t.cols == 4 and t.is_float
+
+
+def _held_matrices(sym: Symbol) -> tuple[T.Type, int | None, str] | None:
+    """(matrix type, count, storage) of a constant-buffer array of 4x4 matrices or a read-only
+    StructuredBuffer<float4x4>."""
+    t = sym.type
+    if sym.kind == "cbuffer_member" and t.kind == "array" and t.element is not None and _is_4x4(t.element):
+        return t.element, t.length, "constant"
+    res = t.resource
+    if (
+        sym.kind == "resource"
+        and res is not None
+        and res.category == "structured"
+        and not res.writable
+        and t.element is not None
+        and _is_4x4(t.element)
+    ):
+        return t.element, None, "structured"
+    return None
+
+
+def _struct_holder(sym: Symbol) -> tuple[T.Type | None, int | None, str]:
+    """The struct an array-like holder keeps (cbuffer array of S, StructuredBuffer<S>)."""
+    t = sym.type
+    element = t.element
+    is_struct = element is not None and element.kind == "struct"
+    if sym.kind == "cbuffer_member" and t.kind == "array" and is_struct:
+        return element, t.length, "constant"
+    res = t.resource
+    structured = res is not None and res.category == "structured" and not res.writable
+    if sym.kind == "resource" and structured and is_struct:
+        return element, None, "structured"
+    if sym.kind in ("local", "param", "static") and t.kind == "struct":
+        return t, None, ""
+    return None, None, ""
+
+
+def _element_of(ctx: RuleContext, use: Node) -> Node | None:
+    """The element expression `a[i]` or `buf.Load(i)` that a use of the holder `a` reads."""
+    site, parent = unparen_up(use)
+    if parent is None:
+        return None
+    if parent.type == "subscript_expression" and same(parent.child_by_field_name("argument"), site):
+        return parent
+    if parent.type == "field_expression" and parent.parent is not None:
+        field_node = parent.child_by_field_name("field")
+        call = parent.parent
+        if (
+            field_node is not None
+            and ctx.node_text(field_node) == "Load"
+            and call.type == "call_expression"
+            and same(call.child_by_field_name("function"), parent)
+        ):
+            return call
+    return None

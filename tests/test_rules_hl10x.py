@@ -57,3 +57,23 @@ VSOut main(float4 p : POSITION) { VSOut o = (VSOut)0; o.pos = p; return o; }
     assert not lint_text(text, select=("HL107",))
     found = lint_text(text, select=("HL107",), rule_options=(("HL107", (("assume-unpacked", True),)),))
     assert [d.message for d in found] == ["Interpolators of `VSOut`: 2 slots; packs into 1"]
+
+
+def test_hl103_counts_bytes_by_packing_and_skips_single_matrices() -> None:
+    from hlsllint.rules.hl103_affine_4x4_matrix import matrix_bytes
+
+    assert matrix_bytes(4, 3, "constant", row_major=False) == 48  # three column registers
+    assert matrix_bytes(4, 3, "constant", row_major=True) == 64  # four padded rows: no saving
+    assert matrix_bytes(3, 4, "constant", row_major=True) == 48
+    assert matrix_bytes(4, 3, "structured", row_major=False) == 48
+    code = """\
+cbuffer C : register(b0) { row_major float4x4 M[8]; float4x4 Single; };
+float3 f(float3 p, uint i)
+{
+    return mul(float4(p, 1), M[i]).xyz + mul(float4(p, 1), Single).xyz;
+}
+"""
+    found = lint_text(code, select=("HL103",))
+    assert [d.start.row for d in found] == [1]
+    message = found[0].message
+    assert "`column_major float4x3`" in message and "8 × 64 = 512 bytes" in message and "384 do" in message
