@@ -9,6 +9,7 @@ variant.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import os
 import signal
@@ -24,7 +25,8 @@ from hlsllint.checker import run_rules
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.context import AnalysisSettings, RuleContext
 from hlsllint.diagnostics import Diagnostic, Severity
-from hlsllint.discovery import discover
+from hlsllint.discovery import discover, is_excluded
+from hlsllint.includers import file_includes, includers_of
 from hlsllint.noqa import Suppressions, parse_suppressions, unused_noqa
 from hlsllint.registry import all_rules, rule_by_code
 from hlsllint.rule import Rule
@@ -320,22 +322,13 @@ def _run_unit(unit: _Unit, overrides: Mapping[str, str]) -> UnitResult:
     return result
 
 
-def _plan_units(files: list[str], resolver: ConfigResolver, loader: FileLoader) -> list[_Unit]:
-    """Translation units: every file that no other linted file includes, once per variant."""
-    includes: dict[str, set[str]] = {}
-    for f in files:
-        try:
-            src = loader(f)
-        except SourceError:
-            includes[f] = set()
-            continue
-        settings = resolver.for_path(f)
-        found = set()
-        for name, angled, _s, _e in pp_stage.scan_includes(src.text):
-            target = pp_stage.resolve_include(name, f, settings.include_dirs, angled)
-            if target is not None:
-                found.add(os.path.normpath(target))
-        includes[f] = found
+def _plan_units(
+    files: list[str], resolver: ConfigResolver, loader: FileLoader, alone: frozenset[str] = frozenset()
+) -> list[_Unit]:
+    """Translation units: every file that no other linted file includes, once per variant. A file
+    in `alone` (passed by name) that no linted file includes but other files of its project do is
+    analysed through those includers instead (a header passed alone, as pre-commit does)."""
+    includes = {f: file_includes(f, resolver, loader) for f in files}
     linted = set(files)
     included = {t for f, ts in includes.items() for t in ts if t != f and t in linted}
     roots = [f for f in files if f not in included]
@@ -349,8 +342,12 @@ def _plan_units(files: list[str], resolver: ConfigResolver, loader: FileLoader) 
         reached.add(f)
         stack.extend(t for t in includes.get(f, ()) if t in linted)
     roots += [f for f in files if f not in reached]
-    units: list[_Unit] = []
+    through = includers_of([f for f in roots if f in alone], resolver, loader) if alone else {}
+    planned: list[str] = []
     for f in roots:
+        planned += through.get(f) or [f]
+    units: list[_Unit] = []
+    for f in dict.fromkeys(planned):
         settings = resolver.for_path(f)
         variants: list[Variant | None] = list(settings.variants_for(f)) or [None]
         units.extend(_Unit(f, settings, v) for v in variants)
@@ -392,7 +389,8 @@ def lint_paths(
     loader = FileLoader(overrides)
     files = list(discover([p for p in paths if p not in overrides], resolver))
     files += [os.path.normpath(p) for p in overrides if os.path.normpath(p) not in files]
-    units = _plan_units(files, resolver, loader)
+    alone = frozenset(os.path.normpath(p) for p in paths if p not in overrides and os.path.isfile(p))
+    units = _plan_units(files, resolver, loader, alone)
     if shard is not None:
         units = shard_units(units, shard, lambda p: _size(loader, p))
 
@@ -417,23 +415,18 @@ def lint_paths(
         cache.close()
 
     linted = set(files)
+    covered: set[str] | None = None
     if shard is not None:  # what this shard's units cover: their own files and their includes
         covered = {u.path for u in units} | {p for r in results if r for p in r.deps}
         linted &= covered
-    seen: set[tuple[str, str, int, int, str]] = set()
-    diagnostics: list[Diagnostic] = []
-    errors: list[str] = []
-    for r in results:
-        assert r is not None
-        errors.extend(r.errors)
-        for d in r.diagnostics:
-            if os.path.normpath(d.path) not in linted or d.key() in seen:
-                continue
-            seen.add(d.key())
-            diagnostics.append(d)
+    folders = [p for p in paths if p not in overrides and os.path.isdir(p)]
+    scope = Scope(linted, folders, resolver, covered)
+    errors = [e for r in results if r is not None for e in r.errors]
+    found = [(u.path, d) for u, r in zip(units, results, strict=True) if r for d in r.diagnostics]
+    diagnostics = merge_variants([(u, d) for u, d in found if scope.contains(d.path)])
     sources: dict[str, SourceFile] = {}
-    for f in files:
-        if f in linted:
+    for f in [*files, *(os.path.normpath(d.path) for d in diagnostics)]:
+        if f not in sources and (f in linted or scope.contains(f)):
             with contextlib.suppress(SourceError):
                 sources[f] = loader(f)
     diagnostics = apply_suppressions(diagnostics, sources, resolver)
@@ -466,6 +459,81 @@ def _run_units(
         futures = {pool.submit(_run_unit, units[i], overrides): i for i in ordered}
         for future in as_completed(futures):
             yield futures[future], future.result()
+
+
+class Scope:
+    """Where findings are reported (ruff's rule for files): the linted files, and every file
+    under a folder that was passed (a header with an extension that is not linted on its own,
+    such as `.h`), minus excluded ones. A header that is only included is analysed but its
+    findings are not reported unless it is in scope."""
+
+    def __init__(
+        self,
+        linted: set[str],
+        folders: Sequence[str],
+        resolver: ConfigResolver,
+        covered: set[str] | None = None,
+    ) -> None:
+        self.linted = {os.path.abspath(p) for p in linted}
+        self.covered = None if covered is None else {os.path.abspath(p) for p in covered}
+        self.folders = [os.path.abspath(f).rstrip(os.sep) + os.sep for f in folders]
+        self.resolver = resolver
+        self._memo: dict[str, bool] = {}
+
+    def contains(self, path: str) -> bool:
+        full = os.path.abspath(path)
+        hit = self._memo.get(full)
+        if hit is None:
+            hit = full in self.linted or (
+                any(full.startswith(f) for f in self.folders)
+                and (self.covered is None or full in self.covered)
+                and not any(
+                    is_excluded(d, self.resolver.for_path(full), is_dir=True)
+                    for d in _parents(full, self.folders)
+                )
+                and not is_excluded(full, self.resolver.for_path(full))
+            )
+            self._memo[full] = hit
+        return hit
+
+
+def _parents(path: str, folders: Sequence[str]) -> list[str]:
+    """The folders between a passed folder and `path`."""
+    top = next(f for f in folders if path.startswith(f))
+    out = []
+    d = os.path.dirname(path)
+    while len(d) + 1 > len(top):
+        out.append(d)
+        d = os.path.dirname(d)
+    return out
+
+
+def merge_variants(found: Sequence[tuple[str, Diagnostic]], most: int = 3) -> list[Diagnostic]:
+    """One finding per place and code: the same line seen under several variants or includers
+    (a header) is reported once, naming the variants (or includers) that saw it; its message is
+    the first unit's (units are in file order)."""
+    groups: dict[tuple[str, str, int, int], list[tuple[str, Diagnostic]]] = {}
+    for unit_path, d in found:
+        key = (os.path.normpath(d.path), d.code, d.start.row, d.start.column)
+        groups.setdefault(key, []).append((unit_path, d))
+    out = []
+    for group in groups.values():
+        first = group[0][1]
+        labels = list(dict.fromkeys(_label(u, d) for u, d in group))
+        named = [x for x in labels if x]
+        if len(labels) > 1 or first.variant:
+            shown = named[:most] + ([f"+{len(named) - most} more"] if len(named) > most else [])
+            first = dataclasses.replace(first, variant=", ".join(shown))
+        out.append(first)
+    return out
+
+
+def _label(unit_path: str, d: Diagnostic) -> str:
+    if d.variant:
+        return d.variant
+    if os.path.normpath(unit_path) != os.path.normpath(d.path):
+        return f"via {os.path.basename(unit_path)}"
+    return ""
 
 
 def _cacheable(result: UnitResult) -> bool:

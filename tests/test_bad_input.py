@@ -201,3 +201,44 @@ def test_time_budget_skips_the_slow_file_and_goes_on(
     (folder / "gen" / "hlsllint.toml").write_text("time-budget = 0\n")
     _, data = lint(capsys, ".")
     assert codes_by_file(data) == {"ok.hlsl": ["HL105"]}
+
+
+def test_header_in_scope_rule(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "inc").mkdir()
+    (folder / "inc" / "math.h").write_text("bool neg(float x) { return sign(x) < 0; }\n")
+    (folder / "main.hlsl").write_text('#include "inc/math.h"\nfloat u;\n')
+    # The folder is passed: the header under it is in scope although `.h` is not linted alone.
+    _, data = lint(capsys, ".")
+    assert codes_by_file(data) == {"math.h": ["HL105"], "ok.hlsl": ["HL105"]}
+    # Only the includer is passed: the header is analysed but out of scope (as ruff: only what
+    # was asked for is reported).
+    _, data = lint(capsys, "main.hlsl")
+    assert data == []
+
+
+def test_header_passed_alone_is_analysed_through_its_includers(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / "common.hlsli").write_text("#ifdef FAST\nbool neg(float x) { return sign(x) < 0; }\n#endif\n")
+    (folder / "fast.hlsl").write_text('#define FAST\n#include "common.hlsli"\n')
+    (folder / "plain.hlsl").write_text('#include "common.hlsli"\n')
+    # No project (no config, no git checkout): the header is linted on its own.
+    _, data = lint(capsys, "common.hlsli")
+    assert data == []
+    (folder / "hlsllint.toml").write_text("")
+    _, alone = lint(capsys, "common.hlsli")
+    _, full = lint(capsys, ".")
+    assert [(d["code"], d["location"]["row"]) for d in alone] == [("HL105", 2)]  # type: ignore[index]
+    assert [d for d in full if str(d["filename"]).endswith("common.hlsli")] == alone
+
+
+def test_same_header_line_under_several_includers_is_one_finding(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / "ok.hlsl").unlink()
+    (folder / "common.hlsli").write_text("bool neg(T x) { return sign(x) < 0; }\n")
+    for t in ("float", "half", "double"):
+        (folder / f"use_{t}.hlsl").write_text(f'#define T {t}\n#include "common.hlsli"\n')
+    _, data = lint(capsys, ".")
+    assert [(Path(str(d["filename"])).name, d["code"]) for d in data] == [("common.hlsli", "HL105")]
+    assert data[0]["variant"] == "via use_double.hlsl, via use_float.hlsl, via use_half.hlsl"
