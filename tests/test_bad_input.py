@@ -242,3 +242,14 @@ def test_same_header_line_under_several_includers_is_one_finding(
     _, data = lint(capsys, ".")
     assert [(Path(str(d["filename"])).name, d["code"]) for d in data] == [("common.hlsli", "HL105")]
     assert data[0]["variant"] == "via use_double.hlsl, via use_float.hlsl, via use_half.hlsl"
+
+
+def test_line_splice_in_an_include_name_keeps_one_line_per_finding(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found by bench/fuzz.py: the name was printed with its newline, breaking line formats.
+    (folder / "splice.hlsl").write_text('#include "f\\\nx/missing.hlsli"\n' + BAD)
+    main(["splice.hlsl", "--output-format", "concise", "--no-cache"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "splice.hlsl:1:1: HL002 include file 'fx/missing.hlsli' not found"
+    assert lines[1].startswith("splice.hlsl:3:27: HL105 ")

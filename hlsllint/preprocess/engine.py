@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -45,6 +46,9 @@ MAX_EXPANSION_DEPTH = 100
 MAX_OUTPUT_CHARS = 64 * 1024 * 1024
 
 _EMPTY: frozenset[str] = frozenset()
+
+
+_SPLICE = re.compile(r"\\(?:\r\n|\r|\n)")
 
 
 class _Tok:
@@ -790,6 +794,7 @@ class Preprocessor:
             self._error('#include expects "FILENAME" or <FILENAME>', c.hash, c.end)
             return
         name, angled = parsed
+        name = _SPLICE.sub("", name)  # a backslash-newline inside the name is spliced out
         resolved = resolve_include(name, includer.path, self.include_dirs, angled, self._exists)
         if resolved is None:
             self.diagnostics.append(
