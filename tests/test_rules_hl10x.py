@@ -77,3 +77,24 @@ float3 f(float3 p, uint i)
     assert [d.start.row for d in found] == [1]
     message = found[0].message
     assert "`column_major float4x3`" in message and "8 × 64 = 512 bytes" in message and "384 do" in message
+
+
+def test_hl102_names_every_unused_component_and_the_lds_bytes() -> None:
+    code = """\
+RWStructuredBuffer<float2> gOut : register(u0);
+groupshared half4 gA[8][8];
+[numthreads(8, 8, 1)]
+void main(uint3 t : SV_GroupThreadID)
+{
+    gA[t.y][t.x] = half4(t.x, t.y, 0, 1);
+    GroupMemoryBarrierWithGroupSync();
+    gOut[t.x] = gA[t.x][t.y].xy;
+}
+"""
+    found = lint_text(code, select=("HL102",))
+    assert [d.start.row for d in found] == [2]
+    assert "`z`, `w` are never read" in found[0].message
+    assert "512 of its 1,024 bytes of LDS" in found[0].message and "declare it half2" in found[0].message
+    # With 16-bit types a half takes two bytes.
+    found = lint_text(code, select=("HL102",), enable_16bit_types=True)
+    assert "256 of its 512 bytes of LDS" in found[0].message
