@@ -57,5 +57,6 @@ def test_severity_and_escaped_fields(tmp_path: Path, severity: Severity, command
     line = annotation(_diag(severity, str(tmp_path / "x,y:z.hlsl"), "bad\nthing 100%"), str(tmp_path))
     assert line.startswith(command)
     assert "file=x%2Cy%3Az.hlsl,line=1,col=1,endLine=2,endColumn=3,title=HL000 unparsed-region::" in line
-    assert line.endswith("::bad%0Athing 100%25")
+    assert line.endswith("::bad thing 100%25")  # a Diagnostic keeps no line break in its message
     assert "\n" not in line
+    assert escape_data("a\r\nb%") == "a%0D%0Ab%25"
