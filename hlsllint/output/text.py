@@ -19,10 +19,8 @@ def _console(out: IO[str]) -> Console:
     return Console(file=out, highlight=False, soft_wrap=True, emoji=False)
 
 
-def _header(d: Diagnostic) -> Text:
-    t = Text()
-    t.append(d.path, style="bold")
-    t.append(f":{d.start.row}:{d.start.column}: ", style="cyan")
+def _finding(t: Text, d: Diagnostic) -> Text:
+    """Append `CODE [*] message [variant]` to `t`."""
     t.append(d.code, style=_STYLE[d.severity])
     if d.fix is not None and d.fix.applicability is Applicability.SAFE:
         t.append(" [*]", style="cyan")
@@ -30,6 +28,13 @@ def _header(d: Diagnostic) -> Text:
     if d.variant:
         t.append(f" [{d.variant}]", style="dim")
     return t
+
+
+def _header(d: Diagnostic) -> Text:
+    t = Text()
+    t.append(d.path, style="bold")
+    t.append(f":{d.start.row}:{d.start.column}: ", style="cyan")
+    return _finding(t, d)
 
 
 def print_concise(
@@ -118,13 +123,6 @@ def print_grouped(
         width = max(len(f"{d.start.row}:{d.start.column}") for d in found)
         for d in found:
             line = Text("  ")
-            line.append(f"{d.start.row}:{d.start.column}".ljust(width), style="cyan")
-            line.append(" ")
-            line.append(d.code, style=_STYLE[d.severity])
-            if d.fix is not None and d.fix.applicability is Applicability.SAFE:
-                line.append(" [*]", style="cyan")
-            line.append(" " + d.message)
-            if d.variant:
-                line.append(f" [{d.variant}]", style="dim")
-            console.print(line)
+            line.append(f"{d.start.row}:{d.start.column}".ljust(width) + " ", style="cyan")
+            console.print(_finding(line, d))
         console.print("")
