@@ -24,6 +24,7 @@ def find_regtruth(explicit: str | None = None) -> Path:
     candidates = [explicit, os.environ.get("REGTRUTH")]
     candidates += [
         str(REPO.parent / "regtruth" / "regtruth.py"),
+        str(REPO.parent.parent / "regtruth" / "regtruth.py"),
         str(REPO.parent / "shared" / "tools" / "regtruth" / "regtruth.py"),
     ]
     for c in candidates:
@@ -32,9 +33,9 @@ def find_regtruth(explicit: str | None = None) -> Path:
     sys.exit("regtruth.py not found: pass --regtruth PATH or set $REGTRUTH")
 
 
-def _key(path: Path, family: str, wave: int | None) -> Path:
+def _key(path: Path, family: str, wave: int | None, extra: tuple[str, ...] = ()) -> Path:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:20]
-    name = hashlib.sha256(str(path).encode()).hexdigest()[:8]
+    name = hashlib.sha256("\0".join((str(path), *extra)).encode()).hexdigest()[:8]
     return CACHE / f"{family}-w{wave or 'default'}" / f"{name}-{digest}.json"
 
 
@@ -47,12 +48,18 @@ def measure(
     jobs: int = 2,
     frontend: str = "auto",
     timeout: int = 120,
+    extra: tuple[str, ...] = (),
+    entry: tuple[str, str] | None = None,
 ) -> list[dict[str, object]]:
-    """regtruth records for every entry point of `files` (cached)."""
+    """regtruth records for every entry point of `files` (cached).
+
+    `extra` is passed to regtruth as is (-D, -I, --16bit-types) and is part of the cache key;
+    `entry` = (name, stage) measures that entry point of every file instead of `--auto`.
+    """
     records: list[dict[str, object]] = []
     missing: list[Path] = []
     for f in files:
-        key = _key(f, family, wave)
+        key = _key(f, family, wave, extra)
         if key.is_file():
             records.extend(json.loads(key.read_text())["results"])
         else:
@@ -61,13 +68,14 @@ def measure(
         return records
     print(f"regtruth: measuring {len(missing)} files on {family} (wave {wave or 'default'})", file=sys.stderr)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as lst:
-        lst.write("".join(f"{f}\n" for f in missing))
+        suffix = f" {entry[0]} {entry[1]}" if entry else ""
+        lst.write("".join(f"{f}{suffix}\n" for f in missing))
     cmd = [
         sys.executable,
         str(regtruth),
         "--list",
         lst.name,
-        "--auto",
+        *([] if entry else ["--auto"]),
         "-j",
         str(jobs),
         "--family",
@@ -79,6 +87,7 @@ def measure(
     ]
     if wave:
         cmd += ["--wave", str(wave)]
+    cmd += list(extra)
     proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     os.unlink(lst.name)
     by_file: dict[str, list[dict[str, object]]] = {str(f): [] for f in missing}
@@ -90,7 +99,7 @@ def measure(
         by_file.setdefault(str(rec.get("file")), []).append(rec)
     for f in missing:
         results = by_file.get(str(f), [])
-        key = _key(f, family, wave)
+        key = _key(f, family, wave, extra)
         key.parent.mkdir(parents=True, exist_ok=True)
         key.write_text(json.dumps({"file": str(f), "results": results}, indent=1))
         records.extend(results)

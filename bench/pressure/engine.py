@@ -1,0 +1,375 @@
+"""Register-pressure accuracy on engine shaders, tuned and held out by whole repository.
+
+    python bench/pressure/engine.py /work/corpus [--family navi21] [--wave 64] [--limit 40]
+                                    [--sets MiniEngine,RTXDI] [--worst 10] [--json OUT]
+
+The sets (repository, files, entry point, defines, include folders, 16-bit types, tune or
+held-out) are listed in engine_sets.json beside this script. The FidelityFX passes need the
+SDK's headers, which the corpus folder lacks: they are exported (*.h, *.hlsl only) from the
+SDK's git mirror (--ffx-git) into bench/pressure/cache/src (gitignored). Nothing from the corpus
+is committed.
+
+regtruth (RADV/ACO) results are cached per (family, wave, build flags, file content) in
+bench/pressure/cache/; the estimate runs in-process. Printed for the tune and the held-out
+repositories: median relative error of max-live VGPRs (hlsllint `max_live_vgprs` vs regtruth
+`presched_vgprs`), the same among entries of >= 24 VGPRs, Spearman, occupancy exact and within
+one step, the share of entries predicted two or more waves/SIMD below the truth, SGPR median
+relative error (vs `presched_sgprs`) and the number of SGPR estimates above what a wave can
+address; then by stage, by size (truth VGPRs) and by repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import truth  # noqa: E402
+from run import estimate_waves, occupancy_levels, spearman  # noqa: E402
+
+from hlsllint.analysis.occupancy import resolve_target  # noqa: E402
+from hlsllint.config import Settings  # noqa: E402
+from hlsllint.pressure_report import EntryReport, analyse_file  # noqa: E402
+
+DEFAULT_FFX_GIT = "/work/.mirror/GPUOpen-LibrariesAndSDKs+FidelityFX-SDK/repo"
+STAGE_GROUP = {"comp": "CS", "vert": "VS", "frag": "PS"}
+SIZE_BUCKETS = ((0, 16, "<16"), (16, 32, "16-32"), (32, 64, "32-64"), (64, 10**9, ">64"))
+# Done-when bar of issue 9 (held-out repositories, RDNA2 wave64).
+BAR = {
+    "median_rel": 0.15,
+    "median_rel_24": 0.15,
+    "spearman": 0.90,
+    "occ_exact": 0.85,
+    "occ_within_one": 0.97,
+    "two_below": 0.02,
+    "sgpr_median_rel": 0.25,
+    "sgpr_over": 0,
+}
+
+
+@dataclass
+class Pair:
+    repo: str
+    split: str
+    file: str
+    entry: str
+    stage: str
+    truth_vgprs: int
+    truth_sgprs: int
+    truth_waves: int
+    est_vgprs: int
+    est_sgprs: int
+    est_waves: int
+    levels_apart: int
+    sgpr_limit: int
+
+
+@dataclass
+class EngineSet:
+    repo: str
+    split: str
+    root: Path
+    files: list[Path]
+    entry: tuple[str, str] | None
+    defines: list[str] = field(default_factory=list)
+    includes: list[Path] = field(default_factory=list)
+    sixteen: str = "auto"
+
+    def regtruth_args(self) -> tuple[str, ...]:
+        args: list[str] = []
+        for d in self.defines:
+            args += ["-D", d]
+        for i in self.includes:
+            args += ["-I", str(i)]
+        args += ["--16bit-types", self.sixteen]
+        return tuple(args)
+
+    def settings(self, family: str, wave: int | None) -> Settings:
+        defines = tuple((d.partition("=")[0], d.partition("=")[2] or "1") for d in self.defines)
+        return Settings(
+            target=family,
+            wave_size=wave,
+            include_dirs=tuple(str(i) for i in self.includes),
+            defines=defines,
+            enable_16bit_types=self.sixteen == "on",
+        )
+
+
+def export_ffx(git_dir: str) -> Path:
+    """The FidelityFX SDK's shader sources (headers included), exported once into the cache."""
+    dest = truth.CACHE / "src" / "FidelityFX-SDK"
+    stamp = dest / ".exported"
+    if stamp.is_file():
+        return dest
+    dest.mkdir(parents=True, exist_ok=True)
+    git = ["git", "--git-dir", git_dir]
+    listing = subprocess.run(
+        [*git, "ls-tree", "-r", "--name-only", "HEAD", "Kits/FidelityFX"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    paths = [p for p in listing.stdout.splitlines() if p.endswith((".h", ".hlsl"))]
+    archive = subprocess.run([*git, "archive", "HEAD", "--", *paths], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    stamp.write_text(git_dir)
+    return dest
+
+
+def sample(files: list[Path], limit: int | None) -> list[Path]:
+    """A stable sample: the `limit` files whose path hashes lowest (all of them without a limit)."""
+    if not limit or len(files) <= limit:
+        return files
+    return sorted(files, key=lambda f: hashlib.sha1(f.as_posix().encode()).digest())[:limit]
+
+
+def load_sets(corpus: Path, ffx_git: str, chosen: set[str] | None, limit: int | None) -> list[EngineSet]:
+    spec = json.loads((HERE / "engine_sets.json").read_text())
+    out: list[EngineSet] = []
+    for s in spec["sets"]:
+        if chosen and s["repo"] not in chosen:
+            continue
+        base = export_ffx(ffx_git) if s.get("source") == "ffx" else corpus
+        root = base / s["root"]
+        files = sample(sorted(root.glob(s["glob"])), limit)
+        out.append(
+            EngineSet(
+                repo=s["repo"],
+                split=s["split"],
+                root=root,
+                files=files,
+                entry=(s["entry"], s["stage"]) if "entry" in s else None,
+                defines=list(s.get("defines", [])),
+                includes=[root / i for i in s.get("includes", [])],
+                sixteen=s.get("sixteen", "auto"),
+            )
+        )
+    return out
+
+
+def estimate(es: EngineSet, family: str, wave: int | None) -> tuple[dict[str, list[EntryReport]], float]:
+    settings = es.settings(family, wave)
+    out: dict[str, list[EntryReport]] = {}
+    t0 = time.perf_counter()
+    for f in es.files:
+        try:
+            out[str(f)] = analyse_file(str(f), settings).reports
+        except Exception as e:  # counted as unmatched
+            print(f"  estimate failed on {f}: {type(e).__name__}: {e}", file=sys.stderr)
+    return out, time.perf_counter() - t0
+
+
+def pair_up(
+    es: EngineSet, records: list[dict[str, Any]], estimates: dict[str, list[EntryReport]], family: str
+) -> tuple[list[Pair], dict[str, int]]:
+    target = resolve_target(family)
+    limit = 106 if target.name.startswith("rdna") else 102
+    pairs: list[Pair] = []
+    counts = {"truth_ok": 0, "truth_failed": 0, "unmatched": 0}
+    for rec in records:
+        if "error" in rec:
+            counts["truth_failed"] += 1
+            continue
+        counts["truth_ok"] += 1
+        match = [r for r in estimates.get(str(rec["file"]), []) if r.entry == rec["entry"]]
+        if not match:
+            counts["unmatched"] += 1
+            continue
+        rep, wave = match[0], int(rec["wave"])
+        est_waves = estimate_waves(rep, family, wave)
+        levels = occupancy_levels(family, wave)
+
+        def level(w: int, levels: list[int] = levels) -> int:
+            return min(range(len(levels)), key=lambda i: abs(levels[i] - w))
+
+        pairs.append(
+            Pair(
+                repo=es.repo,
+                split=es.split,
+                file=str(rec["file"]),
+                entry=str(rec["entry"]),
+                stage=STAGE_GROUP.get(str(rec["stage"]), "other"),
+                truth_vgprs=int(rec["presched_vgprs"]),
+                truth_sgprs=int(rec["presched_sgprs"]),
+                truth_waves=int(rec["waves_per_simd"]),
+                est_vgprs=rep.max_live_vgprs,
+                est_sgprs=rep.max_live_sgprs,
+                est_waves=est_waves,
+                levels_apart=abs(level(est_waves) - level(int(rec["waves_per_simd"]))),
+                sgpr_limit=limit,
+            )
+        )
+    return pairs, counts
+
+
+def _median_rel(est: Sequence[int], tru: Sequence[int]) -> float:
+    if not est:
+        return float("nan")
+    return statistics.median(abs(e - t) / max(t, 1) for e, t in zip(est, tru, strict=True))
+
+
+def summarize(pairs: list[Pair]) -> dict[str, float]:
+    if not pairs:
+        return {"n": 0}
+    big = [p for p in pairs if p.truth_vgprs >= 24]
+    return {
+        "n": len(pairs),
+        "median_rel": _median_rel([p.est_vgprs for p in pairs], [p.truth_vgprs for p in pairs]),
+        "median_bias": statistics.median(p.est_vgprs - p.truth_vgprs for p in pairs),
+        "n_24": len(big),
+        "median_rel_24": _median_rel([p.est_vgprs for p in big], [p.truth_vgprs for p in big]),
+        "spearman": spearman([p.est_vgprs for p in pairs], [p.truth_vgprs for p in pairs]),
+        "occ_exact": sum(p.est_waves == p.truth_waves for p in pairs) / len(pairs),
+        "occ_within_one": sum(p.levels_apart <= 1 for p in pairs) / len(pairs),
+        "two_below": sum(p.est_waves <= p.truth_waves - 2 for p in pairs) / len(pairs),
+        "sgpr_median_rel": _median_rel([p.est_sgprs for p in pairs], [p.truth_sgprs for p in pairs]),
+        "sgpr_over": sum(p.est_sgprs > p.sgpr_limit for p in pairs),
+        "sgpr_max": max(p.est_sgprs for p in pairs),
+    }
+
+
+PCT_KEYS = ("median_rel", "median_rel_24", "occ_exact", "occ_within_one", "two_below", "sgpr_median_rel")
+HEADER = (
+    f"{'':22s} {'n':>4s} {'VGPR rel':>8s} {'bias':>5s} {'n>=24':>5s} {'rel>=24':>7s} {'Spearman':>8s} "
+    f"{'occ ex':>6s} {'occ +-1':>7s} {'2 below':>7s} {'SGPR rel':>8s} {'SGPR>lim':>8s} {'SGPR max':>8s}"
+)
+
+
+def row(label: str, s: dict[str, float], *, bar: bool = False) -> str:
+    if not s.get("n"):
+        return f"{label:22s}    0"
+
+    def mark(key: str, value: str) -> str:
+        if not bar:
+            return value
+        v, b = s[key], BAR[key]
+        ok = (
+            v <= b
+            if key in ("median_rel", "median_rel_24", "two_below", "sgpr_median_rel", "sgpr_over")
+            else v >= b
+        )
+        return value + ("" if ok else "!")
+
+    pct = {k: f"{s[k]:.1%}" for k in PCT_KEYS}
+    cols = [
+        f"{label:22s}",
+        f"{int(s['n']):4d}",
+        f"{mark('median_rel', pct['median_rel']):>8s}",
+        f"{s['median_bias']:+5.0f}",
+        f"{int(s['n_24']):5d}",
+        f"{mark('median_rel_24', pct['median_rel_24']):>7s}",
+        f"{mark('spearman', format(s['spearman'], '.3f')):>8s}",
+        f"{mark('occ_exact', pct['occ_exact']):>6s}",
+        f"{mark('occ_within_one', pct['occ_within_one']):>7s}",
+        f"{mark('two_below', pct['two_below']):>7s}",
+        f"{mark('sgpr_median_rel', pct['sgpr_median_rel']):>8s}",
+        f"{mark('sgpr_over', str(int(s['sgpr_over']))):>8s}",
+        f"{int(s['sgpr_max']):8d}",
+    ]
+    return " ".join(cols)
+
+
+def breakdown(title: str, pairs: list[Pair], key: Callable[[Pair], str], order: Sequence[str]) -> list[str]:
+    lines = [f"  by {title}:"]
+    for k in order:
+        chosen = [p for p in pairs if key(p) == k]
+        if chosen:
+            lines.append("    " + row(k, summarize(chosen)))
+    return lines
+
+
+def size_of(p: Pair) -> str:
+    return next(label for lo, hi, label in SIZE_BUCKETS if lo <= p.truth_vgprs < hi)
+
+
+def report(pairs: list[Pair], repos: Sequence[str]) -> list[str]:
+    lines = ["    " + HEADER]
+    for split in ("tune", "held-out"):
+        lines.append("    " + row(split.upper(), summarize([p for p in pairs if p.split == split]), bar=True))
+    lines.append("    " + row("ALL", summarize(pairs)))
+    for split in ("tune", "held-out"):
+        chosen = [p for p in pairs if p.split == split]
+        lines.append(f"  -- {split} --")
+        lines += breakdown("stage", chosen, lambda p: p.stage, ("VS", "PS", "CS", "other"))
+        lines += breakdown("size (truth VGPRs)", chosen, size_of, [b[2] for b in SIZE_BUCKETS])
+        lines += breakdown("repository", chosen, lambda p: p.repo, repos)
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("corpus", type=Path, help="folder holding the engine repositories (e.g. /work/corpus)")
+    ap.add_argument("--family", default="navi21", help="RADV chip (navi21 = RDNA2, gfx1100 = RDNA3, ...)")
+    ap.add_argument("--wave", type=int, choices=(32, 64), default=64)
+    ap.add_argument("--sets", help="comma-separated repositories of engine_sets.json (default: all)")
+    ap.add_argument("--limit", type=int, default=40, help="files per set, a stable sample (0: all)")
+    ap.add_argument("--ffx-git", default=DEFAULT_FFX_GIT, help="git dir of the FidelityFX SDK")
+    ap.add_argument("--regtruth", help="path to regtruth.py (default: $REGTRUTH, ../regtruth)")
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--truth-only", action="store_true", help="fill the regtruth cache and stop")
+    ap.add_argument("--worst", type=int, default=0, help="list the N largest VGPR errors")
+    ap.add_argument("--json", type=Path, help="write every pair and the summaries here")
+    args = ap.parse_args(argv)
+
+    chosen = set(args.sets.split(",")) if args.sets else None
+    sets = load_sets(args.corpus, args.ffx_git, chosen, args.limit or None)
+    regtruth = truth.find_regtruth(args.regtruth)
+    print(
+        f"== {args.family} ({resolve_target(args.family).name}) wave {args.wave}, "
+        f"limit {args.limit} files/set =="
+    )
+    pairs: list[Pair] = []
+    total_time = 0.0
+    for es in sets:
+        records = truth.measure(
+            es.files,
+            args.family,
+            args.wave,
+            regtruth=regtruth,
+            jobs=args.jobs,
+            extra=es.regtruth_args(),
+            entry=es.entry,
+        )
+        if args.truth_only:
+            print(f"  {es.repo:18s} files {len(es.files):4d}  regtruth records {len(records)}")
+            continue
+        estimates, elapsed = estimate(es, args.family, args.wave)
+        total_time += elapsed
+        got, counts = pair_up(es, records, estimates, args.family)
+        pairs += got
+        print(
+            f"  {es.repo:18s} {es.split:8s} files {len(es.files):4d}  regtruth ok {counts['truth_ok']:4d} "
+            f"failed {counts['truth_failed']:4d}  unmatched {counts['unmatched']:3d}  paired {len(got):4d}  "
+            f"estimate {elapsed:.1f}s"
+        )
+    if args.truth_only:
+        return 0
+    print(f"  estimate time {total_time:.1f}s; '!' marks a miss of issue 9's bar (held-out rows)")
+    for line in report(pairs, [es.repo for es in sets]):
+        print(line)
+    if args.worst:
+        print("  worst:")
+        for p in sorted(pairs, key=lambda p: -abs(p.est_vgprs - p.truth_vgprs))[: args.worst]:
+            print(
+                f"    {p.est_vgprs:4d} vs {p.truth_vgprs:4d}  waves {p.est_waves}/{p.truth_waves}  "
+                f"[{p.repo}] {p.file}:{p.entry}"
+            )
+    if args.json:
+        summary = {s: summarize([p for p in pairs if p.split == s]) for s in ("tune", "held-out")}
+        args.json.write_text(json.dumps({"pairs": [p.__dict__ for p in pairs], "summary": summary}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
