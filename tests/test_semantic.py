@@ -134,3 +134,18 @@ def test_broken_source_does_not_crash() -> None:
     assert isinstance(m.entry_points, list)
     m = model("void f() { g(); } void g() { f(); }")
     assert m.entry_points == []
+
+
+def test_namespace_qualified_constants_are_constant() -> None:
+    m = model(
+        "namespace Outer { namespace Group { static const uint PerThread = 10; } }\n"
+        "namespace Kernel { static const int Width = 3; }\n"
+        "uint dynamicCount;\n"
+        "void f() { uint a = Outer::Group::PerThread; int b = Kernel::Width; uint c = dynamicCount; }\n"
+    )
+    values = {}
+    for decl in m.tree.nodes_of_type("init_declarator"):
+        value = decl.child_by_field_name("value")
+        if value is not None and value.type != "number_literal":
+            values[m.tree.node_text(value)] = m.const_value(value)
+    assert values == {"Outer::Group::PerThread": 10, "Kernel::Width": 3, "dynamicCount": None}

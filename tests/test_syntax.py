@@ -131,6 +131,16 @@ def test_loop_attributes_on_statements() -> None:
     assert [a.name for a in tree.attributes_of(ifs[1])] == ["branch"]
 
 
+def test_attribute_after_a_closing_parenthesis_still_applies() -> None:
+    # `for (...) [unroll] for (...)`: after `)` the `[` could open a subscript, so the attribute
+    # stays in the tree as an hlsl_attribute child; attributes_of still reports it.
+    tree = parse("void f() { [unroll] for (int r = 0; r < 3; r++) [unroll] for (int c = 0; c < n; c++) { } }")
+    outer, inner = nodes(tree, "for_statement")
+    assert [a.name for a in tree.attributes_of(outer)] == ["unroll"]
+    assert [a.name for a in tree.attributes_of(inner)] == ["unroll"]
+    assert tree.attribute(inner, "loop") is None
+
+
 def test_indexing_is_not_an_attribute() -> None:
     tree = clean("void f() { a[i][j] = b[0]; x = g()[1]; }")
     assert tree.annotations.attributes == []

@@ -321,6 +321,9 @@ class Model:
                     return None
                 return self.const_value(sym.init)
             return None
+        if kind == "qualified_identifier":
+            # `Kernel::Width`: namespaces are flattened into the globals, so the member's own name.
+            return self.const_value(node.child_by_field_name("name"))
         if kind == "cast_expression":
             v = self.const_value(node.child_by_field_name("value"))
             t = self.type_from_node(node.child_by_field_name("type"))

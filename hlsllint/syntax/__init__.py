@@ -182,7 +182,19 @@ class SyntaxTree:
             name = node.child_by_field_name("name")
             if name is not None:
                 found += self.index.attributes.get(self.span(name)[0], ())
+        for c in node.children:
+            # An attribute normalisation left in place (`for (...) [unroll] for (...)`: after `)` a
+            # `[` could open a subscript) is an `hlsl_attribute` child at the node's start.
+            if c.type == "hlsl_attribute":
+                found.append(self._raw_attribute(c, node))
         return found
+
+    def _raw_attribute(self, attr: Node, owner: Node) -> Attribute:
+        span = self.span(attr)
+        inner = self.node_text(attr).strip().strip("[]").strip()
+        name, _, rest = inner.partition("(")
+        args = tuple(a.strip() for a in rest.rstrip(")").split(",") if a.strip())
+        return Attribute(name.strip(), args, span, self.span(owner)[0])
 
     def attribute(self, node: Node, name: str) -> Attribute | None:
         """The attribute `name` (case-insensitive) in front of `node`, if any."""
