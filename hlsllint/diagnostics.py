@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -62,6 +63,9 @@ class Related:
     message: str
 
 
+_LINE_BREAKS = re.compile(r"[ \t]*[\r\n]+[ \t]*")
+
+
 @dataclass
 class Diagnostic:
     code: str
@@ -79,6 +83,11 @@ class Diagnostic:
     """Name of the define set (variant) the finding was seen in, when variants are configured."""
     extra: dict[str, object] = field(default_factory=dict)
     """Rule-specific data (e.g. pressure figures) that some outputs may show."""
+
+    def __post_init__(self) -> None:
+        # One line per finding in every line-oriented format: code quoted across lines is joined.
+        if "\n" in self.message or "\r" in self.message:
+            self.message = _LINE_BREAKS.sub(" ", self.message)
 
     @property
     def noqa_row(self) -> int:
