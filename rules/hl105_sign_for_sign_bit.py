@@ -74,6 +74,24 @@ def _constant(node: Node, ctx: RuleContext) -> str | None:
     return None
 
 
+# Intrinsics whose result is never negative (NaN aside).
+_NON_NEGATIVE = frozenset({"saturate", "abs", "length", "distance", "sqrt", "rsqrt", "exp", "exp2"})
+
+
+def _never_negative(arg: Node, ctx: RuleContext) -> bool:
+    """`sign(saturate(v))`, `sign(length(d))`, `sign(color.a)`: the argument is never negative, so
+    `sign()` is a 0/1 mask (zero when the value is zero), not a sign to apply. A lone `.a` swizzle
+    names a colour's alpha, which render targets and vertex colours keep in [0, 1]."""
+    arg = _unparen(arg)
+    if arg.type == "call_expression":
+        fn = arg.child_by_field_name("function")
+        return fn is not None and ctx.node_text(fn) in _NON_NEGATIVE
+    if arg.type == "field_expression":
+        field = arg.child_by_field_name("field")
+        return field is not None and ctx.node_text(field) == "a"
+    return False
+
+
 def _argument_text(arg: Node, ctx: RuleContext) -> str:
     text = ctx.node_text(arg)
     if arg.type in _TIGHT:
@@ -159,7 +177,7 @@ float3 flipIfBackFacing(float3 n, float facing)
             if op in _MIRROR:
                 self._comparison(ctx, parent, op if other.id == right.id else _MIRROR[op], other, x)
             elif op == "*":
-                self._product(ctx, parent, other, x)
+                self._product(ctx, parent, other, x, arg)
             elif op in ("&&", "||"):
                 self._truth_test(ctx, site, x)
         elif (
@@ -191,10 +209,16 @@ float3 flipIfBackFacing(float3 n, float facing)
             fix=(f"Replace with `{replacement}`", applicability, [ctx.edit(expr, replacement)]),
         )
 
-    def _product(self, ctx: RuleContext, expr: Node, other: Node, x: str) -> None:
+    def _product(self, ctx: RuleContext, expr: Node, other: Node, x: str, arg: Node) -> None:
+        if _never_negative(arg, ctx):
+            return  # sign() of a value >= 0 is a 0/1 mask: the select would change the 0 case it exists for
         y = ctx.node_text(other)
         y_neg = y if other.type in _TIGHT and other.type != "unary_expression" else f"({y})"
-        replacement = f"({x} < 0 ? -{y_neg} : {y})"
+        if ctx.model.type_of(arg).components() > 1:
+            # A vector condition in a ternary is an error under HLSL 2021 (DXC's default): select().
+            replacement = f"select({x} < 0, -{y_neg}, {y})"
+        else:
+            replacement = f"({x} < 0 ? -{y_neg} : {y})"
         ctx.report(
             expr,
             f"Multiplying by `sign()` to apply a sign costs compares, selects and a multiply; "

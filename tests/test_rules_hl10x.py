@@ -98,3 +98,19 @@ void main(uint3 t : SV_GroupThreadID)
     # With 16-bit types a half takes two bytes.
     found = lint_text(code, select=("HL102",), enable_16bit_types=True)
     assert "256 of its 512 bytes of LDS" in found[0].message
+
+
+def test_hl105_product_suggests_select_for_vectors_and_skips_masks() -> None:
+    text = """\
+float4 main(float4 c : COLOR0, float2 off : TEXCOORD0, float d : TEXCOORD1) : SV_Target
+{
+    float2 v = sign(off) * off.yx;
+    float s = d * sign(d - 0.5);
+    float4 mask = sign(c.a) * c + sign(saturate(d)) * c + sign(length(off)) * c;
+    return mask + float4(v, s, 0);
+}
+"""
+    found = [d.message for d in lint_text(text, select=("HL105",))]
+    assert len(found) == 2, found
+    assert "`select(off < 0, -off.yx, off.yx)`" in found[0]
+    assert "`(d - 0.5 < 0 ? -d : d)`" in found[1]
