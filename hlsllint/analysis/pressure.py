@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from hlsllint.analysis.cfg import Span, Value
 from hlsllint.analysis.costs import CostModel
 from hlsllint.analysis.liveness import Demand, register_demand
-from hlsllint.analysis.occupancy import entry_groupshared, groupshared_bytes, resolve_target
+from hlsllint.analysis.occupancy import (
+    MAX_ADDRESSABLE_VGPRS,
+    Target,
+    entry_groupshared,
+    groupshared_bytes,
+    resolve_target,
+)
 from hlsllint.analysis.unit import EntryAnalysis, analyze
 from hlsllint.semantic.model import EntryPoint, Model
 
@@ -73,6 +79,34 @@ class EntryDemand:
     truncated: bool = False
     scratch: list[tuple[str, int]] = field(default_factory=list)
     """(name, bytes per lane) of the arrays too large for registers: they live in scratch memory."""
+    spilled_vgprs: int = 0
+    """Live VGPRs past the 256 a wave can address at the peak: the compiler spills them to
+    scratch memory (`max_live_vgprs` never exceeds 256)."""
+    spilled_sgprs: int = 0
+    """Live SGPRs past the target's addressable SGPRs at the peak: the compiler spills them
+    (`max_live_sgprs` never exceeds the limit)."""
+
+
+@dataclass(frozen=True)
+class Bounded:
+    vgprs: int
+    sgprs: int
+    spilled_vgprs: int
+    spilled_sgprs: int
+
+
+def bound_registers(target: Target, wave_size: int, vgprs: int, sgprs: int) -> Bounded:
+    """Live registers as the hardware can hold them.
+
+    SGPRs past `target.sgpr_addressable` are spilled by the compiler (ACO parks them in lanes of
+    a linear VGPR, which its pre-scheduling max-live does not count: regtruth, 120 uniform ints
+    live at once: presched_vgprs 3, sgprs_used 106, spilled_sgprs 18); VGPRs past the 256 a wave
+    can address are spilled to scratch memory. `wave_size` is kept for that VGPR cost's model.
+    """
+    del wave_size
+    spilled_s = max(0, sgprs - target.sgpr_addressable)
+    spilled_v = max(0, vgprs - MAX_ADDRESSABLE_VGPRS)
+    return Bounded(vgprs - spilled_v, sgprs - spilled_s, spilled_v, spilled_s)
 
 
 _PRESSURE_CACHE: weakref.WeakKeyDictionary[Model, dict[tuple[str, int], EntryDemand]] = (
@@ -100,16 +134,23 @@ def analyse_entry(
         found = analyze(model).entry(entry.name)
         ea = found if found is not None and found.entry is entry else EntryAnalysis(model, entry)
     demand = register_demand(ea.cfg, ea.liveness, ea.uniformity, wave_size, ea.costs)
-    spans = [SpanCount(ins.span, n, demand.sgprs.get(ins, 0)) for ins, n in demand.vgprs.items()]
+    target = resolve_target(model.settings.target)
+    spans = []
+    for ins, n in demand.vgprs.items():
+        b = bound_registers(target, wave_size, n, demand.sgprs.get(ins, 0))
+        spans.append(SpanCount(ins.span, b.vgprs, b.sgprs))
     peak = demand.peak_instr.span if demand.peak_instr is not None else None
+    bounded = bound_registers(target, wave_size, demand.peak_vgprs, demand.peak_sgprs)
     result = EntryDemand(
-        max_live_vgprs=demand.peak_vgprs,
-        max_live_sgprs=demand.peak_sgprs,
+        max_live_vgprs=max((sc.vgprs for sc in spans), default=bounded.vgprs),
+        max_live_sgprs=max((sc.sgprs for sc in spans), default=bounded.sgprs),
         peak_span=peak,
         peak_values=_live_values(demand, demand.peak_live),
         spans=spans,
         truncated=ea.cfg.truncated,
         scratch=sorted({(v.name, 4 * v.width) for v in ea.cfg.values if v.reg_class == "scratch"}),
+        spilled_vgprs=bounded.spilled_vgprs,
+        spilled_sgprs=bounded.spilled_sgprs,
     )
     if costs is None:
         _PRESSURE_CACHE.setdefault(model, {})[(entry.name, wave_size)] = result
