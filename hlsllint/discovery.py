@@ -44,6 +44,18 @@ def is_gitignored(path: str, is_dir: bool = False) -> bool:
         directory = parent
 
 
+def git_checkout_of(path: str) -> str | None:
+    """The closest folder at or above `path` that holds `.git`, or None outside a checkout."""
+    folder = os.path.abspath(path)
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
 def is_excluded(path: str, settings: Settings, is_dir: bool = False) -> bool:
     patterns = settings.exclude + settings.extend_exclude
     if not patterns:

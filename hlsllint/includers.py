@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 
 from hlsllint import preprocess as pp_stage
 from hlsllint.config import ConfigResolver
-from hlsllint.discovery import discover
+from hlsllint.discovery import discover, git_checkout_of
 from hlsllint.source import SourceError, SourceFile
 
 Loader = Callable[[str], SourceFile]
@@ -96,14 +96,7 @@ def project_root(path: str, resolver: ConfigResolver) -> str | None:
     settings = resolver.for_path(path)
     if settings.config_path is not None and _is_under(path, settings.root):
         return settings.root
-    folder = os.path.dirname(os.path.abspath(path))
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
+    return git_checkout_of(os.path.dirname(os.path.abspath(path)))
 
 
 def _is_under(path: str, folder: str) -> bool:

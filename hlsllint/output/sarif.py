@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from hlsllint import __version__, rule_url
 from hlsllint.diagnostics import Diagnostic, Fix, Severity
+from hlsllint.discovery import git_checkout_of
 from hlsllint.registry import all_rules
 from hlsllint.rule import Rule
 from hlsllint.source import Location, SourceFile
@@ -43,14 +44,7 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 def repository_root(start: str | None = None) -> str:
     """The closest folder above `start` (default: the working folder) holding `.git`, else `start`."""
     here = os.path.abspath(start or os.getcwd())
-    directory = here
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return here
-        directory = parent
+    return git_checkout_of(here) or here
 
 
 def relative_path(path: str, root: str) -> str:
