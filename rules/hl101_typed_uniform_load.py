@@ -8,15 +8,17 @@ from hlsllint.rules._common import (
     call_name,
     is_uniform,
     is_written,
-    local_uniform,
     loop_of,
     unparen_up,
 )
 
+from hlsllint.analysis import analyze
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model
+from hlsllint.semantic.intrinsics import INTRINSICS
 from hlsllint.syntax import Node
+from hlsllint.syntax.queries import swizzle_of
 
 _SAMPLE_METHODS = frozenset(
     {"Sample", "SampleLevel", "SampleBias", "SampleGrad", "SampleCmp", "SampleCmpLevelZero", "SampleCmpLevel"}
@@ -31,8 +33,47 @@ def _atomic_operand(ctx: RuleContext, node: Node) -> bool:
 
 
 def _wave_uniform(ctx: RuleContext, node: Node) -> bool:
-    """Uniform by the analysis, or by value (a typed load at a uniform address is uniform data)."""
-    return is_uniform(ctx, node) or local_uniform(ctx, node, set())
+    """The same value in every lane (a typed load at a uniform address is uniform data)."""
+    return is_uniform(ctx, node)
+
+
+def _single_lane(ctx: RuleContext, node: Node) -> bool:
+    """Every entry point that reaches `node` runs one thread per group (`[numthreads(1, 1, 1)]`)."""
+    span = ctx.model.tree.span(node)
+    try:
+        unit = analyze(ctx.model)
+    except Exception:  # the analysis is optional here
+        return False
+    reaching = [e.entry for e in unit.entries.values() if span in e.cfg.expr]
+    return bool(reaching) and all(e.threads_per_group == 1 for e in reaching)
+
+
+def _why_uniform(ctx: RuleContext, address: list[Node]) -> str:
+    """Where the uniform address comes from, for the message (`from `SV_GroupID``)."""
+    model = ctx.model
+    sources: list[str] = []
+    for root in address:
+        for n in model.tree.walk(root):
+            text = ""
+            if n.type == "identifier":
+                sym = model.resolve(n)
+                if sym is None:
+                    continue
+                if sym.kind == "param" and sym.semantic:
+                    text = f"`{sym.semantic}`"
+                elif sym.kind == "cbuffer_member":
+                    text = f"`{sym.name}`, a constant-buffer value"
+                elif sym.kind in ("local", "param", "static_const"):
+                    text = f"`{sym.name}`"
+            elif n.type == "call_expression":
+                name = call_name(ctx, n) or ""
+                if INTRINSICS.get(name, ("", ""))[1] == "uniform":
+                    text = f"`{name}`"
+            if text and text not in sources:
+                sources.append(text)
+    if not sources:
+        return "a constant"
+    return "from " + "; ".join(sources[:2])
 
 
 class TypedUniformLoad(Rule):
@@ -97,6 +138,8 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
             return  # a store, read-modify-write or atomic through a RW resource
         if not fetch.address or not all(_wave_uniform(ctx, a) for a in fetch.address):
             return
+        if _single_lane(ctx, fetch.node):
+            return  # a one-thread group: there are no other lanes to share the load with
         self._report(ctx, fetch)
 
     @staticmethod
@@ -111,6 +154,9 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
         res = fetch.resource.resource
         assert res is not None
         regs = model.type_of(fetch.node).components(model.sixteen_bit)
+        swizzle = swizzle_of(model.tree, fetch.node)
+        if swizzle:  # only the components read are loaded
+            regs = min(regs, len(set(swizzle)))
         what = "sample" if fetch.kind == "sample" else "typed load"
         raw = (
             "a StructuredBuffer or ByteAddressBuffer"
@@ -118,7 +164,8 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
             else "a StructuredBuffer or ByteAddressBuffer (with your own address math)"
         )
         message = (
-            f"{what} from `{res.kind}` at a wave-uniform address fills {regs} VGPR"
+            f"{what} from `{res.kind}` at a wave-uniform address ({_why_uniform(ctx, fetch.address)}) "
+            f"fills {regs} VGPR"
             f"{'s' if regs != 1 else ''} per lane with the same value; read it from {raw} to get "
             "a scalar load"
         )

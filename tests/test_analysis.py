@@ -68,8 +68,9 @@ float4 main() : SV_Target {
     m = model(src)
     a = analyze(m)
     assert a.uniform_at(span_of(m, "index", 1)) is True
-    assert a.uniform_at(span_of(m, "data[index]")) is False  # typed: VGPRs even if uniform
-    assert a.uniform_at(span_of(m, "raw.Load4(index * 16)")) is True  # raw: scalar load
+    assert a.uniform_at(span_of(m, "data[index]"), question="sgpr") is False  # typed: VGPRs
+    assert a.uniform_at(span_of(m, "data[index]")) is True  # ... holding the same value in every lane
+    assert a.uniform_at(span_of(m, "raw.Load4(index * 16)"), question="sgpr") is True  # scalar load
     e = a.entry("main")
     assert e is not None
     values = {v.name: v for v in e.cfg.values}

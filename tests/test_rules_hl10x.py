@@ -114,3 +114,25 @@ float4 main(float4 c : COLOR0, float2 off : TEXCOORD0, float d : TEXCOORD1) : SV
     assert len(found) == 2, found
     assert "`select(off < 0, -off.yx, off.yx)`" in found[0]
     assert "`(d - 0.5 < 0 ? -d : d)`" in found[1]
+
+
+def test_hl101_message_counts_components_read_and_says_why_uniform() -> None:
+    src = """
+Buffer<float4> gTable : register(t0);
+RWBuffer<float4> gOut : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
+{
+    float x = gTable[group.x].x;
+    gOut[id.x] = x;
+}
+[numthreads(1, 1, 1)]
+void one(uint3 group : SV_GroupID)
+{
+    gOut[group.x] = gTable[group.x + 1];
+}
+"""
+    found = lint_text(src, ("HL101",))
+    assert len(found) == 1  # the one-thread group has no other lanes
+    assert "(from `SV_GroupID`)" in found[0].message
+    assert "fills 1 VGPR per lane" in found[0].message

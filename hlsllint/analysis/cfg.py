@@ -26,7 +26,7 @@ import networkx as nx
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.semantic import types as T
-from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
+from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
 from hlsllint.syntax import Node
 
@@ -114,6 +114,9 @@ class CFG:
     stage: str
     truncated: bool = False
     """True when lowering stopped early (instruction cap, recursion)."""
+    unreachable: frozenset[int] = frozenset()
+    """Blocks no path from the entry reaches (code after a `return`, `break`, `continue`); they
+    are removed from the graph, but their expressions stay in `expr`."""
 
     def instrs(self, block: int) -> list[Instr]:
         result: list[Instr] = self.graph.nodes[block]["instrs"]
@@ -329,6 +332,7 @@ class _Lowerer:
             self.expr,
             self.entry_point.stage,
             self.truncated,
+            frozenset(dead),
         )
 
     # -- statements -----------------------------------------------------------------------
@@ -617,7 +621,7 @@ class _Lowerer:
         if user:
             return any(index < len(f.params) and f.params[index].direction != "in" for f in user)
         # Intrinsics with out parameters; constructors and other intrinsics only read.
-        return name in _OUT_INTRINSICS or name.startswith("Interlocked")
+        return name in _OUT_INTRINSICS or name in RAY_PAYLOAD_WRITERS or name.startswith("Interlocked")
 
     def switch(self, node: Node) -> None:
         c, _ = self.cond(node.child_by_field_name("condition"))
@@ -919,20 +923,61 @@ class _Lowerer:
             if name.startswith("Interlocked") and len(args) >= 3:
                 out = self.emit("atomic", None, [], node, rule="lane")
                 self.store_to(args[-1], out, node)
+            elif name in RAY_PAYLOAD_WRITERS and args:
+                payload = self.temp(args[-1])
+                self.store_to(
+                    args[-1], self.emit("alu", payload, reads, node, rule="lane"), node, partial=False
+                )
             elif name == "clip":
                 ins.op = "discard"
             self.record(node, None)
             return None
         reads = [self.expr_(a) for a in args]
+        if fn is not None and fn.type == "field_expression":  # a method reads its object
+            reads.insert(0, self.expr_(fn.child_by_field_name("argument")))
+        rule = self._call_rule(fn, name, spec)
         t = self.m.type_of(node)
         if t.kind == "void":
             self.emit("call", None, reads, node, rule="effect")
+            self._write_out_args(node, name, args, reads, rule)
             return None
-        rule = spec[1] if spec is not None else "pure"
         d = self.temp(node, t)
         ins = self.emit("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name)
         self.record(node, ins)
+        self._write_out_args(node, name, args, reads, rule)
         return d
+
+    def _call_rule(self, fn: Node | None, name: str, spec: tuple[str, str] | None) -> str:
+        """The uniformity rule of a call that is not inlined: an intrinsic's class; `mul` and
+        constructors are pure; anything else (an undeclared or body-less function, a method of a
+        struct) is per-lane: nothing says it returns the same value in every lane."""
+        if spec is not None:
+            return spec[1]
+        if name == "mul":
+            return "pure"
+        if fn is not None and fn.type in ("primitive_type", "type_identifier", "identifier"):
+            ctor = self.m.lookup_type(name)
+            if ctor.is_numeric or ctor.kind == "struct":
+                return "pure"
+        return "lane"
+
+    def _write_out_args(
+        self, node: Node, name: str, args: list[Node], reads: list[Value | None], rule: str
+    ) -> None:
+        """out/inout arguments of a call that is not inlined are written: by the call's own
+        uniformity for the intrinsics with outputs (`sincos`, `modf`...), per lane otherwise."""
+        for i, a in enumerate(args):
+            if a.type not in ("identifier", "field_expression", "subscript_expression"):
+                continue
+            fn = node.child_by_field_name("function")
+            if fn is None or fn.type != "identifier" or name.startswith("Interlocked"):
+                continue  # struct methods: parameters unknown here; atomics are handled above
+            unknown = rule == "lane" and name not in INTRINSICS and name not in self.m.functions
+            if not unknown and not self._may_write_arg(node, i):
+                continue  # an undeclared function (a header not found) may write any argument
+            out_rule = "pure" if name in _OUT_INTRINSICS else rule
+            written = self.emit("alu", self.temp(a), reads, node, rule=out_rule)
+            self.store_to(a, written, node, partial=False)
 
     def method(
         self, node: Node, obj: Node | None, obj_t: T.Type, method: str, args: list[Node]
@@ -976,7 +1021,8 @@ class _Lowerer:
             self.truncated = self.truncated or fn in active
             reads = [self.expr_(a) for a in args]
             d = self.temp(node, fn.return_type) if fn.return_type.kind != "void" else None
-            self.emit("call", d, reads, node)
+            self.emit("call", d, reads, node, rule="lane")
+            self._write_out_args(node, fn.name, args, reads, "lane")
             return d
         ret = None
         if fn.return_type.kind == "struct" and fn.return_type.members:

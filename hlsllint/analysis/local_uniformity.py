@@ -63,7 +63,9 @@ def _call_uniform(model: Model, call: Node, seen: set[int]) -> bool:
         return False
     if fn.type == "field_expression":  # a resource method: uniform with uniform operands
         obj = fn.child_by_field_name("argument")
-        return obj is not None and all(local_uniform(model, a, seen) for a in [obj, *args])
+        if obj is None or model.type_of(obj).resource is None:
+            return False  # a struct method: not followed
+        return all(local_uniform(model, a, seen) for a in [obj, *args])
     name = model.tree.node_text(fn)
     spec = INTRINSICS.get(name)
     if spec is not None:

@@ -11,11 +11,21 @@ Control divergence: a branch on a per-lane condition makes every variable assign
 branch and its immediate post-dominator per-lane (the merge of different lanes' values; this also
 covers loops with a per-lane exit, whose carried variables diverge). The two steps repeat until
 nothing changes.
+
+Two questions, one lattice (`question=`):
+- `"sgpr"` (the default; the pressure model's): is the value held in SGPRs? Typed loads, samples
+  and groupshared loads fill VGPRs even at a uniform address.
+- `"value"` (the rules'): is it the same value in every lane? A load at a uniform address is.
+Calls that are not inlined are per-lane unless the intrinsic table says otherwise (ray-tracing
+system values, unknown functions, struct methods); their out/inout arguments and a `TraceRay`
+payload are written per lane (the CFG builder emits those writes). Code no path from the entry
+reaches is answered "not uniform" (`unreachable`), never "uniform".
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import networkx as nx
 
@@ -32,17 +42,26 @@ class Uniformity:
     """Blocks ending in a branch on a per-lane condition."""
     divergent_blocks: dict[int, int] = field(default_factory=dict)
     """Blocks under divergent control flow -> nesting depth of divergent branches."""
+    unreachable: frozenset[int] = frozenset()
+    """Blocks no path from the entry reaches (code after a `return`, `break` or `continue`)."""
 
     def is_uniform(self, value: Value | None) -> bool:
         """Literals and constants (None) are uniform."""
         return value is None or value not in self.divergent
 
     def is_uniform_instr(self, ins: Instr) -> bool:
-        return ins not in self.divergent_instrs
+        return ins not in self.divergent_instrs and ins.block not in self.unreachable
 
 
-def _instr_divergent(ins: Instr, div: set[Value]) -> bool:
+Question = Literal["sgpr", "value"]
+_VECTOR_FETCHES = frozenset({"load", "sample", "gather", "lds_load"})
+"""Fetches that fill VGPRs whatever their address: the same value in every lane when it is uniform."""
+
+
+def _instr_divergent(ins: Instr, div: set[Value], question: Question) -> bool:
     rule = ins.rule
+    if rule == "lane" and question == "value" and ins.op in _VECTOR_FETCHES:
+        rule = "pure"
     if rule == "lane":
         return True
     if rule in ("uniform", "effect"):
@@ -86,7 +105,7 @@ def divergent_region(cfg: CFG, branch: int, ipdom: dict[int, int]) -> set[int]:
     return seen
 
 
-def uniformity(cfg: CFG) -> Uniformity:
+def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
     instrs = cfg.all_instrs()
     readers: dict[Value, list[Instr]] = {}
     defs: dict[Value, list[Instr]] = {}
@@ -111,7 +130,7 @@ def uniformity(cfg: CFG) -> Uniformity:
     while True:
         while work:
             ins = work.pop()
-            if ins in div_instrs or not _instr_divergent(ins, div):
+            if ins in div_instrs or not _instr_divergent(ins, div, question):
                 continue
             div_instrs.add(ins)
             d = ins.dest
@@ -139,4 +158,4 @@ def uniformity(cfg: CFG) -> Uniformity:
         for node in regions.get(branch_block, ()):
             depth[node] = depth.get(node, 0) + 1
     # an instruction that defines a variable forced per-lane still computes a uniform value there
-    return Uniformity(div, div_instrs, div_branches, depth)
+    return Uniformity(div, div_instrs, div_branches, depth, cfg.unreachable)

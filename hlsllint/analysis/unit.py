@@ -10,7 +10,7 @@ from hlsllint.analysis.cfg import CFG, Instr, Span, build_cfg
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.liveness import LiveSets, liveness
 from hlsllint.analysis.loops import LoopInfo, loop_info
-from hlsllint.analysis.uniformity import Uniformity, uniformity
+from hlsllint.analysis.uniformity import Question, Uniformity, uniformity
 from hlsllint.semantic.model import EntryPoint, Model
 
 
@@ -31,6 +31,11 @@ class EntryAnalysis:
         return uniformity(self.cfg)
 
     @cached_property
+    def value_uniformity(self) -> Uniformity:
+        """Same value in every lane (the rules' question; `uniformity` is "held in SGPRs")."""
+        return uniformity(self.cfg, "value")
+
+    @cached_property
     def liveness(self) -> LiveSets:
         return liveness(self.cfg)
 
@@ -38,11 +43,13 @@ class EntryAnalysis:
     def loops(self) -> list[LoopInfo]:
         return loop_info(self.cfg)
 
-    def uniform_at(self, span: Span) -> bool | None:
+    def uniform_at(self, span: Span, question: Question = "value") -> bool | None:
+        """Is the expression at `span` uniform: the same value in every lane (`"value"`) or held
+        in SGPRs (`"sgpr"`)? None when this entry does not lower it; False in unreachable code."""
         found = self.cfg.expr.get(span)
         if not found:
             return None
-        uni = self.uniformity
+        uni = self.value_uniformity if question == "value" else self.uniformity
         for what in found:
             if isinstance(what, Instr):
                 if not uni.is_uniform_instr(what):
@@ -68,8 +75,8 @@ class UnitAnalysis:
         e = self.entries.get(entry)
         return [e] if e is not None else []
 
-    def uniform_at(self, span: Span, entry: str | None = None) -> bool | None:
-        answers = [a.uniform_at(span) for a in self._selected(entry)]
+    def uniform_at(self, span: Span, entry: str | None = None, question: Question = "value") -> bool | None:
+        answers = [a.uniform_at(span, question) for a in self._selected(entry)]
         known = [x for x in answers if x is not None]
         if not known:
             return None

@@ -76,6 +76,21 @@ _add(
     "effect",
 )
 _add("EvaluateAttributeAtSample EvaluateAttributeSnapped EvaluateAttributeCentroid", "same", "lane")
+# Ray tracing: the system values differ per ray (per lane), except the dispatch size.
+_add("DispatchRaysIndex", "uint3", "lane")
+_add("DispatchRaysDimensions", "uint3", "uniform")
+_add("PrimitiveIndex InstanceIndex InstanceID GeometryIndex HitKind RayFlags", "uint", "lane")
+_add("WorldRayOrigin WorldRayDirection ObjectRayOrigin ObjectRayDirection", "float3", "lane")
+_add("RayTMin RayTCurrent", "float", "lane")
+_add("ObjectToWorld ObjectToWorld3x4 WorldToObject WorldToObject3x4", "float3x4", "lane")
+_add("ObjectToWorld4x3 WorldToObject4x3", "float4x3", "lane")
+_add("ReportHit", "bool", "lane")
+_add("GetAttributeAtVertex", "same", "lane")
+_add("TraceRay CallShader IgnoreHit AcceptHitAndEndSearch", "void", "effect")
+
+RAY_PAYLOAD_WRITERS = frozenset({"TraceRay", "CallShader"})
+"""Intrinsics whose last argument (the payload or callable data) is written, per lane."""
+
 _add("GetRenderTargetSampleCount", "uint", "uniform")
 _add("GetRenderTargetSamplePosition", "float", "pure")
 

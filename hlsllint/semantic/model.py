@@ -1161,8 +1161,11 @@ def intrinsic_result(rule: str, first: T.Type, args: list[T.Type]) -> T.Type:
     fixed = {
         "bool": T.BOOL,
         "uint": T.UINT,
+        "uint3": T.numeric("uint", 1, 3),
         "uint4": T.numeric("uint", 1, 4),
         "float": T.FLOAT,
+        "float3x4": T.numeric("float", 3, 4, matrix=True),
+        "float4x3": T.numeric("float", 4, 3, matrix=True),
         "float3": T.numeric("float", 1, 3),
         "void": T.VOID,
     }

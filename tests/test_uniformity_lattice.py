@@ -1,0 +1,131 @@
+"""The one uniformity lattice: the holes issue 11 found (unknown calls, ray-tracing system values,
+method receivers, out arguments, TraceRay payloads, unreachable code) and its two questions."""
+
+from __future__ import annotations
+
+from hlsllint.analysis import analyze
+from hlsllint.analysis.local_uniformity import is_uniform
+from hlsllint.semantic import Model, build_model
+from hlsllint.syntax import parse
+
+
+def model(text: str) -> Model:
+    return build_model(parse(text))
+
+
+def span_of(m: Model, text: str, nth: int = 0) -> tuple[int, int]:
+    src = m.tree.text
+    i = -1
+    for _ in range(nth + 1):
+        i = src.index(text, i + 1)
+    return (i, i + len(text))
+
+
+RAYGEN = """
+RaytracingAccelerationStructure gScene : register(t0);
+Buffer<float4> gLights : register(t2);
+cbuffer CB : register(b0) { uint gLight; };
+struct Payload { float4 color; uint hit; };
+uint HashFn(uint a);
+
+
+[shader("raygeneration")]
+void RayGen()
+{
+    uint2 px = DispatchRaysIndex().xy;
+    uint2 size = DispatchRaysDimensions().xy;
+    float t = RayTCurrent();
+    uint h = HashFn(7);
+    uint f = 0;
+    Fill(3, f);  // undeclared (a header not found): may write f
+    float s, c;
+    sincos(float(gLight), s, c);
+    RayDesc ray;
+    ray.Origin = float3(0, 0, 0);
+    ray.Direction = float3(0, 0, 1);
+    ray.TMin = 0;
+    ray.TMax = 100;
+    Payload p;
+    p.hit = 0;
+    TraceRay(gScene, 0, 0xff, 0, 1, 0, ray, p);
+    float4 q = gLights[p.hit] + gLights[h] + gLights[f] + gLights[s] + gLights[px.x] + gLights[size.x] + t;
+}
+"""
+
+
+def test_ray_tracing_values_unknown_calls_out_args_and_payloads() -> None:
+    m = model(RAYGEN)
+    a = analyze(m)
+    assert a.uniform_at(span_of(m, "DispatchRaysIndex()")) is False
+    assert a.uniform_at(span_of(m, "RayTCurrent()")) is False
+    assert a.uniform_at(span_of(m, "DispatchRaysDimensions()")) is True
+    assert a.uniform_at(span_of(m, "HashFn(7)")) is False  # unknown call, uniform argument
+    for addr in ("p.hit", "f", "px.x", "h"):  # payload, out argument, system value, unknown call
+        assert a.uniform_at(index_of(m, f"gLights[{addr}]")) is False, addr
+    assert a.uniform_at(index_of(m, "gLights[s]")) is True  # sincos of a uniform value
+    assert a.uniform_at(index_of(m, "gLights[size.x]")) is True
+
+
+def index_of(m: Model, subscript: str) -> tuple[int, int]:
+    """The span of the index inside the first `subscript` (`buf[i]` -> span of `i`)."""
+    start, end = span_of(m, subscript)
+    return (start + subscript.index("[") + 1, end - 1)
+
+
+METHOD_AND_DEAD = """
+Buffer<float4> gTable : register(t0);
+RWBuffer<float4> gOut : register(u0);
+cbuffer CB : register(b0) { uint gIndex; };
+struct Surface { float2 uv; uint Slot() { return uint(uv.x * 16.0); } };
+
+float4 PSMain(float2 uv : TEXCOORD0) : SV_Target
+{
+    Surface s;
+    s.uv = uv;
+    return gTable[s.Slot()];
+}
+
+[numthreads(64, 1, 1)]
+void Early(uint3 id : SV_DispatchThreadID)
+{
+    gOut[id.x] = gTable[id.x];
+    return;
+    gOut[id.x] = gTable[gIndex + 1];
+}
+"""
+
+
+def test_method_reads_receiver_and_unreachable_code_is_not_uniform() -> None:
+    m = model(METHOD_AND_DEAD)
+    a = analyze(m)
+    assert a.uniform_at(span_of(m, "s.Slot()")) is False
+    assert a.uniform_at(span_of(m, "gIndex + 1")) is False
+    e = a.entry("PSMain")
+    assert e is not None
+    slot = next(i for i in e.cfg.all_instrs() if i.span == span_of(m, "s.Slot()"))
+    assert {v.name for v in slot.reads} & {"s.uv", "s", "uv"}  # the receiver is read
+
+
+def test_two_questions_and_rules_agree_with_the_analysis() -> None:
+    m = model("""
+cbuffer CB { uint index; };
+Buffer<float4> data;
+RWBuffer<float4> outp;
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    float4 t = data[index];
+    outp[id.x] = data[uint(t.x)] + data[id.x];
+}""")
+    a = analyze(m)
+    load = span_of(m, "data[index]")
+    assert a.uniform_at(load) is True  # the same value in every lane
+    assert a.uniform_at(load, question="sgpr") is False  # but held in VGPRs
+    node = m.tree.root.descendant_for_byte_range(*_bytes(m, index_of(m, "data[uint(t.x)]")))
+    assert node is not None and is_uniform(m, node)
+    node = m.tree.root.descendant_for_byte_range(*_bytes(m, index_of(m, "data[id.x]")))
+    assert node is not None and not is_uniform(m, node)
+
+
+def _bytes(m: Model, span: tuple[int, int]) -> tuple[int, int]:
+    text = m.tree.text
+    return (len(text[: span[0]].encode()), len(text[: span[1]].encode()))
