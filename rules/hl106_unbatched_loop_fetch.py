@@ -71,6 +71,23 @@ def _trip_count_constant(ctx: RuleContext, loop: Node) -> bool:
     return False
 
 
+def _bound_undeclared(ctx: RuleContext, loop: Node) -> bool:
+    """`i < Group::PerThread` where no declaration of the name was seen (an include not found,
+    or an enum constant of a C++/HLSL shared header): nothing says the loop is dynamic."""
+    cond = loop.child_by_field_name("condition") if loop.type == "for_statement" else None
+    if cond is None or cond.type != "binary_expression":
+        return False
+    for side in (cond.child_by_field_name("left"), cond.child_by_field_name("right")):
+        if side is None or side.type not in ("identifier", "qualified_identifier"):
+            continue
+        name = side
+        while name.type == "qualified_identifier" and name.child_by_field_name("name") is not None:
+            name = name.child_by_field_name("name")  # type: ignore[assignment]
+        if ctx.model.resolve(name) is None and ctx.node_text(name) not in ctx.model.globals:
+            return True
+    return False
+
+
 def _constant(ctx: RuleContext, node: Node) -> bool:
     return ctx.model.const_value(node) is not None or _spec_constant(ctx, node)
 
@@ -251,6 +268,8 @@ float march(float2 uv, float2 dir, float z, int steps)
             return False
         if ctx.tree.attribute(loop, "loop") is not None:
             return True
+        if _bound_undeclared(ctx, loop):
+            return False  # the bound comes from a header that was not found: it may well be constant
         return not (_trip_count_constant(ctx, loop) or dynamic.get(ctx.span(loop)) is False)
 
     def _check_loop(self, ctx: RuleContext, loop: Node, dynamic: dict[tuple[int, int], bool]) -> None:
