@@ -1,0 +1,123 @@
+"""HL109 partial-wave-group."""
+
+from __future__ import annotations
+
+from hlsllint.analysis.occupancy import UnknownTarget, resolve_target
+from hlsllint.context import RuleContext
+from hlsllint.diagnostics import Severity
+from hlsllint.rule import Rule
+
+_STAGES = ("compute", "mesh", "amplification")
+# D3D12 limits: compute groups up to 1024 threads (x, y <= 1024, z <= 64); mesh and
+# amplification groups up to 128 threads.
+_MAX_THREADS = {"compute": 1024, "mesh": 128, "amplification": 128}
+_MAX_DIMS = (1024, 1024, 64)
+# Inputs that tell groups apart: without them the shader is dispatched as a single group.
+_PER_GROUP = frozenset({"SV_DISPATCHTHREADID", "SV_GROUPID"})
+
+
+def invalid_size(stage: str, dims: tuple[int, int, int]) -> str | None:
+    """Why `[numthreads(x, y, z)]` is not a valid group size for `stage`, else None."""
+    if any(d <= 0 for d in dims):
+        return "a dimension is zero"
+    for axis, d, most in zip("xyz", dims, _MAX_DIMS, strict=True):
+        if d > most:
+            return f"`{axis}` = {d} exceeds {most}"
+    total = dims[0] * dims[1] * dims[2]
+    limit = _MAX_THREADS.get(stage, 1024)
+    if total > limit:
+        return f"{total} threads exceed the {stage} limit of {limit}"
+    return None
+
+
+def idle_lanes(threads: int, wave: int) -> tuple[int, int]:
+    """(waves per group, idle lanes in its last wave)."""
+    waves = -(-threads // wave)
+    return waves, waves * wave - threads
+
+
+class PartialWaveGroup(Rule):
+    code = "HL109"
+    name = "partial-wave-group"
+    summary = (
+        "`[numthreads]` whose thread count is not a multiple of the target's wave size (or is "
+        "smaller than one wave), and group sizes the API rejects."
+    )
+    rationale = (
+        "A thread group runs as whole waves: 64 lanes on GCN and by default on RDNA here (32 with "
+        "`wave-size = 32`). A group whose size is not a multiple of the wave leaves lanes of its last "
+        "wave idle for the whole dispatch: `[numthreads(12, 12, 1)]` is 144 threads, three wave64s "
+        "with 48 of their 192 lanes idle (25%), and an 8×4 group fills half a wave64. Those lanes "
+        "still take a wave slot and registers. The AMD occupancy articles recommend 64–256 threads "
+        "per group (a multiple of 64) when the shader needs no groupshared memory. A one-thread "
+        "group, and a group smaller than a wave that reads neither `SV_DispatchThreadID` nor "
+        "`SV_GroupID` (one group, a deliberately small setup job), are left alone; mesh and "
+        "amplification groups are only checked for validity (their wave size is the driver's). "
+        "Sizes the API rejects (a zero dimension, `x` or `y` above 1024, `z` above 64, more "
+        "than 1024 threads in compute or 128 "
+        "in mesh/amplification shaders) are reported as errors of their own."
+    )
+    bad_example = """\
+RWTexture2D<float4> dst;
+
+[numthreads(12, 12, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    dst[id.xy] = 0;
+}
+"""
+    good_example = """\
+RWTexture2D<float4> dst;
+
+[numthreads(16, 16, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    dst[id.xy] = 0;
+}
+"""
+    tags = ("occupancy", "compute")
+    references = (
+        "Sebastian Aaltonen, Optimizing GPU occupancy and resource usage with large thread groups (GPUOpen)",
+        "D3D12 numthreads limits (Microsoft docs: numthreads)",
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        try:
+            target = resolve_target(ctx.settings.target)
+        except UnknownTarget:
+            return
+        wave = target.wave_for(ctx.settings.wave_size)
+        for entry in ctx.model.entry_points:
+            if entry.stage not in _STAGES:
+                continue
+            attr = entry.function.attribute("numthreads")
+            if attr is None or len(attr.args) != 3 or not all(isinstance(a, int) for a in attr.args):
+                continue  # a size the model could not fold to integers
+            dims = (int(attr.args[0]), int(attr.args[1]), int(attr.args[2]))
+            shown = f"[numthreads({dims[0]}, {dims[1]}, {dims[2]})]"
+            why = invalid_size(entry.stage, dims)
+            if why is not None:
+                diag = ctx.report(attr.span, f"`{shown}` on `{entry.name}` is not a valid group size: {why}")
+                if diag is not None:
+                    diag.severity = Severity.ERROR
+                continue
+            threads = dims[0] * dims[1] * dims[2]
+            if entry.stage != "compute" or threads == 1 or threads % wave == 0:
+                continue  # mesh/amplification wave sizes are the driver's choice: not claimed
+            if entry.function.return_type.name != "void":
+                continue  # `[numthreads]` on a helper: not what the compiler dispatches
+            semantics = {(p.semantic or "").upper() for p in entry.function.params}
+            if threads < wave and not semantics & _PER_GROUP:
+                continue  # one group, indexed within it only: a deliberately small job
+            waves, idle = idle_lanes(threads, wave)
+            if threads < wave:
+                what = f"{threads} threads fill {threads} of one wave{wave}'s {wave} lanes"
+            else:
+                what = (
+                    f"{threads} threads run as {waves} wave{wave}s with {idle} of {waves * wave} lanes idle"
+                )
+            ctx.report(
+                attr.span,
+                f"`{shown}` on `{entry.name}`: {what} ({100 * idle // (waves * wave)}% idle); "
+                f"use a multiple of {wave} threads",
+            )

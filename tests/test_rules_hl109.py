@@ -1,0 +1,39 @@
+"""HL109: group sizes against the configured wave size; invalid sizes are errors."""
+
+from __future__ import annotations
+
+from conftest import lint_text
+
+from hlsllint.diagnostics import Severity
+
+
+def _hl109(numthreads: str, **settings: object) -> list[tuple[Severity, str]]:
+    text = (
+        f"RWBuffer<uint> b;\n[numthreads({numthreads})]\n"
+        "void main(uint3 id : SV_DispatchThreadID) { b[id.x] = 0; }\n"
+    )
+    return [(d.severity, d.message) for d in lint_text(text, select=("HL109",), **settings)]
+
+
+def test_idle_lanes_counted_for_the_wave_size() -> None:
+    ((sev, msg),) = _hl109("12, 12, 1")
+    assert sev == Severity.WARNING and "3 wave64s with 48 of 192 lanes idle" in msg
+    assert _hl109("8, 4, 1", wave_size=32) == []
+    ((_, msg32),) = _hl109("12, 12, 1", wave_size=32)
+    assert "5 wave32s with 16 of 160 lanes idle" in msg32
+
+
+def test_invalid_sizes_are_errors_with_their_own_message() -> None:
+    for dims, why in (
+        ("0, 8, 1", "zero"),
+        ("1, 1, 65", "`z` = 65 exceeds 64"),
+        ("64, 32, 1", "2048 threads"),
+    ):
+        ((sev, msg),) = _hl109(dims)
+        assert sev == Severity.ERROR and "not a valid group size" in msg and why in msg
+
+
+def test_whole_waves_and_single_threads_are_silent() -> None:
+    assert _hl109("8, 8, 1") == []
+    assert _hl109("256, 1, 1") == []
+    assert _hl109("1, 1, 1") == []
