@@ -194,6 +194,18 @@ def test_lds_limits_groups() -> None:
     assert occupancy("gcn", 64, 16, lds_bytes=40 * 1024, group_threads=64).lds_over_limit
 
 
+def test_lds_groups_counted_on_the_whole_wgp() -> None:
+    # fixtures/HL202/bad_small_group_large_tile.hlsl: 20 KiB per 64-thread group on RDNA2 wave64.
+    # 128 KiB // 20 KiB = 6 groups per WGP (not 4 x floor(6 / 4) = 4); 6 one-wave groups over
+    # 4 SIMDs put 2 waves on the busiest SIMD, which is what regtruth (RADV, navi21) reports.
+    occ = occupancy("rdna2", 64, vgprs=11, lds_bytes=20 * 1024, group_threads=64)
+    assert occ.groups_per_cu == 6
+    assert occ.waves_per_simd == 2
+    assert occ.limiter == "lds"
+    # 4 KiB: 32 groups fit the LDS, the 16 wave slots x 4 SIMDs hold 64 one-wave groups.
+    assert occupancy("rdna2", 64, vgprs=11, lds_bytes=4 * 1024, group_threads=64).groups_per_cu == 32
+
+
 def test_max_vgprs_for_waves() -> None:
     assert max_vgprs_for_waves("gcn", 64, 8) == 32
     assert max_vgprs_for_waves("rdna2", 64, 16) == 32

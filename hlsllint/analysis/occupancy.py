@@ -382,9 +382,9 @@ def occupancy(
         waves_per_group = -(-group_threads // wave)
         if lds_alloc:
             lds_groups = t.lds_bytes // lds_alloc
-            by_lds = min(t.max_waves, lds_groups * waves_per_group // simds)
-            if lds_groups > 0 and by_lds == 0:
-                by_lds = 1  # one group spread thinner than a wave per SIMD
+            # The driver rounds up (regtruth, navi21 wave64: six one-wave groups per WGP give
+            # 2 waves per SIMD, two SIMDs hold two of them).
+            by_lds = min(t.max_waves, -(-lds_groups * waves_per_group // simds))
     elif lds_alloc:
         # Without a group size (pixel shaders, unknown): assume one wave per group.
         by_lds = min(t.max_waves, t.lds_bytes // lds_alloc // simds)
@@ -394,13 +394,15 @@ def occupancy(
     limiter = _limiter(t.max_waves, per_simd, by_vgpr, by_sgpr, by_lds)
 
     if waves_per_group is not None:
-        # Only whole groups are resident: the slots of a CU/WGP hold floor(S*W / wpg) groups.
-        groups = simds * per_simd // waves_per_group
+        # Only whole groups are resident. Count them on the whole CU/WGP with integer arithmetic:
+        # the wave slots the registers leave (S SIMDs x W waves) hold floor(S*W / wpg) groups, and
+        # the unit's LDS holds floor(LDS / group LDS); the LDS-floored per-SIMD figure would
+        # undercount (128 KiB / 20 KiB is 6 groups, not 4 x floor(6/4)).
+        slot_waves = min(t.max_waves, by_vgpr, by_sgpr)
+        groups = simds * slot_waves // waves_per_group
         if lds_alloc:
             groups = min(groups, t.lds_bytes // lds_alloc)
-        grouped = min(per_simd, groups * waves_per_group // simds)
-        if groups > 0 and grouped == 0:
-            grouped = 1
+        grouped = min(per_simd, -(-groups * waves_per_group // simds))
         if grouped < waves:
             waves = grouped
             limiter = "group"
