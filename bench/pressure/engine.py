@@ -35,8 +35,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import run  # noqa: E402
 import truth  # noqa: E402
-from run import estimate_waves, occupancy_levels, spearman  # noqa: E402
+from run import estimate_waves, levels_apart, spearman  # noqa: E402
 
 from hlsllint.analysis.occupancy import resolve_target  # noqa: E402
 from hlsllint.config import Settings  # noqa: E402
@@ -59,20 +60,11 @@ BAR = {
 
 
 @dataclass
-class Pair:
-    repo: str
-    split: str
-    file: str
-    entry: str
-    stage: str
-    truth_vgprs: int
-    truth_sgprs: int
-    truth_waves: int
-    est_vgprs: int
-    est_sgprs: int
-    est_waves: int
-    levels_apart: int
-    sgpr_limit: int
+class Pair(run.Pair):
+    """A run.Pair that also knows its repository and the target's addressable SGPRs."""
+
+    repo: str = ""
+    sgpr_limit: int = 0
 
 
 @dataclass
@@ -173,8 +165,7 @@ def estimate(es: EngineSet, family: str, wave: int | None) -> tuple[dict[str, li
 def pair_up(
     es: EngineSet, records: list[dict[str, Any]], estimates: dict[str, list[EntryReport]], family: str
 ) -> tuple[list[Pair], dict[str, int]]:
-    target = resolve_target(family)
-    limit = 106 if target.name.startswith("rdna") else 102
+    limit = resolve_target(family).sgpr_addressable
     pairs: list[Pair] = []
     counts = {"truth_ok": 0, "truth_failed": 0, "unmatched": 0}
     for rec in records:
@@ -188,10 +179,6 @@ def pair_up(
             continue
         rep, wave = match[0], int(rec["wave"])
         est_waves = estimate_waves(rep, family, wave)
-        levels = occupancy_levels(family, wave)
-
-        def level(w: int, levels: list[int] = levels) -> int:
-            return min(range(len(levels)), key=lambda i: abs(levels[i] - w))
 
         pairs.append(
             Pair(
@@ -206,7 +193,7 @@ def pair_up(
                 est_vgprs=rep.max_live_vgprs,
                 est_sgprs=rep.max_live_sgprs,
                 est_waves=est_waves,
-                levels_apart=abs(level(est_waves) - level(int(rec["waves_per_simd"]))),
+                levels_apart=levels_apart(family, wave, est_waves, int(rec["waves_per_simd"])),
                 sgpr_limit=limit,
             )
         )

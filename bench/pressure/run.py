@@ -62,6 +62,16 @@ class Pair:
     levels_apart: int
 
 
+def levels_apart(family: str, wave: int, estimated: int, true: int) -> int:
+    """How many occupancy steps of the target lie between two waves-per-SIMD figures."""
+    levels = occupancy_levels(family, wave)
+
+    def level(w: int) -> int:
+        return min(range(len(levels)), key=lambda i: abs(levels[i] - w))
+
+    return abs(level(estimated) - level(true))
+
+
 def collect(sets: Sequence[str], corpus: Path) -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {}
     if "fixtures" in sets:
@@ -140,11 +150,7 @@ def pair_up(
         rep = match[0]
         wave = int(str(rec["wave"]))
         est_waves = estimate_waves(rep, family, wave)
-        levels = occupancy_levels(family, wave)
         truth_waves = int(str(rec["waves_per_simd"]))
-
-        def level(w: int, levels: list[int] = levels) -> int:
-            return min(range(len(levels)), key=lambda i: abs(levels[i] - w))
 
         pairs.append(
             Pair(
@@ -158,7 +164,7 @@ def pair_up(
                 est_vgprs=rep.max_live_vgprs,
                 est_sgprs=rep.max_live_sgprs,
                 est_waves=est_waves,
-                levels_apart=abs(level(est_waves) - level(truth_waves)),
+                levels_apart=levels_apart(family, wave, est_waves, truth_waves),
             )
         )
     return pairs, counts
