@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from hlsllint.cli import main
 from hlsllint.config import ConfigResolver, Settings
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.lint import FileLoader, lint_unit
@@ -53,3 +54,10 @@ def _cache_outside_the_repo(tmp_path_factory: pytest.TempPathFactory) -> None:
     import os
 
     os.environ.setdefault("HLSLLINT_CACHE_DIR", str(tmp_path_factory.mktemp("hlsllint_cache")))
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """`hlsllint ARGS...` in process: (exit code, stdout, stderr)."""
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err

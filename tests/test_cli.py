@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from hlsllint.cli import main
+from conftest import run_cli as run
 
 BAD = "float f(float x)\n{\n    if (sign(x) < 0)\n        return 1;\n    return 0;\n}\n"
 GOOD = "float f(float x)\n{\n    return x < 0 ? 1 : 0;\n}\n"
@@ -24,12 +23,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "shaders" / "notes.txt").write_text(BAD)
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_findings_exit_1_with_code_frame(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

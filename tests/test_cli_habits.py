@@ -13,9 +13,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import run_cli as run
 from junitparser import Failure, JUnitXml
 
-from hlsllint.cli import main
 from hlsllint.config import OPTIONS, table_changes
 
 DATA = Path(__file__).parent / "data"
@@ -35,12 +35,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HLSLLINT_CACHE_DIR", str(tmp_path / ".cache"))
     return tmp_path
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # -- summary --------------------------------------------------------------------------------------
