@@ -8,7 +8,7 @@ import json
 import os
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
@@ -203,7 +203,7 @@ def _summary(result: LintResult, fixed: Counter[str], args: argparse.Namespace, 
 
 def _verbose(result: LintResult) -> None:
     """Which config each unit used and where its time went (stderr, like ruff's --verbose)."""
-    totals: Counter[str] = Counter()
+    totals: defaultdict[str, float] = defaultdict(float)
     for u in result.units:
         what = u.path + (f" [{u.variant}]" if u.variant else "")
         config = u.config or "defaults (no config file)"
@@ -214,7 +214,7 @@ def _verbose(result: LintResult) -> None:
         stages = ", ".join(f"{name} {t * 1000:.0f} ms" for name, t in u.timings.items() if t >= 0.0005)
         print(f"hlsllint: {what}: config {config}; {total * 1000:.0f} ms ({stages})", file=sys.stderr)
         for name, t in u.timings.items():
-            totals[name.split(" (")[0]] += t  # type: ignore[assignment]
+            totals[name.split(" (")[0]] += t
     if totals:
         top = ", ".join(f"{name} {t:.2f} s" for name, t in sorted(totals.items(), key=lambda kv: -kv[1])[:8])
         print(f"hlsllint: time per stage over {len(result.units)} units: {top}", file=sys.stderr)
