@@ -211,7 +211,7 @@ def _verbose(result: LintResult) -> None:
             print(f"hlsllint: {what}: config {config}; cached", file=sys.stderr)
             continue
         total = sum(u.timings.values())
-        stages = ", ".join(f"{name} {t * 1000:.0f} ms" for name, t in u.timings.items() if t >= 0.0005)
+        stages = ", ".join(f"{name} {t * 1000:.0f} ms" for name, t in u.timings.items())
         print(f"hlsllint: {what}: config {config}; {total * 1000:.0f} ms ({stages})", file=sys.stderr)
         for name, t in u.timings.items():
             totals[name.split(" (")[0]] += t
