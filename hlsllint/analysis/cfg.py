@@ -61,6 +61,11 @@ class Value:
     reg_class: str | None = None
     """Forced class (`sgpr` for descriptors and scalar preloads, `scratch` for arrays too large
     for registers), else by uniformity."""
+    parts: list[Value] | None = None
+    """For a struct-typed expression (a whole local read, an inlined call's result, a struct
+    loaded from a buffer): its member values. Such a value is never defined or read by an
+    instruction: `emit` reads its members instead, and a member access picks one, so a struct
+    that is only partly read costs only the members read."""
 
     def __repr__(self) -> str:
         return f"%{self.id}:{self.name}[{self.width}]"
@@ -117,16 +122,68 @@ class CFG:
     unreachable: frozenset[int] = frozenset()
     """Blocks no path from the entry reaches (code after a `return`, `break`, `continue`); they
     are removed from the graph, but their expressions stay in `expr`."""
+    dead: frozenset[Instr] = frozenset()
+    """Instructions whose result reaches no output, store or other side effect: the compiler
+    does not compute them, so liveness skips them (the rules still see them)."""
 
     def instrs(self, block: int) -> list[Instr]:
         result: list[Instr] = self.graph.nodes[block]["instrs"]
         return result
+
+    def live_instrs(self, block: int) -> list[Instr]:
+        """The block's instructions that the compiler keeps (see `dead`)."""
+        instrs = self.instrs(block)
+        if not self.dead:
+            return instrs
+        return [i for i in instrs if i not in self.dead]
 
     def all_instrs(self) -> list[Instr]:
         out: list[Instr] = []
         for b in sorted(self.graph.nodes):
             out.extend(self.instrs(b))
         return out
+
+
+ROOT_OPS = frozenset(
+    {"input", "preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"}
+)
+"""Instructions kept whatever reads their result: side effects, control flow, and the inputs the
+hardware preloads (their registers are filled when the wave starts)."""
+
+
+def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
+    """Instructions no side effect depends on (aggressive dead-code elimination on values:
+    unused struct members, loads whose result is never read, computations only feeding them)."""
+    defs: dict[Value, list[Instr]] = {}
+    for ins in instrs:
+        if ins.dest is not None:
+            defs.setdefault(ins.dest, []).append(ins)
+    work = [i for i in instrs if i.dest is None or i.op in ROOT_OPS or i.rule == "effect"]
+    kept: set[Instr] = set()
+    needed: set[Value] = set()
+    while work:
+        ins = work.pop()
+        if ins in kept:
+            continue
+        kept.add(ins)
+        for r in ins.reads:
+            if r not in needed:
+                needed.add(r)
+                work.extend(defs.get(r, ()))
+    return frozenset(i for i in instrs if i not in kept)
+
+
+def _flatten(reads: list[Value | None]) -> list[Value]:
+    """The registers an instruction reads: struct aggregates stand for their members."""
+    out: list[Value] = []
+    for r in reads:
+        if r is None:
+            continue
+        if r.parts is not None:
+            out.extend(_flatten(list(r.parts)))
+        else:
+            out.append(r)
+    return out
 
 
 class _Frame:
@@ -183,7 +240,7 @@ class _Lowerer:
         **detail: Any,
     ) -> Instr:
         span = node if isinstance(node, tuple) else self.tree.span(node)
-        ins = Instr(op, dest, [r for r in reads if r is not None], span, rule, detail, self.block)
+        ins = Instr(op, dest, _flatten(reads), span, rule, detail, self.block)
         self.g.nodes[self.block]["instrs"].append(ins)
         self.n_instrs += 1
         if self.n_instrs > MAX_INSTRUCTIONS:
@@ -192,8 +249,29 @@ class _Lowerer:
 
     def temp(self, node: Node, t: T.Type | None = None) -> Value:
         t = t if t is not None else self.m.type_of(node)
+        return self.value(self.temp_name(node), t, "temp")
+
+    def aggregate(self, node: Node, t: T.Type, parts: list[Value]) -> Value:
+        """A struct-typed expression made of `parts` (see `Value.parts`); no instruction."""
+        v = self.temp(node, t)
+        v.parts = parts
+        return v
+
+    def member_loads(
+        self, node: Node, t: T.Type, op: str, reads: list[Value | None], rule: str, **detail: Any
+    ) -> Value:
+        """A struct read from memory, one load per member: the compiler loads only the members
+        used (unused ones are dead code, see `dead_instructions`)."""
+        parts = []
+        for m in t.members:
+            d = self.value(f"{self.temp_name(node)}.{m.name}", m.type, "temp")
+            self.emit(op, d, reads, node, rule=rule, **detail)
+            parts.append(d)
+        return self.aggregate(node, t, parts)
+
+    def temp_name(self, node: Node) -> str:
         text = " ".join(self.tree.node_text(node).split())
-        return self.value(text if len(text) <= 40 else text[:37] + "...", t, "temp")
+        return text if len(text) <= 40 else text[:37] + "..."
 
     def record(self, node: Node, what: Instr | Value | None) -> None:
         self.expr.setdefault(self.tree.span(node), []).append(what)
@@ -322,6 +400,7 @@ class _Lowerer:
             self.g.add_node(exit_b, instrs=[])
         for loop in self.loops:
             loop.blocks = frozenset(b for b in loop.blocks if b in reachable)
+        instrs = [ins for b in self.g.nodes for ins in self.g.nodes[b]["instrs"]]
         return CFG(
             self.entry_point,
             self.g,
@@ -333,6 +412,7 @@ class _Lowerer:
             self.entry_point.stage,
             self.truncated,
             frozenset(dead),
+            dead_instructions(instrs),
         )
 
     # -- statements -----------------------------------------------------------------------
@@ -417,6 +497,8 @@ class _Lowerer:
         src = self.expr_(init)
         if len(dests) > 1:  # struct copy: member-wise
             srcs = self._struct_values(init)
+            if srcs is None and src is not None and src.parts is not None:
+                srcs = list(src.parts)
             for i, d in enumerate(dests):
                 s = srcs[i] if srcs is not None and i < len(srcs) else src
                 self.emit("copy", d, [s], node)
@@ -764,14 +846,31 @@ class _Lowerer:
         else:
             vals = self.var(sym)
             if len(vals) > 1:
-                # a whole struct read: one temp standing for all members (copies are free)
-                d = self.temp(node, sym.type)
-                ins = self.emit("copy", d, list(vals), node)
-                self.record(node, ins)
+                # a whole struct read: its members (copies are free)
+                d = self.aggregate(node, sym.type, list(vals))
+                self.record(node, d)
                 return d
             v = vals[0]
         self.record(node, v)
         return v
+
+    def _groupshared_path(self, node: Node) -> list[Node] | None:
+        """The index expressions of an element or member access of a groupshared variable
+        (`tile[y][x]`, `tile[i].pos`), else None: the access moves only what it names."""
+        indices: list[Node] = []
+        n: Node | None = node
+        while n is not None and n.type in ("field_expression", "subscript_expression"):
+            if n.type == "subscript_expression":
+                idx_node = n.child_by_field_name("indices") or n.child_by_field_name("index")
+                if idx_node is not None and idx_node.type == "subscript_argument_list":
+                    indices.extend(c for c in idx_node.named_children if c.type != "comment")
+                elif idx_node is not None:
+                    indices.append(idx_node)
+            n = n.child_by_field_name("argument")
+        sym = self._base_symbol(n)
+        if sym is None or sym.kind != "groupshared":
+            return None
+        return indices
 
     def _base_symbol(self, node: Node | None) -> Symbol | None:
         if node is not None and node.type == "identifier":
@@ -780,6 +879,13 @@ class _Lowerer:
 
     def field(self, node: Node) -> Value | None:
         arg = node.child_by_field_name("argument")
+        gs = self._groupshared_path(node)
+        if gs is not None and arg is not None and arg.type != "identifier":
+            idx = [self.expr_(i) for i in gs]
+            d = self.temp(node)
+            ins = self.emit("lds_load", d, idx, node, rule="lane")
+            self.record(node, ins)
+            return d
         name = self.tree.node_text(node.child_by_field_name("field") or node)
         sym = self._base_symbol(arg)
         if sym is not None and sym.kind in ("local", "param", "static"):
@@ -798,6 +904,11 @@ class _Lowerer:
             self.record(node, ins)
             return d
         base = self.expr_(arg)
+        if base is not None and base.parts is not None:
+            for m, part in zip(base.type.members, base.parts, strict=False):
+                if m.name == name:
+                    self.record(node, part)
+                    return part
         # swizzles and member reads of a computed value are views of it
         self.record(node, base)
         return base
@@ -838,6 +949,11 @@ class _Lowerer:
             reads = [self.resource(sym, root), *idx]
         else:
             reads = [self.cbuffer(sym.container or "$Globals", root), *idx]
+        t = self.m.type_of(node)
+        if t.kind == "struct" and t.members:
+            agg = self.member_loads(node, t, "cbload", reads, "pure" if reads else "uniform")
+            self.record(node, agg)
+            return agg
         d = self.temp(node)
         ins = self.emit("cbload", d, reads, node, rule="pure" if reads else "uniform")
         self.record(node, ins)
@@ -850,9 +966,9 @@ class _Lowerer:
         if idx_node is not None and idx_node.type != "subscript_argument_list":
             idx_nodes = [idx_node]
         base_t = self.m.type_of(arg)
-        sym = self._base_symbol(arg)
-        if sym is not None and sym.kind == "groupshared":
-            idx = [self.expr_(i) for i in idx_nodes]
+        gs = self._groupshared_path(node)
+        if gs is not None:
+            idx = [self.expr_(i) for i in gs]
             d = self.temp(node)
             ins = self.emit("lds_load", d, idx, node, rule="lane")
             self.record(node, ins)
@@ -860,6 +976,20 @@ class _Lowerer:
         if base_t.is_resource and base_t.resource is not None:
             res = self.expr_(arg)
             idx = [self.expr_(i) for i in idx_nodes]
+            t = self.m.type_of(node)
+            if t.kind == "struct" and t.members:
+                agg = self.member_loads(
+                    node,
+                    t,
+                    "load",
+                    [res, *idx],
+                    self._load_rule(base_t.resource),
+                    typed=base_t.resource.typed,
+                    resource=self._res_name(arg),
+                    method="[]",
+                )
+                self.record(node, agg)
+                return agg
             d = self.temp(node)
             ins = self.emit(
                 "load",
@@ -875,6 +1005,7 @@ class _Lowerer:
             return d
         base = self.expr_(arg)
         idx = [self.expr_(i) for i in idx_nodes]
+        sym = self._base_symbol(arg)
         if sym is not None and sym.kind in ("cbuffer_member", "static_const"):
             d = self.temp(node)
             ins = self.emit("cbload", d, idx, node)
@@ -989,8 +1120,15 @@ class _Lowerer:
         reads = [rv, *(self.expr_(a) for a in args)]
         name = self._res_name(obj)
         if access in ("sample", "gather", "load"):
-            d = self.temp(node)
             rule = "lane" if access != "load" else self._load_rule(res)
+            t = self.m.type_of(node)
+            if access == "load" and t.kind == "struct" and t.members:
+                agg = self.member_loads(
+                    node, t, "load", reads, rule, typed=res.typed, resource=name, method=method
+                )
+                self.record(node, agg)
+                return agg
+            d = self.temp(node)
             ins = self.emit(access, d, reads, node, rule=rule, typed=res.typed, resource=name, method=method)
             self.record(node, ins)
             return d
@@ -1041,6 +1179,8 @@ class _Lowerer:
                 continue
             srcs = self._struct_values(a)
             v = self.expr_(a) if srcs is None else None
+            if v is not None and v.parts is not None:
+                srcs = list(v.parts)
             bound.append((srcs or ([v] if v is not None else []), a))
         exit_b = self.new_block()
         frame.exit = exit_b
@@ -1064,10 +1204,9 @@ class _Lowerer:
         if len(ret) == 1:
             self.record(node, ret[0])
             return ret[0]
-        d = self.temp(node, fn.return_type)
-        ins = self.emit("copy", d, list(ret), node)
-        self.record(node, ins)
-        return d
+        agg = self.aggregate(node, fn.return_type, list(ret))
+        self.record(node, agg)
+        return agg
 
     # -- assignments ----------------------------------------------------------------------
 
@@ -1101,6 +1240,12 @@ class _Lowerer:
         while target.type == "parenthesized_expression" and target.named_children:
             target = target.named_children[0]
         src = ins.dest
+        if target.type != "identifier":
+            gs = self._groupshared_path(target)
+            if gs is not None:
+                idx = [self.expr_(i) for i in gs]
+                self.emit("lds_store", None, [src, *idx], node, rule="effect")
+                return
         if target.type == "identifier":
             sym = self.m.resolve(target)
             if sym is None:

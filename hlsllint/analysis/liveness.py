@@ -67,7 +67,7 @@ def liveness(cfg: CFG) -> LiveSets:
     defs: dict[int, int] = {}
     for b in g.nodes:
         u = d = 0
-        for ins in cfg.instrs(b):
+        for ins in cfg.live_instrs(b):
             for r in ins.reads:
                 rb = bit(r)
                 if not d & rb:
@@ -154,7 +154,7 @@ def register_demand(
         extra_s = costs.base_sgprs
         if costs.exec_mask_per_divergent_level:
             extra_s += mask * uni.divergent_blocks.get(b, 0)
-        for ins in reversed(cfg.instrs(b)):
+        for ins in reversed(cfg.live_instrs(b)):
             # live before = (live after - dest) | reads; counted: live after | dest | reads
             # (`added` is counted - cur, built without copying the live set per instruction)
             d = ins.dest

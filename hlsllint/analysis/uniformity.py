@@ -46,7 +46,9 @@ class Uniformity:
     """Blocks no path from the entry reaches (code after a `return`, `break` or `continue`)."""
 
     def is_uniform(self, value: Value | None) -> bool:
-        """Literals and constants (None) are uniform."""
+        """Literals and constants (None) are uniform; a struct when all its members are."""
+        if value is not None and value.parts is not None:
+            return all(self.is_uniform(p) for p in value.parts)
         return value is None or value not in self.divergent
 
     def is_uniform_instr(self, ins: Instr) -> bool:
