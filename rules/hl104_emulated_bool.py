@@ -25,7 +25,7 @@ from hlsllint.syntax import Node
 
 _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 _LOGICAL = frozenset({"&&", "||"})
-_BOOL_WRITES = frozenset({"=", "|=", "&="})
+_BOOL_WRITES = frozenset({"=", "|=", "&=", "*="})
 _SCALARS = frozenset({"int", "uint", "float", "half"})
 
 
@@ -62,49 +62,74 @@ def holds_zero_or_one(ctx: RuleContext, expr: Node) -> bool:
         args = call_args(node)
         if name in INTRINSICS and INTRINSICS[name][0] in ("bool", "bool_shape"):
             return True
+        if name == "step" and len(args) == 2:
+            return True  # step(a, b) is (b >= a) as 0.0 or 1.0
+        if name == "saturate" and len(args) == 1:
+            inner = unparen(args[0])
+            # saturate(sign(x)) clamps -1 to 0: a 0/1 flag (x > 0)
+            return call_name(ctx, inner) == "sign" or holds_zero_or_one(ctx, inner)
         if name is not None and model.lookup_type(name).is_numeric and args:
             return all(holds_zero_or_one(ctx, a) for a in args)  # int3(a < b) or float2(0, 1)
         return model.type_of(node).is_bool
     return model.type_of(node).is_bool
 
 
-def _boolean_use(ctx: RuleContext, use: Node) -> bool:
-    """True when a read of the flag only tests its truth."""
+def _use_kind(ctx: RuleContext, use: Node) -> str:
+    """How a read of a 0/1 value uses it: `test` (only its truth matters: a condition, a logical
+    operand, a comparison with a constant), `select` (it picks one of two values: `select()` or a
+    `lerp` weight), `scale` (a multiplier in arithmetic, `color * shadowed`), else `value`."""
     if is_condition(use):
-        return True
+        return "test"
     site, parent = unparen_up(use)
     if parent is None:
-        return False
+        return "value"
     if parent.type == "binary_expression":
         op = _operator(ctx, parent)
         if op in _LOGICAL:
-            return True
-        if op in ("==", "!="):
+            return "test"
+        if op in _COMPARISONS:
             left = parent.child_by_field_name("left")
             right = parent.child_by_field_name("right")
             other = right if same(left, site) else left
-            return other is not None and _is_zero_one(ctx, other)
-        return False
-    return parent.type == "unary_expression" and _operator(ctx, parent) == "!"
+            return "test" if other is not None and ctx.model.const_value(other) is not None else "value"
+        return "scale" if op == "*" else "value"
+    if parent.type == "unary_expression":
+        return "test" if _operator(ctx, parent) == "!" else "value"
+    if parent.type == "assignment_expression" and _operator(ctx, parent) == "*=":
+        return "scale" if same(parent.child_by_field_name("right"), site) else "value"
+    if parent.type == "argument_list" and parent.parent is not None:
+        call = parent.parent
+        name = call_name(ctx, call)
+        args = call_args(call)
+        if name == "select" and len(args) == 3 and same(args[0], site):
+            return "select"
+        if name == "lerp" and len(args) == 3 and same(args[2], site):
+            return "select"
+    return "value"
 
 
 class EmulatedBool(Rule):
     code = "HL104"
     name = "emulated-bool"
     summary = (
-        "A per-lane local of int, uint or float type that only ever holds 0 or 1 and is only "
-        "used as a condition or in logical combinations: a `bool` in disguise."
+        "A per-lane local of int, uint or float type that only ever holds 0 or 1 (from `?1:0`, "
+        "comparisons, `step`, `(float)cond`, `saturate(sign(x))`) and is tested or used to "
+        "select between two values: a `bool` in disguise."
     )
     rationale = (
-        "AMD GPUs keep a per-lane `bool` as a lane mask in a pair of SGPRs (one SGPR in wave32): "
-        "one bit per lane, no VGPR at all, and `&&`, `||` and `!` become scalar mask operations. "
-        "An int or float that stands in for a flag costs a full VGPR per lane for its whole "
-        "lifetime, and every test of it needs a vector compare to turn it back into a mask. "
-        "Sebastian Aaltonen's GPUOpen article on occupancy with large thread groups (section "
-        "*Booleans*) says so directly: the compiler stores bools in a 64-bit SGPR at zero VGPR "
-        "cost, so do not emulate them with int or float, or the optimisation is lost. Flags "
-        "that are the same for the whole wave (read from a constant buffer, say) already live "
-        "in SGPRs and are left alone."
+        "A flag declared `int` or `float` hides what it is: a reader has to check every "
+        "assignment to learn that it only holds 0 or 1, and `if (shadowed != 0)` or "
+        "`lerp(a, b, lit)` read like arithmetic. Declared `bool`, the type says it. Sebastian "
+        "Aaltonen's GPUOpen article on occupancy with large thread groups (section *Booleans*) "
+        "adds a register argument: the compiler keeps a per-lane `bool` as a lane mask in SGPRs "
+        "(one bit per lane) and an emulated one in a VGPR. On a current compiler that argument "
+        "does not hold: RADV/ACO (navi21) compiles the bad and good examples below, and the "
+        "float flags of this rule's fixtures, to identical code (same VGPRs, SGPRs and "
+        "instructions; `docs/claims.md`), because it sees the 0/1 values and turns the tests "
+        "into masks itself. So this is a readability and intent rule; it saves no registers. "
+        "A 0/1 float that is only a weight in arithmetic (`color * shadowed`) is a legitimate "
+        "float and is left alone unless it is also tested; flags that are the same for the "
+        "whole wave (read from a constant buffer) are left alone too."
     )
     bad_example = """\
 float4 main(float4 color : COLOR0) : SV_Target
@@ -129,10 +154,11 @@ float4 main(float4 color : COLOR0) : SV_Target
         "Declaring the flag `bool` (or `boolN`) is safe when it is only assigned 0/1 values and "
         "only tested: HLSL converts the assigned ints and floats to bool and a bool compares "
         "equal to 1 when true. The fix is offered only for a declaration with a single variable; "
-        "it is unsafe when the flag is combined with `|=` or `&=` (bitwise operators on bool "
-        "depend on the language version)."
+        "it is unsafe when the flag is combined with `|=`, `&=` or `*=` (bitwise operators on "
+        "bool depend on the language version) or read as a number (`lerp(a, b, flag)`, "
+        "`c * flag`: the bool converts back to 0.0/1.0, but the overload a call picks may change)."
     )
-    tags = ("vgpr", "sgpr", "aaltonen")
+    tags = ("readability", "aaltonen")
     references = (
         "Sebastian Aaltonen, Optimizing GPU occupancy and resource usage with large thread groups "
         "(GPUOpen), section Booleans",
@@ -158,23 +184,36 @@ float4 main(float4 color : COLOR0) : SV_Target
             if op not in _BOOL_WRITES or value is None or not holds_zero_or_one(ctx, value):
                 return
         reads = [u for u in uses_of(ctx, sym) if is_assignment_target(u) is None]
-        if not reads or not all(_boolean_use(ctx, u) for u in reads):
-            return
+        kinds = {_use_kind(ctx, u) for u in reads}
+        if not kinds or "value" in kinds:
+            return  # unread, or used as a number (a counter, an index, an addend, an output)
+        if "test" not in kinds and "scale" in kinds:
+            return  # a 0/1 weight in arithmetic (`color * shadowed`) that is never tested
         if all(is_uniform(ctx, u) for u in reads):
-            return  # a wave-uniform flag already lives in an SGPR
+            return  # a wave-uniform flag, read from constants: left alone
         if not in_main_file(ctx, name):
             return
         bool_type = "bool" if sym.type.kind == "scalar" else f"bool{sym.type.cols}"
+        how = {
+            frozenset({"test"}): "is only tested",
+            frozenset({"select"}): "only selects between two values",
+            frozenset({"test", "select"}): "is only tested or used to select",
+        }.get(frozenset(kinds), "is tested and used as a 0/1 weight")
         ctx.report(
             name,
-            f"`{sym.name}` ({sym.type.name}) only holds 0 or 1 and is only tested: declare "
-            f"it `{bool_type}` to keep it in an SGPR lane mask instead of a VGPR",
-            fix=self._fix(ctx, sym, bool_type, writes),
+            f"`{sym.name}` ({sym.type.name}) only holds 0 or 1 and {how}: declare it "
+            f"`{bool_type}` to say it is a flag (readability; the compiler emits the same code)",
+            fix=self._fix(ctx, sym, bool_type, writes, tests_only=kinds == {"test"}),
         )
 
     @staticmethod
     def _fix(
-        ctx: RuleContext, sym: Symbol, bool_type: str, writes: list[tuple[str, Node | None, Node]]
+        ctx: RuleContext,
+        sym: Symbol,
+        bool_type: str,
+        writes: list[tuple[str, Node | None, Node]],
+        *,
+        tests_only: bool,
     ) -> tuple[str, Applicability, list[PendingEdit]] | None:
         decl = sym.decl
         if decl is None or decl.type != "declaration":
@@ -189,5 +228,7 @@ float4 main(float4 color : COLOR0) : SV_Target
         ):
             return None
         bitwise = any(op != "=" for op, _v, _s in writes)
-        applicability = Applicability.UNSAFE if bitwise else Applicability.SAFE
+        # A bool read as a number (`lerp(a, b, flag)`, `c * flag`) converts back to 0.0/1.0, but the
+        # overload picked for a mixed call may change: unsafe there.
+        applicability = Applicability.UNSAFE if bitwise or not tests_only else Applicability.SAFE
         return (f"Declare `{sym.name}` as `{bool_type}`", applicability, [ctx.edit(type_node, bool_type)])

@@ -136,3 +136,35 @@ void one(uint3 group : SV_GroupID)
     assert len(found) == 1  # the one-thread group has no other lanes
     assert "(from `SV_GroupID`)" in found[0].message
     assert "fills 1 VGPR per lane" in found[0].message
+
+
+def test_hl104_float_flags_tested_or_selecting_but_not_weights_alone() -> None:
+    src = """
+Texture2D<float> gDepth : register(t0);
+SamplerState gS : register(s0);
+float4 main(float2 uv : TEXCOORD0, float ref : TEXCOORD1, float4 c : COLOR0) : SV_Target
+{
+    float d = gDepth.Sample(gS, uv);
+    float shadowed = d < ref ? 1.0f : 0.0f;
+    float lit = step(ref, d);
+    float weight = step(ref, d);
+    float both = saturate(sign(d - ref));
+    if (shadowed != 0)
+        c.rgb *= 0.5;
+    c = lerp(c, 0, lit);
+    c *= weight;
+    c *= both;
+    if (both > 0.5)
+        c.a = 1;
+    return c;
+}
+"""
+    found = {d.message.split("`")[1]: d for d in lint_text(src, ("HL104",))}
+    assert sorted(found) == ["both", "lit", "shadowed"], "a weight never tested is a real float"
+    assert "is only tested" in found["shadowed"].message
+    assert "only selects between two values" in found["lit"].message
+    assert "tested and used as a 0/1 weight" in found["both"].message
+    assert all("readability" in d.message and "SGPR" not in d.message for d in found.values())
+    fixes = {name: d.fix for name, d in found.items()}
+    assert fixes["shadowed"] is not None and fixes["shadowed"].applicability.value == "safe"
+    assert fixes["lit"] is not None and fixes["lit"].applicability.value == "unsafe"

@@ -307,6 +307,9 @@ class Model:
         kind = node.type
         if kind == "number_literal":
             return parse_number(self.tree.node_text(node))
+        if kind == "user_defined_literal":  # `1.0h`: the grammar reads the half suffix as a C++ UDL
+            text = self.tree.node_text(node)
+            return parse_number(text) if text[-1:] in "hHfFlLuU" else None
         if kind == "true":
             return True
         if kind == "false":
