@@ -161,3 +161,55 @@ RWStructuredBuffer<float4> o : register(u0);
 """
     )
     assert d.max_live_vgprs <= 8
+
+
+def pixel_demand(text: str) -> EntryDemand:
+    m = model(text)
+    entry = m.entry("main")
+    assert entry is not None and entry.stage == "pixel"
+    return analyse_entry(m, entry, 64)
+
+
+def test_componentwise_temporaries_are_not_held_whole() -> None:
+    # Two lights accumulated into a float4. regtruth navi21 wave64: presched_vgprs 6.
+    # Holding the float4 product whole as well was 11.
+    d = pixel_demand(
+        """
+cbuffer Lights : register(b0) { float4 lightDir[2]; float4 lightColor[2]; };
+struct PSIn { float4 pos : SV_POSITION; float3 n : NORMAL; };
+float4 main(PSIn input) : SV_Target {
+    float4 c = 0;
+    for (int i = 0; i < 2; i++)
+        c += saturate(dot((float3)lightDir[i], input.n) * lightColor[i]);
+    c.a = 1;
+    return c;
+}
+"""
+    )
+    assert d.max_live_vgprs <= 9
+
+
+def test_partly_written_local_is_live_from_its_declaration_not_the_entry() -> None:
+    # An inlined helper fills a local array element by element, called four times.
+    # regtruth navi21 wave64: presched_vgprs 23. Live from the entry, the four arrays were 43.
+    d = demand(
+        """
+Texture2D<float4> t : register(t0);
+RWStructuredBuffer<float4> o : register(u0);
+float4 Gather4(int2 p) {
+    int2 offs[4];
+    offs[0] = p; offs[1] = p + int2(1, 0); offs[2] = p + int2(0, 1); offs[3] = p + 1;
+    float4 s = 0;
+    for (int i = 0; i < 4; i++) s += t.Load(int3(offs[i], 0));
+    return s;
+}
+[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID) {
+    float4 a = Gather4(id.xy);
+    float4 b = Gather4(id.yx);
+    float4 c = Gather4(id.xx);
+    float4 d = Gather4(id.yy);
+    o[id.x] = a * b + c * d;
+}
+"""
+    )
+    assert d.max_live_vgprs <= 34

@@ -74,7 +74,8 @@ class Value:
 @dataclass(eq=False)
 class Instr:
     op: str
-    """`input`, `preload`, `descriptor`, `alu`, `copy`, `cbload`, `load`, `sample`, `gather`, `lds_load`,
+    """`input`, `preload`, `descriptor`, `undef` (a declaration without a value), `alu`, `copy`,
+    `cbload`, `load`, `sample`, `gather`, `lds_load`,
     `lds_store`, `store`, `atomic`, `query`, `intrinsic`, `call`, `branch`, `export`, `discard`."""
     dest: Value | None
     reads: list[Value]
@@ -485,6 +486,10 @@ class _Lowerer:
                 continue
             init = c.child_by_field_name("value") if c.type == "init_declarator" else None
             if init is None:
+                # Declared, not yet written: a later partial write (an element, a member, a
+                # swizzle) starts its live range here, not at the function's entry.
+                for v in self.var(sym):
+                    self.emit("undef", v, [], c, rule="uniform")
                 continue
             self.assign_values(self.var(sym), init, c)
 

@@ -30,6 +30,8 @@ class CostModel:
             "vertex": (("vertex_id", 1, "vgpr"), ("instance_id", 1, "vgpr")),
         }
     )
+    stream_componentwise_temps: bool = True
+    """A single-use vector temporary between two component-wise operations costs one register."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 

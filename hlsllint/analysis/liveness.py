@@ -127,6 +127,41 @@ def value_class(v: Value, uni: Uniformity, wave_size: int, costs: CostModel) -> 
     return "vgpr", v.width
 
 
+_WHOLE_VECTOR = frozenset(
+    {"mul", "cross", "normalize", "reflect", "refract", "transpose", "determinant", "faceforward"}
+)
+"""Calls that need every component of an operand at once (a matrix product, a normalisation);
+the other operations work component by component."""
+_STREAM_OPS = frozenset({"alu", "intrinsic", "copy"})
+
+
+def _componentwise(ins: Instr) -> bool:
+    return ins.op in _STREAM_OPS and ins.detail.get("name") not in _WHOLE_VECTOR
+
+
+def streamed_temps(cfg: CFG) -> set[Value]:
+    """Vector temporaries computed and consumed component by component within one expression:
+    `saturate(dot(l, n) * color)` feeding `+=` never holds all four components of the product,
+    the compiler finishes one component before the next (regtruth: two lights accumulated into a
+    float4 hold 6 VGPRs, not the 11 of whole vectors). Such a temporary costs one register."""
+    readers: dict[Value, list[Instr]] = {}
+    defs: dict[Value, Instr] = {}
+    for b in cfg.graph.nodes:
+        for ins in cfg.live_instrs(b):
+            for r in ins.reads:
+                readers.setdefault(r, []).append(ins)
+            if ins.dest is not None:
+                defs[ins.dest] = ins
+    out: set[Value] = set()
+    for v, ins in defs.items():
+        if v.kind != "temp" or v.width <= 1 or v.reg_class is not None or v.parts is not None:
+            continue
+        rs = readers.get(v, [])
+        if len(rs) == 1 and rs[0].block == ins.block and _componentwise(ins) and _componentwise(rs[0]):
+            out.add(v)
+    return out
+
+
 def register_demand(
     cfg: CFG,
     live: LiveSets,
@@ -138,9 +173,10 @@ def register_demand(
 ) -> Demand:
     classes: dict[Value, str] = {}
     sizes: dict[Value, int] = {}
+    streamed = streamed_temps(cfg) if costs.stream_componentwise_temps else set()
     for v in cfg.values:
         cls, n = value_class(v, uni, wave_size, costs)
-        classes[v], sizes[v] = cls, n
+        classes[v], sizes[v] = cls, (1 if v in streamed and cls == "vgpr" else n)
     mask = 2 if wave_size == 64 else 1
     operands = costs.count_operands_at_instruction
     vg: dict[Instr, int] = {}
