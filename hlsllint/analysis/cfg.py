@@ -209,6 +209,7 @@ class _Lowerer:
         self.loop_targets: list[tuple[int | None, int]] = []  # (continue, break)
         self.globals_env: dict[Symbol, list[Value]] = {}
         self.preloads: dict[str, Value] = {}
+        self._split: dict[Symbol, bool] = {}
         self.n_instrs = 0
         self.truncated = False
         self.block = self.new_block()
@@ -287,10 +288,66 @@ class _Lowerer:
             t = sym.type
             if t.kind == "struct" and t.members:
                 vals = [self.value(f"{sym.name}.{m.name}", m.type, "var", sym) for m in t.members]
+            elif self._split_array(sym) and t.element is not None and t.length is not None:
+                vals = [self.value(f"{sym.name}[{i}]", t.element, "var", sym) for i in range(t.length)]
             else:
                 vals = [self.value(sym.name, t, "var", sym)]
             env[sym] = vals
         return vals
+
+    def _split_array(self, sym: Symbol) -> bool:
+        """A local array indexed only by constants is a set of separate values, one per element
+        (the compiler's scalar replacement): writing `v[0]` does not keep `v[3]` live."""
+        t = sym.type
+        if sym.kind not in ("local", "param") or t.kind != "array" or not t.length or t.length > 64:
+            return False
+        found = self._split.get(sym)
+        if found is None:
+            found = self._split[sym] = self._only_constant_indices(sym)
+        return found
+
+    def _only_constant_indices(self, sym: Symbol) -> bool:
+        scope = sym.decl
+        while scope is not None and scope.type != "function_definition":
+            scope = scope.parent
+        if scope is None:
+            return False
+        stack = [scope]
+        while stack:
+            n = stack.pop()
+            if n.type == "identifier" and n is not sym.node and self.m.resolve(n) is sym:
+                parent = n.parent
+                if parent is None or parent.type != "subscript_expression":
+                    continue  # a whole-array use: every element, which split values also give
+                if parent.child_by_field_name("argument") != n:
+                    return False
+                idx = self._indices(parent)
+                if len(idx) != 1 or not isinstance(self.m.const_value(idx[0]), int):
+                    return False
+            stack.extend(n.children)
+        return True
+
+    @staticmethod
+    def _indices(node: Node) -> list[Node]:
+        idx_node = node.child_by_field_name("indices") or node.child_by_field_name("index")
+        if idx_node is None:
+            return []
+        if idx_node.type == "subscript_argument_list":
+            return [c for c in idx_node.named_children if c.type != "comment"]
+        return [idx_node]
+
+    def _array_element(self, node: Node) -> Value | None:
+        """The element value of `a[k]` for a split local array `a` and a constant `k`."""
+        arg = node.child_by_field_name("argument")
+        sym = self._base_symbol(arg)
+        if sym is None or not self._split_array(sym):
+            return None
+        idx = self._indices(node)
+        k = self.m.const_value(idx[0]) if len(idx) == 1 else None
+        vals = self.var(sym)
+        if not isinstance(k, int) or not 0 <= k < len(vals):
+            return None
+        return vals[k]
 
     def member_value(self, sym: Symbol, member: str) -> Value | None:
         t = sym.type
@@ -1008,6 +1065,10 @@ class _Lowerer:
             )
             self.record(node, ins)
             return d
+        elem = self._array_element(node)
+        if elem is not None:
+            self.record(node, elem)
+            return elem
         base = self.expr_(arg)
         idx = [self.expr_(i) for i in idx_nodes]
         sym = self._base_symbol(arg)
@@ -1287,6 +1348,13 @@ class _Lowerer:
                 self.store_to(arg, tmp, node)
             return
         if target.type == "subscript_expression":
+            elem = self._array_element(target)
+            if elem is not None:
+                if src is not None and src.kind == "temp" and ins.dest is src and src.parts is None:
+                    ins.dest = elem
+                else:
+                    self.emit("copy", elem, [src], node)
+                return
             arg = target.child_by_field_name("argument")
             idx_node = target.child_by_field_name("indices")
             idx = [self.expr_(i) for i in (idx_node.named_children if idx_node else [])]
