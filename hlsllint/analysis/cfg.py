@@ -145,11 +145,33 @@ class CFG:
         return out
 
 
-ROOT_OPS = frozenset(
-    {"input", "preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"}
-)
-"""Instructions kept whatever reads their result: side effects, control flow, and the inputs the
-hardware preloads (their registers are filled when the wave starts)."""
+ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
+"""Instructions kept whatever reads their result: side effects, control flow, and what the
+hardware preloads (those registers are filled when the wave starts). A stage input no one reads
+is neither interpolated nor fetched."""
+
+
+def sink_inputs(g: nx.DiGraph, instrs: list[Instr]) -> None:
+    """Move each stage input's definition to just before its first use when every use is in
+    one block: interpolants are interpolated, and thread IDs computed, where they are needed
+    (only the preloaded registers, barycentrics or local IDs, are live from the start)."""
+    readers: dict[Value, set[int]] = {}
+    for ins in instrs:
+        for r in ins.reads:
+            readers.setdefault(r, set()).add(ins.block)
+    for ins in instrs:
+        if ins.op != "input" or ins.dest is None:
+            continue
+        blocks = readers.get(ins.dest)
+        if not blocks or len(blocks) != 1:
+            continue
+        (target,) = blocks
+        src: list[Instr] = g.nodes[ins.block]["instrs"]
+        dst: list[Instr] = g.nodes[target]["instrs"]
+        src.remove(ins)
+        at = next(i for i, x in enumerate(dst) if ins.dest in x.reads)
+        dst.insert(at, ins)
+        ins.block = target
 
 
 def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
@@ -459,6 +481,7 @@ class _Lowerer:
         for loop in self.loops:
             loop.blocks = frozenset(b for b in loop.blocks if b in reachable)
         instrs = [ins for b in self.g.nodes for ins in self.g.nodes[b]["instrs"]]
+        sink_inputs(self.g, instrs)
         return CFG(
             self.entry_point,
             self.g,

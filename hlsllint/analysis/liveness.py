@@ -194,7 +194,8 @@ def register_demand(
             # live before = (live after - dest) | reads; counted: live after | dest | reads
             # (`added` is counted - cur, built without copying the live set per instruction)
             d = ins.dest
-            added: list[Value] = [d] if d is not None and d not in cur else []
+            # a declaration without a value takes no register until it is written
+            added: list[Value] = [d] if d is not None and d not in cur and ins.op != "undef" else []
             if operands:
                 for r in ins.reads:
                     if r not in cur and r not in added:
