@@ -104,6 +104,9 @@ class Settings:
     """A compilation database or a file of DXC command lines: one analysed variant per entry."""
     time_budget: float = 10.0
     """Seconds of analysis per translation unit before it stops with HL006 (0: no limit)."""
+    entry_points: tuple[str, ...] = ()
+    """Function names that are entry points wherever a file defines them (after the attributes and
+    semantics that mark an entry point, before the name heuristics)."""
     rule_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
     cli_select: tuple[str, ...] | None = None
     """Command-line --select: replaces the file's selection."""
@@ -112,7 +115,9 @@ class Settings:
 
     @property
     def analysis(self) -> AnalysisSettings:
-        return AnalysisSettings(self.target, self.wave_size, self.enable_16bit_types)
+        return AnalysisSettings(
+            self.target, self.wave_size, self.enable_16bit_types, entry_points=self.entry_points
+        )
 
     def options_for(self, code: str) -> dict[str, Any]:
         for c, opts in self.rule_options:
@@ -248,6 +253,8 @@ def table_changes(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
             case "extensions":
                 exts = _strings(path, key, value)
                 changes["extensions"] = tuple(e if e.startswith(".") else "." + e for e in exts)
+            case "entry-points":
+                changes["entry_points"] = _strings(path, key, value)
             case "include-dirs":
                 dirs = _strings(path, key, value)
                 changes["include_dirs"] = tuple(os.path.normpath(os.path.join(root, d)) for d in dirs)
@@ -484,6 +491,15 @@ OPTIONS: dict[str, Option] = {
     ),
     "time-budget": Option(
         "seconds", "10", "Stop analysing a file after this long and report HL006 (0: no limit).", "30"
+    ),
+    "entry-points": Option(
+        "list of function names",
+        "[]",
+        "Functions that are entry points wherever a file defines them. Without it (and without a "
+        "build's -E) entry points are the functions with `[numthreads]`, `[shader(...)]` or a "
+        "stage attribute, a semantic on the return or an `SV_` parameter, and otherwise the "
+        "functions named like entry points (`main`, `*Main`, `VS`, `PSMain`, ...) that nothing calls.",
+        '["GBufferPS", "ShadowVS"]',
     ),
     "rule-options": Option(
         "table of rule code = table of options",

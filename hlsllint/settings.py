@@ -15,3 +15,5 @@ class AnalysisSettings:
     """The one entry point the build compiles (a compile command's -E), else all are found."""
     stage: str | None = None
     """That entry's stage, from the build's target profile."""
+    entry_points: tuple[str, ...] = ()
+    """The config's `entry-points`: function names that are entry points where defined."""

@@ -991,25 +991,53 @@ class Model:
     # -- entry points -----------------------------------------------------------------------
 
     def _find_entry_points(self) -> None:
+        """Entry points, most certain evidence first (never a function the unit calls, unless an
+        attribute says it is one):
+
+        1. the build's `-E` (`settings.entry`): that function only;
+        2. `[numthreads]`, `[shader("...")]` or a stage attribute, a semantic on the return (or an
+           output's `SV_Target`/`SV_Position`), an `SV_` input (`stage_of`);
+        3. the config's `entry-points` names;
+        4. when 2 and 3 find nothing: names that entry points have (`main`, `*Main`, `VS`, ...).
+        """
         wanted = self.settings.entry
         if wanted is not None and self.functions.get(wanted):
             f = self.functions[wanted][-1]
-            found = self.settings.stage or self._stage_of(f) or "compute"
+            found = self.settings.stage or self._stage_of(f) or stage_from_name(f.name) or "compute"
             self.entry_points.append(EntryPoint(f, found, self._group_size(f)))
             return
         called: set[str] = set()
         for overloads in self.functions.values():
             for f in overloads:
                 called |= f.calls - {f.name}
+        listed = set(self.settings.entry_points)
+        chosen: dict[int, EntryPoint] = {}
         for overloads in self.functions.values():
             for f in overloads:
+                if f.body is None:
+                    continue
                 stage = self._stage_of(f)
                 if stage is None:
                     continue
                 explicit = f.attribute("shader") or f.attribute("numthreads")
                 if f.name in called and explicit is None:
                     continue
-                self.entry_points.append(EntryPoint(f, stage, self._group_size(f)))
+                chosen[id(f)] = EntryPoint(f, stage, self._group_size(f))
+        for name in sorted(listed):
+            for f in self.functions.get(name, ()):
+                if f.body is not None and id(f) not in chosen:
+                    stage = self._stage_of(f) or stage_from_name(f.name) or "unknown"
+                    chosen[id(f)] = EntryPoint(f, stage, self._group_size(f))
+        if not chosen:
+            for overloads in self.functions.values():
+                for f in overloads:
+                    if f.body is None or f.name in called or not looks_like_entry_name(f.name):
+                        continue
+                    if not self._entry_signature(f):
+                        continue
+                    stage = stage_from_name(f.name) or "unknown"
+                    chosen[id(f)] = EntryPoint(f, stage, self._group_size(f))
+        self.entry_points.extend(sorted(chosen.values(), key=lambda e: e.function.node.start_byte))
 
     def _group_size(self, f: Function) -> tuple[int, int, int] | None:
         nt = f.attribute("numthreads")
@@ -1035,7 +1063,37 @@ class Model:
                 add(p.type, p.semantic)
         return sems
 
+    def _entry_signature(self, f: Function) -> bool:
+        """Whether the signature can be an entry point's: a result that is void, a struct or
+        labelled with a semantic, and no parameter without a semantic (bar `uniform` ones, structs
+        and the stage objects of geometry, hull and mesh shaders)."""
+        if f.return_type.kind in ("scalar", "vector", "matrix", "array") and not f.return_semantic:
+            return False
+        for p in f.params:
+            if p.semantic or "uniform" in p.qualifiers or p.qualifiers & _STAGE_PARAM_QUALIFIERS:
+                continue
+            if p.type.kind in ("struct", "unknown", "resource"):
+                continue
+            return False
+        return True
+
+    def _inputs(self, f: Function) -> list[str]:
+        sems: list[str] = []
+
+        def add(t: T.Type, sem: str | None) -> None:
+            if sem:
+                sems.append(sem.upper())
+            if t.kind == "struct":
+                for m in t.members:
+                    add(m.type, m.semantic)
+
+        for p in f.params:
+            if p.direction in ("in", "inout"):
+                add(p.type, p.semantic)
+        return sems
+
     def _stage_of(self, f: Function) -> str | None:
+        """The stage that a function's attributes or signature show, None for a plain function."""
         sh = f.attribute("shader")
         if sh is not None and sh.args and isinstance(sh.args[0], str):
             return sh.args[0].lower()
@@ -1059,7 +1117,94 @@ class Model:
             return "pixel"
         if any(s == "SV_POSITION" for s in outs):
             return "vertex"
+        # Shader model 3 style outputs, still accepted by DXC/FXC: a vertex shader writes
+        # POSITION; a pixel shader writes only COLORn/DEPTH.
+        if any(s.startswith("POSITION") for s in outs):
+            return "vertex"
+        if outs and all(s.startswith(("COLOR", "DEPTH")) for s in outs):
+            return "pixel"
+        # An input only the pipeline provides, on a signature an entry point can have.
+        if not self._entry_signature(f):
+            return None
+        for sem in self._inputs(f):
+            stage = _SV_INPUT_STAGES.get(sem)
+            if stage is not None:
+                return stage
+        if f.return_semantic:
+            return stage_from_name(f.name) or "vertex"
         return None
+
+
+_STAGE_PARAM_QUALIFIERS = frozenset(
+    {"point", "line", "triangle", "lineadj", "triangleadj", "vertices", "indices", "primitives", "payload"}
+)
+
+_SV_INPUT_STAGES: dict[str, str] = {
+    "SV_DISPATCHTHREADID": "compute",
+    "SV_GROUPID": "compute",
+    "SV_GROUPTHREADID": "compute",
+    "SV_GROUPINDEX": "compute",
+    "SV_VERTEXID": "vertex",
+    "SV_INSTANCEID": "vertex",
+    "SV_POSITION": "pixel",
+    "SV_ISFRONTFACE": "pixel",
+    "SV_SAMPLEINDEX": "pixel",
+    "SV_BARYCENTRICS": "pixel",
+    "SV_COVERAGE": "pixel",
+    "SV_INNERCOVERAGE": "pixel",
+    "SV_DOMAINLOCATION": "domain",
+    "SV_OUTPUTCONTROLPOINTID": "hull",
+    "SV_GSINSTANCEID": "geometry",
+}
+"""`SV_` inputs that only one stage receives (SV_Position as an input is the pixel's position)."""
+
+_NAME_STAGES: tuple[tuple[str, str], ...] = (
+    ("cs", "compute"),
+    ("ps", "pixel"),
+    ("fs", "pixel"),
+    ("frag", "pixel"),
+    ("vs", "vertex"),
+    ("vert", "vertex"),
+    ("gs", "geometry"),
+    ("hs", "hull"),
+    ("ds", "domain"),
+    ("ms", "mesh"),
+    ("as", "amplification"),
+)
+
+
+def _name_words(name: str) -> list[str]:
+    """`GBufferPS` -> [g, buffer, ps]; `main_vs` -> [main, vs]; `VSMain` -> [vs, main]."""
+    words: list[str] = []
+    for part in re.split(r"[_\d]+", name):
+        words += [w.lower() for w in re.findall(r"[A-Z]+(?=[A-Z][a-z]|$)|[A-Z]?[a-z]+|[A-Z]+", part)]
+    return words
+
+
+def stage_from_name(name: str) -> str | None:
+    """The stage an entry point's name announces: its last word (`GBufferPS`, `main_vs`,
+    `ShadeCausticsPixel`), or its first before `main` (`PSMain`, `vs_main`), or all of it (`CS`)."""
+    words = _name_words(name)
+    if not words:
+        return None
+    candidates = [words[-1]] if words[-1] != "as" or len(words) == 1 else []
+    if len(words) == 1 or words[1:] == ["main"]:
+        candidates.append(words[0])
+    for w in candidates:
+        for tag, stage in _NAME_STAGES:
+            if w == tag:
+                return stage
+    return None
+
+
+def looks_like_entry_name(name: str) -> bool:
+    """`main`, `*Main`/`*_main`, `Main*`, or a name that announces a stage (`VS`, `GBufferPS`)."""
+    words = _name_words(name)
+    if not words:
+        return False
+    if words[-1] == "main" or words[0] == "main":
+        return True
+    return stage_from_name(name) is not None
 
 
 @dataclass

@@ -1,0 +1,81 @@
+"""Which functions are entry points: attributes and signatures first, then the config's
+`entry-points`, then names; never a helper (issue 9, point 7)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from hlsllint.config import ConfigResolver, Settings
+from hlsllint.lint import FileLoader, front_end
+from hlsllint.output.pressure import run_pressure
+from hlsllint.semantic import build_model
+from hlsllint.semantic.model import looks_like_entry_name, stage_from_name
+
+DATA = Path(__file__).parent / "data" / "entries"
+
+
+def _entries(path: Path, settings: Settings | None = None) -> list[tuple[str, str]]:
+    s = settings or Settings()
+    load = FileLoader()
+    pp, tree = front_end(load(str(path)), s, None, load)
+    del pp
+    model = build_model(tree, s.analysis)
+    return [(e.name, e.stage) for e in model.entry_points]
+
+
+def test_signatures_pick_entries_and_skip_helpers() -> None:
+    assert _entries(DATA / "helpers_and_entries.hlsl") == [
+        ("AlphaTestPS", "pixel"),
+        ("FullscreenVS", "vertex"),
+        ("LegacyPS", "pixel"),
+        ("ClearCS", "compute"),
+    ]
+
+
+def test_names_when_nothing_else_says() -> None:
+    assert _entries(DATA / "names_only.hlsl") == [("main", "unknown")]
+
+
+def test_config_entry_list_adds_a_named_function() -> None:
+    s = Settings(entry_points=("Unpack",))
+    names = [n for n, _ in _entries(DATA / "helpers_and_entries.hlsl", s)]
+    assert "Unpack" in names and "Shade" not in names
+
+
+@pytest.mark.parametrize(
+    ("name", "stage", "entry_like"),
+    [
+        ("main", None, True),
+        ("PSMain", "pixel", True),
+        ("GBufferPS", "pixel", True),
+        ("main_vs", "vertex", True),
+        ("CS", "compute", True),
+        ("ComputeLighting", None, False),
+        ("AsFloat", None, False),
+        ("GetBaseVertex", None, False),
+    ],
+)
+def test_entry_names(name: str, stage: str | None, entry_like: bool) -> None:
+    assert stage_from_name(name) == stage
+    assert looks_like_entry_name(name) is entry_like
+
+
+def test_pressure_reports_each_entry_not_helpers() -> None:
+    out = io.StringIO()
+    code = run_pressure(
+        [str(DATA / "helpers_and_entries.hlsl")], ConfigResolver(), output_format="json", out=out
+    )
+    assert code == 0
+    reported = [d["entry"] for d in json.loads(out.getvalue())]
+    assert reported == ["AlphaTestPS", "FullscreenVS", "LegacyPS", "ClearCS"]
+
+
+def test_entry_points_config_key(tmp_path: Path) -> None:
+    (tmp_path / "hlsllint.toml").write_text('entry-points = ["Unpack"]\n')
+    shader = tmp_path / "s.hlsl"
+    shader.write_text((DATA / "helpers_and_entries.hlsl").read_text())
+    assert ConfigResolver().for_path(str(shader)).entry_points == ("Unpack",)
