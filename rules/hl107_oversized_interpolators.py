@@ -6,17 +6,69 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hlsllint.rules._common import in_main_file, struct_node, unparen_up, uses_of
+from hlsllint.rules._common import as_fetch, call_name, in_main_file, same, struct_node, unparen_up, uses_of
 
-from hlsllint.context import RuleContext
+from hlsllint.context import PendingEdit, RuleContext
+from hlsllint.diagnostics import Applicability, FixAvailability
 from hlsllint.rule import Option, Rule
-from hlsllint.semantic import EntryPoint, Model
+from hlsllint.semantic import EntryPoint, Model, Symbol
 from hlsllint.semantic import types as T
 from hlsllint.syntax import Node
 
 _OUTPUT_STAGES = frozenset({"vertex", "domain"})
 _MIDDLE_STAGES = frozenset({"hull", "geometry", "domain"})
 _INTERPOLATION = frozenset({"nointerpolation", "linear", "centroid", "noperspective", "sample"})
+_VERTEX_IDS = frozenset({"SV_VERTEXID", "SV_INSTANCEID"})
+_EFFECT_METHODS = frozenset({"Append", "Consume", "IncrementCounter", "DecrementCounter", "Store"})
+
+
+def full_screen(ctx: RuleContext, entry: EntryPoint) -> bool:
+    """A vertex shader that makes its vertices from `SV_VertexID` alone: no vertex-buffer input
+    and no buffer or texture fetch (a full-screen triangle or quad of three or four vertices)."""
+    if entry.stage != "vertex":
+        return False
+    semantics: list[str] = []
+    for p in entry.function.params:
+        if p.direction == "out":
+            continue
+        if p.type.kind == "struct":
+            semantics += [(m.semantic or "").upper() for m in p.type.members]
+        else:
+            semantics.append((p.semantic or "").upper())
+    if "SV_VERTEXID" not in semantics or not all(s in _VERTEX_IDS for s in semantics):
+        return False
+    body = entry.function.body
+    return body is not None and not any(as_fetch(ctx, n) is not None for n in ctx.tree.walk(body))
+
+
+def _may_have_effect(ctx: RuleContext, expr: Node) -> bool:
+    """An assignment, `++`, atomic, append/counter/store or user function call inside `expr`."""
+    for c in ctx.tree.walk(expr):
+        if c.type in ("assignment_expression", "update_expression"):
+            return True
+        if c.type == "call_expression":
+            name = call_name(ctx, c)
+            fn = c.child_by_field_name("function")
+            method = (
+                fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
+            )
+            if name is not None and (name.startswith("Interlocked") or name in ctx.model.functions):
+                return True
+            if method is not None and ctx.node_text(method).startswith(tuple(_EFFECT_METHODS)):
+                return True
+    return False
+
+
+def _line_span(ctx: RuleContext, node: Node) -> tuple[int, int]:
+    """The node's span, widened to its whole line(s) when nothing else is on them."""
+    start, end = ctx.span(node)
+    line_start = ctx.text.rfind("\n", 0, start) + 1
+    line_end = ctx.text.find("\n", end)
+    line_end = len(ctx.text) if line_end < 0 else line_end + 1
+    before, after = ctx.text[line_start:start], ctx.text[end:line_end]
+    if before.strip() or (after.strip() and not after.strip().startswith("//")):
+        return start, end
+    return line_start, line_end
 
 
 @dataclass
@@ -41,45 +93,73 @@ def _rows(t: T.Type) -> list[int]:
     return [4]
 
 
-def packed_slots(attrs: list[_Attribute]) -> int:
-    """Slots when rows are packed first-fit decreasing, never splitting a vector."""
-    total = 0
-    groups: dict[tuple[str, ...], list[int]] = {}
+def packing(attrs: list[_Attribute]) -> list[list[tuple[str, int]]]:
+    """Slots when rows are packed first-fit decreasing, never splitting a vector: each slot as
+    the (member, components) rows it holds."""
+    out: list[list[tuple[str, int]]] = []
+    groups: dict[tuple[str, ...], list[tuple[str, int]]] = {}
     for a in attrs:
-        groups.setdefault(a.group, []).extend(a.widths)
-    for widths in groups.values():
-        bins: list[int] = []
-        for w in sorted(widths, reverse=True):
-            for i, used in enumerate(bins):
-                if used + w <= 4:
-                    bins[i] += w
+        groups.setdefault(a.group, []).extend((a.name, w) for w in a.widths)
+    for rows in groups.values():
+        bins: list[list[tuple[str, int]]] = []
+        for row in sorted(rows, key=lambda r: -r[1]):
+            for slot in bins:
+                if sum(w for _n, w in slot) + row[1] <= 4:
+                    slot.append(row)
                     break
             else:
-                bins.append(w)
-        total += len(bins)
-    return total
+                bins.append([row])
+        out += bins
+    return out
+
+
+def packed_slots(attrs: list[_Attribute]) -> int:
+    return len(packing(attrs))
+
+
+def _slots(n: int) -> str:
+    return f"{n} slot" if n == 1 else f"{n} slots"
+
+
+def _pack_advice(attrs: list[_Attribute]) -> str:
+    """`pack `Fade` into `Normal`'s slot, `UV0` and `UV1` into one float4`: the slots that
+    gather rows of more than one member."""
+    parts = []
+    for slot in packing(attrs):
+        names = list(dict.fromkeys(n for n, _w in slot))
+        if len(names) > 1:
+            width = sum(w for _n, w in slot)
+            parts.append(" + ".join(f"`{n}`" for n in names) + f" in one float{width if width > 1 else ''}")
+    return ", ".join(parts)
 
 
 class OversizedInterpolators(Rule):
     code = "HL107"
     name = "oversized-interpolators"
     summary = (
-        "A stage-output / pixel-input struct that takes more attribute slots than its contents "
-        "need, carries attributes the pixel shader never reads, or exceeds a slot budget."
+        "A stage-output / pixel-input struct that declares more attribute slots than its contents "
+        "need, a pixel-shader input member no entry point reads, or a struct over a slot budget."
     )
     rationale = (
         "Every attribute a vertex shader exports costs export bandwidth, parameter-cache space "
-        "and, in the pixel shader, interpolation work and LDS for the interpolants; the count of "
-        "attribute slots, not the bytes in them, is what the hardware pays for. Pocol's blog "
+        "and, in the pixel shader, interpolation work; the count of attribute slots (four "
+        "components each), not the bytes in them, is what the hardware pays for. Pocol's blog "
         "article on shader optimisation (section on reducing vertex attributes) shows the fix: "
-        "four `float2 TEXCOORD0..3` become two `float4` that each carry two UV sets, the same data "
-        "in half the slots, and in his experience packing the interpolators of a model shader "
-        "this way saved about 1 ms per frame; attributes the pixel shader does not use should "
-        "be removed first. Elements with explicit Vulkan locations (`[[vk::location(n)]]`) take "
-        "one location each and are never packed together by the compiler, so the packing check "
-        "applies to them (set `assume-unpacked` for other SPIR-V builds); the D3D signature "
-        "packer already shares rows between small elements. System values (`SV_*`) take no "
-        "interpolator slot."
+        "four `float2 TEXCOORD0..3` become two `float4` that each carry two UV sets, and reports "
+        "about 1 ms per frame saved on a model shader; attributes the pixel shader does not "
+        "read should be removed first. What the real compiler does limits the claim: RADV/ACO "
+        "compiles the bad and good examples below to the same code (same registers and "
+        "instructions, one `exp param0` each; `docs/claims.md`) because it links the vertex and "
+        "pixel shaders of a pipeline, packs their varyings and drops the ones the pixel shader "
+        "never reads. The declared slot count matters where the stages are built separately "
+        "(pipeline libraries, drivers or APIs without link-time packing), and an unread input "
+        "is dead interface either way. Elements with explicit Vulkan locations "
+        "(`[[vk::location(n)]]`) take one location each, so the packing check applies to them "
+        "(set `assume-unpacked` for other SPIR-V builds); the D3D signature packer already shares "
+        "rows between small elements. System values (`SV_*`) take no interpolator slot. A "
+        "full-screen pass (a vertex shader that makes three or four vertices from `SV_VertexID`, "
+        "with no vertex-buffer input and no fetch) interpolates for a few vertices only and is "
+        "left alone."
     )
     bad_example = """\
 struct VSOut
@@ -113,6 +193,15 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
     return o;
 }
 """
+    fix = FixAvailability.SOMETIMES
+    fix_safety = (
+        "Removing an unread pixel-shader input is offered only when the struct is declared in "
+        "the linted file (not an include) and no entry point of the file reads the member; the "
+        "fix also deletes the statements that only write it (`o.debug = ...;`) and is not "
+        "offered when the member is used any other way or the written value has an effect. It "
+        "is unsafe: shaders in other files may share the struct, and the removal changes the "
+        "vertex shader's output signature, which a separately compiled pixel shader must match."
+    )
     tags = ("interpolators", "pocol")
     references = (
         "Pocol, シェーダ最適化 (shader optimisation notes), section 頂点アトリビュートを減らす "
@@ -125,11 +214,23 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         ),
     }
 
+    node_kinds = frozenset({"field_expression"})
+
+    def visit(self, ctx: RuleContext, node: Node) -> None:
+        """Gather every `x.member` access by the struct type of `x` (for the unread-member fix)."""
+        arg = node.child_by_field_name("argument")
+        field = node.child_by_field_name("field")
+        if arg is None or field is None:
+            return
+        t = ctx.model.type_of(arg)
+        if t.kind == "struct":
+            accesses: dict[tuple[str, str], list[Node]] = ctx.scratch(dict)
+            accesses.setdefault((t.name, ctx.node_text(field)), []).append(node)
+
     def check(self, ctx: RuleContext) -> None:
         model: Model = ctx.model
         outputs: dict[str, list[EntryPoint]] = {}
-        inputs: dict[str, list[EntryPoint]] = {}
-        middle = any(e.stage in _MIDDLE_STAGES - {"domain"} for e in model.entry_points)
+        inputs: dict[str, list[tuple[EntryPoint, Symbol]]] = {}
         for e in model.entry_points:
             fn = e.function
             if e.stage in _OUTPUT_STAGES:
@@ -138,19 +239,27 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
                 for p in fn.params:
                     if p.direction == "out" and p.type.kind == "struct":
                         outputs.setdefault(p.type.name, []).append(e)
-            if e.stage == "pixel":
-                for p in fn.params:
-                    if p.direction == "in" and p.type.kind == "struct":
-                        inputs.setdefault(p.type.name, []).append(e)
-        for name in sorted(set(outputs) | set(inputs)):
+            for p in fn.params:
+                if p.direction in ("in", "inout") and p.type.kind == "struct":
+                    inputs.setdefault(p.type.name, []).append((e, p))
+        pixel = {n: [ep for ep in eps if ep[0].stage == "pixel"] for n, eps in inputs.items()}
+        for name in sorted(set(outputs) | {n for n, eps in pixel.items() if eps}):
             struct = model.structs.get(name)
             node = struct_node(ctx, name)
-            if struct is None or node is None or not in_main_file(ctx, node):
+            if struct is None or node is None:
                 continue
-            unused = []
-            if name in outputs and name in inputs and not middle:
-                unused = self._unread(ctx, model, name, struct, inputs[name])
-            self._report(ctx, node, struct, unused)
+            makers = outputs.get(name, [])
+            if makers and all(full_screen(ctx, e) for e in makers):
+                continue  # a full-screen pass: a handful of vertices, nothing to save
+            if in_main_file(ctx, node):
+                self._report_struct(ctx, node, struct)
+            # Unread inputs: when the producer is in this unit, or the struct is this file's own
+            # with explicit Vulkan locations (inputs match outputs by location, so the pixel
+            # shader may drop one). A D3D struct whose producer is elsewhere is a layout contract
+            # with that shader's output signature, and a shared header's struct serves others.
+            own_locations = in_main_file(ctx, node) and "vk::location" in ctx.node_text(node)
+            if pixel.get(name) and (makers or own_locations):
+                self._report_unread(ctx, node, struct, pixel[name], inputs[name])
 
     def _attributes(self, ctx: RuleContext, node: Node, struct: T.Type) -> list[_Attribute]:
         fields: dict[str, Node] = {}
@@ -183,7 +292,7 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         line_start = ctx.text.rfind("\n", 0, start) + 1
         return ctx.text[line_start:end]
 
-    def _report(self, ctx: RuleContext, node: Node, struct: T.Type, unused: list[str]) -> None:
+    def _report_struct(self, ctx: RuleContext, node: Node, struct: T.Type) -> None:
         attrs = self._attributes(ctx, node, struct)
         if not attrs:
             return
@@ -191,39 +300,114 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         packed = packed_slots(attrs)
         unpacked = self.option_values["assume-unpacked"] or "vk::location" in ctx.node_text(node)
         budget = int(self.option_values["max-slots"])
-        parts: list[str] = []
-        if unpacked and packed < slots:
-            parts.append(f"{slots} slots; packs into {packed}")
-        if unused:
-            parts.append("; ".join(unused))
         used = slots if unpacked else packed
-        if budget and used > budget:
-            parts.append(f"{used} slots over the budget of {budget}")
-        if not parts:
-            return
-        if not parts[0][0].isdigit():
-            parts.insert(0, f"{used} slots")
-        name = node.child_by_field_name("name")
-        ctx.report(name or node, f"Interpolators of `{struct.name}`: " + "; ".join(parts))
+        name = node.child_by_field_name("name") or node
+        if unpacked and packed < slots:
+            message = (
+                f"`{struct.name}` declares {_slots(slots)} (one location per member) for data that "
+                f"fits in {_slots(packed)}: pack {_pack_advice(attrs)}"
+            )
+            if budget and used > budget:
+                message += f"; {_slots(used)} are over the budget of {budget}"
+            ctx.report(
+                name,
+                message + " (a driver that links the stages, as RADV does, packs them itself; "
+                "separately built stages keep one slot per location)",
+            )
+        elif budget and used > budget:
+            ctx.report(
+                name, f"`{struct.name}` takes {_slots(used)} of interpolators, over the budget of {budget}"
+            )
 
-    def _unread(
-        self, ctx: RuleContext, model: Model, name: str, struct: T.Type, readers: list[EntryPoint]
-    ) -> list[str]:
+    def _report_unread(
+        self,
+        ctx: RuleContext,
+        node: Node,
+        struct: T.Type,
+        readers: list[tuple[EntryPoint, Symbol]],
+        every_input: list[tuple[EntryPoint, Symbol]],
+    ) -> None:
+        """A member no entry point taking the struct reads: reported on its declaration for the
+        pixel shaders (in this file) that leave it unread."""
+        reads: dict[str, set[str] | None] = {}
+        for e, p in every_input:
+            got = self._fields_read(ctx, p)
+            prev = reads.get(e.name, set())
+            reads[e.name] = None if got is None or prev is None else prev | got
+        if any(r is None for r in reads.values()):
+            return  # the struct is passed whole somewhere: any member may be read
+        mains = sorted({e.name for e, _p in readers if in_main_file(ctx, e.function.node)})
+        if not mains:
+            return
+        fields = self._field_nodes(ctx, node)
+        local = in_main_file(ctx, node)
+        for m in struct.members:
+            if not m.semantic or m.semantic.upper().startswith("SV_") or m.name not in fields:
+                continue
+            if any(m.name in (r or set()) for r in reads.values()):
+                continue
+            decl, ident = fields[m.name]
+            if "vk::builtin" in self._field_text(ctx, decl):
+                continue
+            who = ", ".join(f"`{n}`" for n in mains)
+            fix = self._removal(ctx, struct.name, m.name, decl) if local else None
+            ctx.report(
+                ident,
+                f"`{m.name}` ({m.semantic}) of `{struct.name}` is never read by {who}: remove it "
+                "(or stop writing it); a driver that links the stages drops it, one that does not "
+                "exports and interpolates it for nothing",
+                fix=fix,
+            )
+
+    def _fields_read(self, ctx: RuleContext, p: Symbol) -> set[str] | None:
+        """The members of parameter `p` its function reads, or None when it is used whole."""
         read: set[str] = set()
-        for e in readers:
-            for p in e.function.params:
-                if p.type.name != name or p.direction != "in":
-                    continue
-                for use in uses_of(ctx, p):
-                    _site, parent = unparen_up(use)
-                    field = parent.child_by_field_name("field") if parent is not None else None
-                    if parent is None or parent.type != "field_expression" or field is None:
-                        return []  # the struct is used whole: every member may be read
-                    read.add(ctx.node_text(field))
-        who = ", ".join(sorted({e.name for e in readers}))
-        unread = [
-            m.semantic
-            for m in struct.members
-            if m.semantic and not m.semantic.upper().startswith("SV_") and m.name not in read
-        ]
-        return [f"{', '.join(unread)} unused by {who}"] if unread else []
+        for use in uses_of(ctx, p):
+            _site, parent = unparen_up(use)
+            field = parent.child_by_field_name("field") if parent is not None else None
+            if parent is None or parent.type != "field_expression" or field is None:
+                return None
+            read.add(ctx.node_text(field))
+        return read
+
+    def _field_nodes(self, ctx: RuleContext, node: Node) -> dict[str, tuple[Node, Node]]:
+        """Member name -> (its field declaration, its identifier)."""
+        out: dict[str, tuple[Node, Node]] = {}
+        body = node.child_by_field_name("body")
+        for fd in body.named_children if body is not None else []:
+            if fd.type != "field_declaration":
+                continue
+            for c in ctx.tree.walk(fd):
+                if c.type == "field_identifier":
+                    out[ctx.node_text(c)] = (fd, c)
+        return out
+
+    def _removal(
+        self, ctx: RuleContext, struct: str, member: str, decl: Node
+    ) -> tuple[str, Applicability, list[PendingEdit]] | None:
+        """Delete the member's declaration and every statement that only writes it (`o.m = x;`),
+        or nothing when it is used any other way (the result would not compile)."""
+        if sum(1 for c in ctx.tree.walk(decl) if c.type == "field_identifier") != 1:
+            return None  # `float2 a : A, b : B;`
+        edits = [ctx.edit(_line_span(ctx, decl), "")]
+        accesses: dict[tuple[str, str], list[Node]] = ctx.scratch(dict)
+        for access in accesses.get((struct, member), []):
+            site, parent = unparen_up(access)
+            stmt = parent.parent if parent is not None else None
+            if (
+                parent is None
+                or parent.type != "assignment_expression"
+                or not same(parent.child_by_field_name("left"), site)
+                or stmt is None
+                or stmt.type != "expression_statement"
+            ):
+                return None
+            right = parent.child_by_field_name("right")
+            if right is not None and _may_have_effect(ctx, right):
+                return None
+            edits.append(ctx.edit(_line_span(ctx, stmt), ""))
+        return (
+            f"Remove `{member}` from `{struct}` and the statements that write it",
+            Applicability.UNSAFE,
+            edits,
+        )

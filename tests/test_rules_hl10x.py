@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import FIXTURES, lint_text
 
 from hlsllint.config import Settings
-from hlsllint.lint import lint_unit
+from hlsllint.lint import FileLoader, lint_unit
 
 HLSLLINT = Path(sys.executable).with_name("hlsllint")
 
@@ -45,7 +45,7 @@ def test_hl107_budget_option() -> None:
     assert not [d for d in lint_text(text, select=("HL107",)) if d.code == "HL107"]
     over = lint_text(text, select=("HL107",), rule_options=(("HL107", (("max-slots", 3),)),))
     assert [d.message for d in over if d.code == "HL107"] == [
-        "Interpolators of `VSOutput`: 5 slots over the budget of 3"
+        "`VSOutput` takes 5 slots of interpolators, over the budget of 3"
     ]
 
 
@@ -56,7 +56,10 @@ VSOut main(float4 p : POSITION) { VSOut o = (VSOut)0; o.pos = p; return o; }
 """
     assert not lint_text(text, select=("HL107",))
     found = lint_text(text, select=("HL107",), rule_options=(("HL107", (("assume-unpacked", True),)),))
-    assert [d.message for d in found] == ["Interpolators of `VSOut`: 2 slots; packs into 1"]
+    assert [d.message.split(" (a driver")[0] for d in found] == [
+        "`VSOut` declares 2 slots (one location per member) for data that fits in 1 slot: "
+        "pack `a` + `b` in one float4"
+    ]
 
 
 def test_hl103_counts_bytes_by_packing_and_skips_single_matrices() -> None:
@@ -168,3 +171,58 @@ float4 main(float2 uv : TEXCOORD0, float ref : TEXCOORD1, float4 c : COLOR0) : S
     fixes = {name: d.fix for name, d in found.items()}
     assert fixes["shadowed"] is not None and fixes["shadowed"].applicability.value == "safe"
     assert fixes["lit"] is not None and fixes["lit"].applicability.value == "unsafe"
+
+
+HL107_PAIR = """\
+struct VSOut
+{
+    float4 pos : SV_Position;
+    float2 uv : TEXCOORD0;
+    float4 debug : TEXCOORD1;
+};
+"""
+HL107_SHADERS = """\
+VSOut VSMain(float3 p : POSITION, float2 uv : TEXCOORD0)
+{
+    VSOut o;
+    o.pos = float4(p, 1);
+    o.uv = uv;
+    o.debug = float4(p, 1);
+    return o;
+}
+float4 PSMain(VSOut i) : SV_Target { return float4(i.uv, 0, 1); }
+"""
+
+
+def test_hl107_unread_member_on_its_line_with_a_fix_only_for_a_local_struct() -> None:
+    local = lint_text(HL107_PAIR + HL107_SHADERS, select=("HL107",))
+    assert [(d.start.row, d.code) for d in local] == [(5, "HL107")]
+    assert "`debug` (TEXCOORD1) of `VSOut` is never read by `PSMain`" in local[0].message
+    fix = local[0].fix
+    assert fix is not None and fix.applicability.value == "unsafe"
+    assert len(fix.edits) == 2 and all(e.content == "" for e in fix.edits)  # the member and its write
+
+    files = {"main.hlsl": '#include "io.hlsli"\n' + HL107_SHADERS, "io.hlsli": HL107_PAIR}
+    result = lint_unit("main.hlsl", Settings(select=("HL107",)), loader=FileLoader(files))
+    included = [d for d in result.diagnostics if d.code == "HL107"]
+    assert [(d.path, d.start.row, d.fix) for d in included] == [("io.hlsli", 5, None)]
+
+
+def test_hl107_full_screen_pass_is_silent_and_singular_slot() -> None:
+    struct = """\
+struct Out
+{
+    float4 pos : SV_Position;
+    [[vk::location(0)]] float a : TEXCOORD0;
+    [[vk::location(1)]] float b : TEXCOORD1;
+};
+"""
+    full = struct + "Out main(uint id : SV_VertexID) { Out o = (Out)0; o.pos = id; return o; }\n"
+    assert not lint_text(full, select=("HL107",))
+    mesh = struct + "Out main(float4 p : POSITION) { Out o = (Out)0; o.pos = p; return o; }\n"
+    found = lint_text(mesh, select=("HL107",))
+    assert [d.message.split(":")[0] for d in found] == [
+        "`Out` declares 2 slots (one location per member) for data that fits in 1 slot"
+    ]
+    over = lint_text(mesh, select=("HL107",), rule_options=(("HL107", (("max-slots", 1),)),))
+    assert "2 slots are over the budget of 1" in over[0].message
