@@ -213,3 +213,28 @@ float4 Gather4(int2 p) {
 """
     )
     assert d.max_live_vgprs <= 34
+
+
+def test_vertex_wave_starts_with_the_system_input_vgprs_of_its_family() -> None:
+    # regtruth: a pass-through VS, presched_vgprs 9 and input_vgprs 9 on navi10, navi21 and
+    # gfx1100; 8 VGPRs (input_vgprs 4) on vega10.
+    text = """
+struct VSOut { float4 pos : SV_Position; float4 col : COLOR; };
+VSOut main(float3 p : POSITION, float4 c : COLOR) { VSOut o; o.pos = float4(p, 1); o.col = c; return o; }
+"""
+    for target, expected in (("rdna2", 9), ("rdna3", 9), ("gcn", 8)):
+        m = build_model(parse(text), AnalysisSettings(target=target))
+        entry = m.entry("main")
+        assert entry is not None
+        assert analyse_entry(m, entry, 64).max_live_vgprs == expected, target
+
+
+def test_an_exported_uniform_colour_is_moved_into_vgprs() -> None:
+    # regtruth navi21: returning a cbuffer colour, presched_vgprs 4 (the export reads VGPRs).
+    d = pixel_demand(
+        """
+cbuffer C : register(b0) { float4 color; };
+float4 main() : SV_Target { return color; }
+"""
+    )
+    assert d.max_live_vgprs == 4

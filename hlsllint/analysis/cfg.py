@@ -25,6 +25,7 @@ from typing import Any
 import networkx as nx
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
+from hlsllint.analysis.occupancy import resolve_target
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
@@ -414,7 +415,13 @@ class _Lowerer:
         exit_block = -1  # set below
         frame = _Frame(fn, None, exit_block)
         self.frames.append(frame)
-        for name, width, cls in self.costs.preloads.get(stage, ()):
+        preloads = list(self.costs.preloads.get(stage, ()))
+        if stage == "vertex":
+            family = resolve_target(self.m.settings.target).family
+            extra = self.costs.vs_input_vgprs.get(family, 2) - 2
+            if extra > 0:  # the other system values the hardware loads into a vertex wave
+                preloads.append(("vs_system_inputs", extra, "vgpr"))
+        for name, width, cls in preloads:
             v = Value(len(self.values), name, width, "preload", T.UNKNOWN, None, cls)
             self.values.append(v)
             self.preloads[name] = v

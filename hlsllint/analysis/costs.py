@@ -32,6 +32,11 @@ class CostModel:
     )
     stream_componentwise_temps: bool = True
     """A single-use vector temporary between two component-wise operations costs one register."""
+    vs_input_vgprs: dict[str, int] = field(default_factory=lambda: {"gcn": 4, "rdna": 9})
+    """VGPRs a vertex wave starts with, by family (regtruth `input_vgprs`: navi10, navi21 and
+    gfx1100 9, vega10 4), vertex and instance IDs included."""
+    export_needs_vgprs: bool = True
+    """Exported outputs (render targets, VS outputs) are moved into VGPRs, uniform or not."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 

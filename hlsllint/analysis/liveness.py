@@ -178,6 +178,8 @@ def register_demand(
         cls, n = value_class(v, uni, wave_size, costs)
         classes[v], sizes[v] = cls, (1 if v in streamed and cls == "vgpr" else n)
     mask = 2 if wave_size == 64 else 1
+    # every register the hardware preloads is live when the wave starts, read later or not
+    preloaded = sum(sizes[v] for v in cfg.values if v.kind == "preload" and classes[v] == "vgpr")
     operands = costs.count_operands_at_instruction
     vg: dict[Instr, int] = {}
     sg: dict[Instr, int] = {}
@@ -201,11 +203,15 @@ def register_demand(
                     if r not in cur and r not in added:
                         added.append(r)
             nv, ns = v_sum, s_sum
+            if ins.op == "export" and costs.export_needs_vgprs:
+                nv += sum(sizes[x] for x in ins.reads if classes[x] == "sgpr")
             for x in added:
                 if classes[x] == "vgpr":
                     nv += sizes[x]
                 elif classes[x] == "sgpr":
                     ns += sizes[x]
+            if ins.op == "preload":
+                nv = max(nv, preloaded)
             vg[ins] = nv
             sg[ins] = ns + extra_s
             if nv > best[0] or record_live:
