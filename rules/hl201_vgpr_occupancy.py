@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import ClassVar
 
-from hlsllint.analysis.occupancy import Occupancy, Target, max_vgprs_for_waves, occupancy, resolve_target
+from hlsllint.rules._pressure import entry_anchor, row_of, too_small_to_fill
+
+from hlsllint.analysis.occupancy import (
+    MAX_ADDRESSABLE_VGPRS,
+    Occupancy,
+    Target,
+    max_vgprs_for_waves,
+    occupancy,
+    resolve_target,
+)
 from hlsllint.analysis.pressure import EntryDemand, LiveValue, analyse_entry, lds_bytes
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
@@ -112,6 +122,8 @@ void main(uint i : SV_DispatchThreadID)
         for entry in model.entry_points:
             if entry.stage not in ("compute", "pixel", "vertex"):
                 continue
+            if too_small_to_fill(entry, wave) is not None:
+                continue
             result = analyse_entry(model, entry, wave)
             if result.peak_span is None:
                 continue
@@ -119,18 +131,30 @@ void main(uint i : SV_DispatchThreadID)
             threads = entry.threads_per_group if compute else None
             lds = lds_bytes(model, entry) if compute else 0
             occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
-            message = self._message(entry, result, occ, target, wave, threads)
+            at = row_of(ctx, result.peak_span)
+            where = ""
+            if at is not None:
+                path, row = at
+                anchor_at = row_of(ctx, entry_anchor(ctx, entry))
+                same_file = anchor_at is not None and anchor_at[0] == path
+                where = f"line {row}" if same_file else f"line {row} of {os.path.basename(path)}"
+            message = self._message(entry, result, occ, target, wave, threads, where)
             if message is None:
                 continue
+            live = largest_values(result.peak_values)
+            total = result.max_live_vgprs + result.spilled_vgprs
             ctx.report(
-                result.peak_span,
+                entry_anchor(ctx, entry),
                 message,
+                related=[(result.peak_span, f"`{entry.name}`: ~{total} VGPRs live here ({live})")],
                 extra={
                     "entry": entry.name,
                     "max_live_vgprs": result.max_live_vgprs,
+                    "spilled_vgprs": result.spilled_vgprs,
                     "waves_per_simd": occ.waves_per_simd,
                     "limiter": occ.limiter,
                     "target": target.name,
+                    "peak": where,
                 },
             )
 
@@ -142,14 +166,24 @@ void main(uint i : SV_DispatchThreadID)
         target: Target,
         wave: int,
         threads: int | None,
+        where: str,
     ) -> str | None:
         minimum = float(self.option_values["min-occupancy"])
         wanted = max(1, int(minimum * occ.max_waves + 0.999))
         large = int(self.option_values["large-group-threads"])
         live = largest_values(result.peak_values)
-        head = f"`{entry.name}` keeps ~{result.max_live_vgprs} VGPRs live here ({live})"
+        at = f" at its peak ({where}: {live})" if where else f" at its peak ({live})"
         unit = "CU" if target.family == "gcn" else "WGP"
 
+        if result.spilled_vgprs > 0:
+            total = result.max_live_vgprs + result.spilled_vgprs
+            return (
+                f"`{entry.name}` keeps ~{total} VGPRs live{at}, more than the "
+                f"{MAX_ADDRESSABLE_VGPRS} a wave can address: the compiler spills the rest to "
+                f"scratch memory (a memory round trip per spilled value) and runs at most "
+                f"{occ.waves_per_simd} of {occ.max_waves} wave{wave}s per SIMD on {target.name}"
+            )
+        head = f"`{entry.name}` keeps ~{result.max_live_vgprs} VGPRs live{at}"
         if (
             large
             and threads is not None
@@ -167,7 +201,7 @@ void main(uint i : SV_DispatchThreadID)
                 return (
                     f"{head}: a {threads}-thread group does not fit on a {unit} of {target.name} "
                     f"at all with that many; the compiler must stay at or below {budget} VGPRs "
-                    f"and spill the rest to memory"
+                    f"and spill the rest to scratch memory"
                 )
             per_simd = -(-2 * occ.waves_per_group // target.simds_per_lds)
             budget = max_vgprs_for_waves(target, wave, per_simd)

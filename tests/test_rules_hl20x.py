@@ -1,0 +1,120 @@
+"""The register/occupancy rules HL201-HL204 as users meet them: one finding per entry point at
+the entry, the peak as a related location, no impossible figures, silence on tiny dispatches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import FIXTURES, lint_text
+
+from hlsllint.config import Settings
+from hlsllint.diagnostics import Diagnostic
+from hlsllint.lint import FileLoader, lint_unit
+
+HEAVY_HEADER = """\
+Buffer<float4> gSrc : register(t0);
+cbuffer Params : register(b0) { uint gCount; };
+
+float4 Heavy(uint i)
+{
+    float4 a0 = gSrc[i], a1 = gSrc[i + 1], a2 = gSrc[i + 2], a3 = gSrc[i + 3];
+    float4 a4 = gSrc[i + 4], a5 = gSrc[i + 5], a6 = gSrc[i + 6], a7 = gSrc[i + 7];
+    float4 a8 = gSrc[i + 8], a9 = gSrc[i + 9], b0 = gSrc[i + 10], b1 = gSrc[i + 11];
+    float4 b2 = gSrc[i + 12], b3 = gSrc[i + 13], b4 = gSrc[i + 14], b5 = gSrc[i + 15];
+    float4 b6 = gSrc[i + 16], b7 = gSrc[i + 17], b8 = gSrc[i + 18], b9 = gSrc[i + 19];
+    for (uint j = 0; j < gCount; ++j)
+    {
+        a0 = a0 * a1 + a2; a1 = a1 * a2 + a3; a2 = a2 * a3 + a4; a3 = a3 * a4 + a5;
+        a4 = a4 * a5 + a6; a5 = a5 * a6 + a7; a6 = a6 * a7 + a8; a7 = a7 * a8 + a9;
+        a8 = a8 * a9 + b0; a9 = a9 * b0 + b1; b0 = b0 * b1 + b2; b1 = b1 * b2 + b3;
+        b2 = b2 * b3 + b4; b3 = b3 * b4 + b5; b4 = b4 * b5 + b6; b5 = b5 * b6 + b7;
+        b6 = b6 * b7 + b8; b7 = b7 * b8 + b9; b8 = b8 * b9 + a0; b9 = b9 * a0 + a1;
+    }
+    return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9
+         + b0 + b1 + b2 + b3 + b4 + b5 + b6 + b7 + b8 + b9;
+}
+"""
+
+INCLUDER = """\
+#include "heavy.hlsli"
+RWStructuredBuffer<float4> gDst : register(u0);
+
+[numthreads(64, 1, 1)]
+void {name}(uint i : SV_DispatchThreadID)
+{{
+    gDst[i] = Heavy(i);
+}}
+"""
+
+
+def _lint(files: dict[str, str], main: str, select: tuple[str, ...]) -> list[Diagnostic]:
+    result = lint_unit(main, Settings(select=select), loader=FileLoader(files))
+    assert not result.errors, result.errors
+    return result.diagnostics
+
+
+def test_hl201_reports_at_each_entry_with_the_peak_as_related_location() -> None:
+    files = {
+        "heavy.hlsli": HEAVY_HEADER,
+        "a.hlsl": INCLUDER.format(name="BlurCS"),
+        "b.hlsl": INCLUDER.format(name="SharpenCS"),
+    }
+    found = []
+    for main in ("a.hlsl", "b.hlsl"):
+        diags = [d for d in _lint(files, main, ("HL201",)) if d.code == "HL201"]
+        assert len(diags) == 1, diags
+        (d,) = diags
+        # At the entry point's name in the includer, not on the header's line.
+        assert d.path == main and d.start.row == 5
+        name = "BlurCS" if main == "a.hlsl" else "SharpenCS"
+        assert d.message.startswith(f"`{name}` keeps ~")
+        assert "of heavy.hlsli" in d.message  # where the peak is
+        # The peak line is a related location (SARIF relatedLocations, LSP relatedInformation).
+        assert [r.path for r in d.related] == ["heavy.hlsli"]
+        assert 11 <= d.related[0].start.row <= 18
+        found.append(d)
+    assert found[0].key() != found[1].key()
+
+
+def _spilling_shader(n: int) -> str:
+    loads = "\n".join(f"    float4 v{k} = gSrc[i + {k}];" for k in range(n))
+    mix = "\n".join(f"        v{k} = v{k} * v{(k + 1) % n} + v{(k + 2) % n};" for k in range(n))
+    total = " + ".join(f"v{k}" for k in range(n))
+    return (
+        "Buffer<float4> gSrc : register(t0);\nRWStructuredBuffer<float4> gDst : register(u0);\n"
+        "cbuffer P : register(b0) { uint gCount; };\n\n[numthreads(64, 1, 1)]\n"
+        f"void main(uint i : SV_DispatchThreadID)\n{{\n{loads}\n"
+        f"    for (uint j = 0; j < gCount; ++j)\n    {{\n{mix}\n    }}\n"
+        f"    gDst[i] = {total};\n}}\n"
+    )
+
+
+def test_hl201_past_256_vgprs_says_spill_not_zero_waves() -> None:
+    (d,) = [d for d in lint_text(_spilling_shader(72), select=("HL201",)) if d.code == "HL201"]
+    assert "more than the 256 a wave can address" in d.message
+    assert "scratch memory" in d.message
+    assert " 0 of " not in d.message
+    assert d.extra["spilled_vgprs"] > 0 and d.extra["max_live_vgprs"] == 256
+
+
+def test_hl201_silent_on_one_thread_groups_and_single_small_groups() -> None:
+    heavy = _spilling_shader(24)
+    one = heavy.replace("[numthreads(64, 1, 1)]", "[numthreads(1, 1, 1)]")
+    single = heavy.replace("[numthreads(64, 1, 1)]", "[numthreads(4, 1, 1)]").replace(
+        "uint i : SV_DispatchThreadID", "uint i : SV_GroupIndex"
+    )
+    indexed = heavy.replace("[numthreads(64, 1, 1)]", "[numthreads(4, 1, 1)]")
+    assert [d.code for d in lint_text(heavy, select=("HL201",))] == ["HL201"]
+    assert not lint_text(one, select=("HL201",))
+    assert not lint_text(single, select=("HL201",))
+    # Four threads per group but many groups (it reads SV_DispatchThreadID): still reported.
+    assert [d.code for d in lint_text(indexed, select=("HL201",))] == ["HL201"]
+
+
+def test_hl201_fixture_message_names_entry_and_peak_line() -> None:
+    path = FIXTURES / "HL201" / "bad_large_group.hlsl"
+    result = lint_unit(str(path), Settings(select=("HL201",)))
+    (d,) = result.diagnostics
+    assert d.message.startswith("`main` keeps ~65 VGPRs live at its peak (line 18:")
+    assert "only one 1024-thread group fits per WGP on rdna2 (4 of 16 wave64s per SIMD)" in d.message
+    assert Path(d.related[0].path).name == "bad_large_group.hlsl" and d.related[0].start.row == 18
