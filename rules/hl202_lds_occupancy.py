@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+from hlsllint.rules._pressure import too_small_to_fill
+
 from hlsllint.analysis.occupancy import (
     D3D_MAX_GROUPSHARED,
     KIB,
@@ -120,6 +122,8 @@ void main(uint gi : SV_GroupIndex, uint3 id : SV_DispatchThreadID)
                     extra={"lds_bytes": size, "entry": entry.name},
                 )
                 continue
+            if too_small_to_fill(entry, wave) is not None:
+                continue  # the 32 KiB limit holds for any group; occupancy does not matter here
             occ = occupancy(target, wave, vgprs=1, lds_bytes=size, group_threads=threads)
             wanted = max(1, int(minimum * occ.max_waves + 0.999))
             if occ.lds_waves >= wanted:

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+from hlsllint.rules._pressure import too_small_to_fill
+
 from hlsllint.analysis.occupancy import occupancy, resolve_target
 from hlsllint.analysis.pressure import analyse_entry
 from hlsllint.context import RuleContext
@@ -138,6 +140,8 @@ void main(uint i : SV_DispatchThreadID)
         gap = int(self.option_values["min-gap"])
         all_arms: list[Arm] | None = None
         for entry in model.entry_points:
+            if too_small_to_fill(entry, wave) is not None:
+                continue
             result = analyse_entry(model, entry, wave)
             peak = result.peak_span
             if peak is None or not result.spans:

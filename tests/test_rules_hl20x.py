@@ -118,3 +118,19 @@ def test_hl201_fixture_message_names_entry_and_peak_line() -> None:
     assert d.message.startswith("`main` keeps ~65 VGPRs live at its peak (line 18:")
     assert "only one 1024-thread group fits per WGP on rdna2 (4 of 16 wave64s per SIMD)" in d.message
     assert Path(d.related[0].path).name == "bad_large_group.hlsl" and d.related[0].start.row == 18
+
+
+def test_tiny_dispatch_fixtures_fire_once_the_group_is_full() -> None:
+    """The good_ fixtures of HL201-HL203 are silent only because of their group size."""
+    cases = [
+        ("HL201", "good_one_thread_group.hlsl", "[numthreads(1, 1, 1)]", "[numthreads(64, 1, 1)]"),
+        ("HL202", "good_single_small_group.hlsl", "[numthreads(16, 1, 1)]", "[numthreads(16, 1, 1)]"),
+        ("HL203", "good_one_thread_group.hlsl", "[numthreads(1, 1, 1)]", "[numthreads(64, 1, 1)]"),
+    ]
+    for code, name, small, full in cases:
+        text = (FIXTURES / code / name).read_text()
+        assert not [d for d in lint_text(text, select=(code,)) if d.code == code]
+        grown = text.replace(small, full)
+        if code == "HL202":  # many 16-thread groups: the shader now reads its group's id
+            grown = grown.replace("uint gi : SV_GroupIndex", "uint gi : SV_GroupIndex, uint3 g : SV_GroupID")
+        assert [d.code for d in lint_text(grown, select=(code,)) if d.code == code] == [code], code
