@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from hlsllint.context import RuleContext
+import re
+from dataclasses import dataclass
+
+from hlsllint.context import PendingEdit, RuleContext
 from hlsllint.diagnostics import Applicability, FixAvailability
 from hlsllint.rule import Rule
 from hlsllint.syntax import Node
@@ -103,6 +106,108 @@ def _argument_text(arg: Node, ctx: RuleContext) -> str:
     return f"({text})"
 
 
+# Operands cheap and short enough to write twice in `select(c, -y, y)`: names, literals, member
+# and element accesses of those. Anything else is bound to a local first.
+_SHORT = {"identifier", "number_literal", "true", "false", "field_identifier"}
+_NO_BINDING = {"assignment_expression", "update_expression", "comma_expression"}
+_ACCESSES = {
+    "field_expression",
+    "subscript_expression",
+    "subscript_argument_list",
+    "parenthesized_expression",
+}
+_LOOPS = {"for_statement", "while_statement", "do_statement"}
+
+
+def _short(node: Node) -> bool:
+    if node.type in _SHORT:
+        return True
+    if node.type in _ACCESSES:
+        return all(_short(c) for c in node.named_children)
+    if node.type == "unary_expression":
+        op = node.child_by_field_name("operator")
+        operand = node.child_by_field_name("argument")
+        return op is not None and op.type in ("-", "+") and operand is not None and _short(operand)
+    return False
+
+
+def _spelled_type(ctx: RuleContext, node: Node) -> str | None:
+    """The HLSL spelling of a numeric expression's type (`float3`, `int`, `float4x4`), if known."""
+    t = ctx.model.type_of(node)
+    if not t.is_numeric or not t.scalar:
+        return None
+    if t.kind == "scalar":
+        return t.scalar
+    if t.kind == "vector":
+        return f"{t.scalar}{t.cols}"
+    return f"{t.scalar}{t.rows}x{t.cols}"
+
+
+def _fresh_name(ctx: RuleContext, base: str) -> str:
+    """A name no identifier of the unit uses and no other binding of this unit was given (all of
+    a unit's fixes apply together, possibly in one block)."""
+    given: set[str] = ctx.scratch(set)
+    words = set(re.findall(r"[A-Za-z_]\w*", ctx.text))
+    name, n = base, 1
+    while name in words or name in given:
+        n += 1
+        name = f"{base}{n}"
+    given.add(name)
+    return name
+
+
+@dataclass(frozen=True)
+class _Binding:
+    """A long operand bound to a local declared just before the statement that uses it."""
+
+    name: str
+    declaration: str
+    statement: Node
+    wrap: bool
+    """No block encloses the statement (an `if` body without braces): it is wrapped in one."""
+
+    def edits(self, ctx: RuleContext, expr: Node, replacement: str) -> list[PendingEdit]:
+        start, end = ctx.span(self.statement)
+        if self.wrap:
+            s, e = ctx.span(expr)
+            text = ctx.text[start:s] + replacement + ctx.text[e:end]
+            return [ctx.edit(self.statement, f"{{ {self.declaration} {text} }}")]
+        line_start = ctx.text.rfind("\n", 0, start) + 1
+        indent = ctx.text[line_start:start]
+        separator = "\n" + indent if not indent.strip() else " "
+        return [ctx.edit((start, start), self.declaration + separator), ctx.edit(expr, replacement)]
+
+
+def _bind(ctx: RuleContext, expr: Node, operand: Node) -> _Binding | None:
+    """Where to declare `operand` so that `select(c, -y, y)` does not write it twice. None when
+    there is no place (a loop's header, a declaration outside a block), the operand has side
+    effects, or its type is unknown."""
+    if any(n.type in _NO_BINDING for n in _descendants(operand)):
+        return None
+    type_name = _spelled_type(ctx, operand)
+    if type_name is None:
+        return None
+    stmt: Node | None = expr
+    while stmt is not None and not (stmt.type.endswith("_statement") or stmt.type == "declaration"):
+        stmt = stmt.parent
+    if stmt is None or stmt.type in _LOOPS or stmt.parent is None:
+        return None
+    wrap = stmt.parent.type != "compound_statement"
+    if wrap and stmt.type == "declaration":
+        return None  # a declaration wrapped in braces would go out of scope
+    name = _fresh_name(ctx, "magnitude")
+    return _Binding(name, f"const {type_name} {name} = {ctx.node_text(_unparen(operand))};", stmt, wrap)
+
+
+def _descendants(node: Node) -> list[Node]:
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        todo.extend(c for c in n.children if c is not None)
+    return out
+
+
 class SignForSignBit(Rule):
     code = "HL105"
     name = "sign-for-sign-bit"
@@ -140,7 +245,12 @@ float3 flipIfBackFacing(float3 n, float facing)
         "is safe: the result is the same for every input, NaN included. Comparisons that include "
         "zero (`sign(x) == 0`, `>= 0`, ...) and truth tests (`if (sign(x))`) differ when `x` is NaN, "
         "so their fixes are unsafe. Rewriting `sign(x) * y` as `(x < 0 ? -y : y)` is unsafe because "
-        "`sign(0)` is 0: the product is 0 when `x` is 0 and the rewrite is not."
+        "`sign(0)` is 0: the product is 0 when `x` is 0 and the rewrite is not. A vector `x` gets "
+        "`select(x < 0, -y, y)` (a vector condition in a ternary does not compile under HLSL 2021). "
+        "A `y` longer than a name, a literal or a member/element access is never written twice: it "
+        "is bound first (`const float3 magnitude = y;` before the statement, which is wrapped in "
+        "braces when no block encloses it); in a loop's header there is no place for that and no "
+        "fix is offered. Every fix is compiled with Slang in the tests, before and after."
     )
     tags = ("alu", "aaltonen")
     references = (
@@ -212,22 +322,29 @@ float3 flipIfBackFacing(float3 n, float facing)
     def _product(self, ctx: RuleContext, expr: Node, other: Node, x: str, arg: Node) -> None:
         if _never_negative(arg, ctx):
             return  # sign() of a value >= 0 is a 0/1 mask: the select would change the 0 case it exists for
+        # A vector condition in a ternary is an error under HLSL 2021 (DXC's default): select().
+        vector = ctx.model.type_of(arg).components() > 1
+
+        def choose(y: str, y_neg: str) -> str:
+            return f"select({x} < 0, -{y_neg}, {y})" if vector else f"({x} < 0 ? -{y_neg} : {y})"
+
         y = ctx.node_text(other)
-        y_neg = y if other.type in _TIGHT and other.type != "unary_expression" else f"({y})"
-        if ctx.model.type_of(arg).components() > 1:
-            # A vector condition in a ternary is an error under HLSL 2021 (DXC's default): select().
-            replacement = f"select({x} < 0, -{y_neg}, {y})"
+        binding = None if _short(other) else _bind(ctx, expr, other)
+        if binding is not None:
+            replacement = choose(binding.name, binding.name)
+            advice = f"`{replacement}` after `{binding.declaration}`"
+            edits = binding.edits(ctx, expr, replacement)
         else:
-            replacement = f"({x} < 0 ? -{y_neg} : {y})"
+            y_neg = y if other.type in _TIGHT and other.type != "unary_expression" else f"({y})"
+            replacement = choose(y, y_neg)
+            advice = f"`{replacement}`"
+            # A long operand is never written twice by a fix: without a place to bind it, no fix.
+            edits = [ctx.edit(expr, replacement)] if _short(other) else []
         ctx.report(
             expr,
             f"Multiplying by `sign()` to apply a sign costs compares, selects and a multiply; "
-            f"select on the sign instead: `{replacement}` (differs only when the value is 0)",
-            fix=(
-                f"Replace with `{replacement}`",
-                Applicability.UNSAFE,
-                [ctx.edit(expr, replacement)],
-            ),
+            f"select on the sign instead: {advice} (differs only when the value is 0)",
+            fix=(f"Replace with {advice}", Applicability.UNSAFE, edits) if edits else None,
         )
 
     def _truth_test(self, ctx: RuleContext, site: Node, x: str) -> None:

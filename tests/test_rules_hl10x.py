@@ -119,6 +119,35 @@ float4 main(float4 c : COLOR0, float2 off : TEXCOORD0, float d : TEXCOORD1) : SV
     assert "`(d - 0.5 < 0 ? -d : d)`" in found[1]
 
 
+def test_hl105_product_binds_a_long_operand_once_and_never_duplicates_it() -> None:
+    text = """\
+float4 main(float4 c : COLOR0, float magnitude : TEXCOORD0) : SV_Target
+{
+    float a = c.x * sign(c.y - c.z) + sign(c.w) * (c.x + c.y);
+    if (c.x > 0)
+        c.xyz = sign(c.w) * normalize(c.xyz);
+    for (int i = 0; sign(c.y) * (c.x + i) < 4.0; i++)
+        c.y += magnitude;
+    return c + a;
+}
+"""
+    found = lint_text(text, select=("HL105",))
+    assert [d.start.row for d in found] == [3, 3, 5, 6]
+    fixes = [d.fix.edits if d.fix else () for d in found]
+    assert [e.content for e in fixes[0]] == ["(c.y - c.z < 0 ? -c.x : c.x)"]  # a member access: written twice
+    # `magnitude` is taken (a parameter): the first binding is `magnitude2`, the next `magnitude3`.
+    decl, use = (e.content for e in fixes[1])
+    assert decl == "const float magnitude2 = c.x + c.y;\n    " and fixes[1][0].start == fixes[1][0].end
+    assert use == "(c.w < 0 ? -magnitude2 : magnitude2)" and "c.x + c.y" not in use
+    # No block around the `if` body: the statement is wrapped in one with the binding.
+    [wrapped] = [e.content for e in fixes[2]]
+    assert wrapped == (
+        "{ const float3 magnitude3 = normalize(c.xyz); c.xyz = (c.w < 0 ? -magnitude3 : magnitude3); }"
+    )
+    assert fixes[3] == ()  # a loop's condition: no place to bind, and no duplicating fix
+    assert "(c.y < 0 ? -(c.x + i) : (c.x + i))" in found[3].message
+
+
 def test_hl101_message_counts_components_read_and_says_why_uniform() -> None:
     src = """
 Buffer<float4> gTable : register(t0);
