@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
@@ -59,7 +60,7 @@ def _may_have_effect(ctx: RuleContext, expr: Node) -> bool:
     return False
 
 
-def _line_span(ctx: RuleContext, node: Node) -> tuple[int, int]:
+def _line_span(ctx: RuleContext, node: Node | tuple[int, int]) -> tuple[int, int]:
     """The node's span, widened to its whole line(s) when nothing else is on them."""
     start, end = ctx.span(node)
     line_start = ctx.text.rfind("\n", 0, start) + 1
@@ -69,6 +70,19 @@ def _line_span(ctx: RuleContext, node: Node) -> tuple[int, int]:
     if before.strip() or (after.strip() and not after.strip().startswith("//")):
         return start, end
     return line_start, line_end
+
+
+# `[[vk::location(1)]] [[vk::offset(4)]]` (whitespace after each) just before a member.
+_ATTRIBUTES_BEFORE = re.compile(r"(?:\[\[(?:[^\[\]]|\[[^\[\]]*\])*\]\]\s*)+\Z")
+
+
+def _member_span(ctx: RuleContext, decl: Node) -> tuple[int, int]:
+    """A member's declaration with the `[[...]]` attributes written before it, which the syntax
+    tree leaves out of the node: deleting the member without them leaves code that does not compile."""
+    start, end = ctx.span(decl)
+    window = max(0, start - 512)
+    m = _ATTRIBUTES_BEFORE.search(ctx.text[window:start])
+    return _line_span(ctx, (window + m.start() if m else start, end))
 
 
 @dataclass
@@ -389,7 +403,7 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         or nothing when it is used any other way (the result would not compile)."""
         if sum(1 for c in ctx.tree.walk(decl) if c.type == "field_identifier") != 1:
             return None  # `float2 a : A, b : B;`
-        edits = [ctx.edit(_line_span(ctx, decl), "")]
+        edits = [ctx.edit(_member_span(ctx, decl), "")]
         accesses: dict[tuple[str, str], list[Node]] = ctx.scratch(dict)
         for access in accesses.get((struct, member), []):
             site, parent = unparen_up(access)

@@ -10,6 +10,7 @@ from pathlib import Path
 from conftest import FIXTURES, lint_text
 
 from hlsllint.config import Settings
+from hlsllint.fix import apply_fixes
 from hlsllint.lint import FileLoader, lint_unit
 
 HLSLLINT = Path(sys.executable).with_name("hlsllint")
@@ -235,6 +236,18 @@ def test_hl107_unread_member_on_its_line_with_a_fix_only_for_a_local_struct() ->
     result = lint_unit("main.hlsl", Settings(select=("HL107",)), loader=FileLoader(files))
     included = [d for d in result.diagnostics if d.code == "HL107"]
     assert [(d.path, d.start.row, d.fix) for d in included] == [("io.hlsli", 5, None)]
+
+
+def test_hl107_removal_takes_the_members_vulkan_attributes_with_it() -> None:
+    attributes = "    [[vk::location(1)]] [[vk::offset(0)]]\n"
+    pair = HL107_PAIR.replace("    float4 debug", attributes + "    float4 debug").replace(
+        "    float2 uv : TEXCOORD0;", "    [[vk::location(0)]] float2 uv : TEXCOORD0;"
+    )
+    text = pair + HL107_SHADERS
+    [found] = lint_text(text, select=("HL107",))
+    fixed = apply_fixes({"snippet.hlsl": text}, [found], unsafe=True)["snippet.hlsl"].text
+    assert "debug" not in fixed and "vk::location(1)" not in fixed and "offset" not in fixed
+    assert "    [[vk::location(0)]] float2 uv : TEXCOORD0;\n};" in fixed
 
 
 def test_hl107_full_screen_pass_is_silent_and_singular_slot() -> None:
