@@ -9,9 +9,9 @@ one global session per test process (creating it takes ~0.5 s), one compile requ
     result = compiler.compile(text, "a.hlsl", [("main", "compute")])
     assert result.ok, result.errors
 
-Where the library comes from: `$HLSLLINT_SLANG_LIB` (the library or its folder), else the
-`slangpy` package of the running Python (located with importlib, never imported: importing it
-loads its GPU runtime).
+Where the library comes from: `$HLSLLINT_SLANG_LIB` (the library or its folder; a path without
+one runs the tests as if Slang were missing), else the `slangpy` package of the running Python
+(located with importlib, never imported: importing it loads its GPU runtime).
 
 HLSL 2021 (DXC's default language) rejects a ternary with a vector condition; Slang only warns
 (E30056, "use select"), so that warning is raised to an error here.
@@ -71,19 +71,19 @@ class CompileResult:
 
 
 def find_slang_library() -> Path | None:
-    """The Slang compiler library: $HLSLLINT_SLANG_LIB (file or folder), else slangpy's."""
-    folders: list[Path] = []
+    """The Slang compiler library: $HLSLLINT_SLANG_LIB (file or folder; when set, nothing else is
+    tried), else the one in the slangpy package."""
     explicit = os.environ.get(ENV_VAR)
     if explicit:
         if Path(explicit).is_file():
             return Path(explicit)
-        folders.append(Path(explicit))
-    try:
-        spec = importlib.util.find_spec("slangpy")  # finds the package without importing it
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.submodule_search_locations:
-        folders += [Path(p) for p in spec.submodule_search_locations]
+        folders = [Path(explicit)]
+    else:
+        try:
+            spec = importlib.util.find_spec("slangpy")  # finds the package without importing it
+        except (ImportError, ValueError):
+            spec = None
+        folders = [Path(p) for p in (spec.submodule_search_locations or [])] if spec is not None else []
     for folder in folders:
         for pattern in _LIBRARY_GLOBS:
             hits = sorted(p for p in folder.glob(pattern) if p.is_file())
@@ -169,9 +169,10 @@ class SlangCompiler:
 def _load() -> tuple[SlangCompiler | None, str]:
     library = find_slang_library()
     if library is None:
+        where = f"{ENV_VAR}={os.environ[ENV_VAR]}" if os.environ.get(ENV_VAR) else "no slangpy package"
         return None, (
-            f"Slang not found: install the test extras (`pip install '.[test]'`, slangpy) on a "
-            f"platform with a slangpy wheel, or set {ENV_VAR} to libslang-compiler.so "
+            f"Slang not found ({where}): install the test extras (`pip install '.[test]'`, slangpy) "
+            f"on a platform with a slangpy wheel, or set {ENV_VAR} to libslang-compiler.so "
             f"(Python {sys.version_info.major}.{sys.version_info.minor}, {sys.platform})"
         )
     try:
