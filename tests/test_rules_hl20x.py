@@ -134,3 +134,19 @@ def test_tiny_dispatch_fixtures_fire_once_the_group_is_full() -> None:
         if code == "HL202":  # many 16-thread groups: the shader now reads its group's id
             grown = grown.replace("uint gi : SV_GroupIndex", "uint gi : SV_GroupIndex, uint3 g : SV_GroupID")
         assert [d.code for d in lint_text(grown, select=(code,)) if d.code == code] == [code], code
+
+
+def test_hl203_says_why_the_arm_looks_rare() -> None:
+    path = FIXTURES / "HL203" / "bad_material_branch.hlsl"
+    (d,) = lint_unit(str(path), Settings(select=("HL203",))).diagnostics
+    assert "looks rarely taken: its condition tests one value (`material == 3`)" in d.message
+    assert "not inside a loop" in d.message
+    assert d.extra["why"]
+    # The same arm behind a depth test is the main path, and inside a loop it is not rare.
+    text = path.read_text()
+    depth = text.replace("if (material == MATERIAL_COMPLEX)", "if (result.w < 1.0)")
+    assert not lint_text(depth, select=("HL203",))
+    in_loop = (FIXTURES / "HL203" / "good_arm_in_loop.hlsl").read_text()
+    assert not lint_text(in_loop, select=("HL203",))
+    hoisted = in_loop.replace("for (uint s = 0; s < gNeighbours; ++s)", "uint s = gNeighbours;")
+    assert [d.code for d in lint_text(hoisted, select=("HL203",))] == ["HL203"]
