@@ -238,3 +238,23 @@ float4 main() : SV_Target { return color; }
 """
     )
     assert d.max_live_vgprs == 4
+
+
+def test_group_thread_id_is_the_preloaded_register_not_a_copy() -> None:
+    # SV_GroupThreadID is the local invocation ID the wave starts with; SV_DispatchThreadID is
+    # computed from it where it is used. regtruth navi21 wave64: presched_vgprs 4 (a copy: 8).
+    d = demand(
+        """
+groupshared float lds[64];
+RWStructuredBuffer<float> o : register(u0);
+Buffer<float> src : register(t0);
+[numthreads(64,1,1)] void main(uint3 gid : SV_GroupThreadID, uint3 tid : SV_DispatchThreadID) {
+    float v = 0;
+    for (int i = 0; i < 8; i++) v += src[gid.x * 8 + i];
+    lds[gid.x] = v;
+    GroupMemoryBarrierWithGroupSync();
+    o[tid.x] = lds[63 - gid.x];
+}
+"""
+    )
+    assert d.max_live_vgprs <= 5

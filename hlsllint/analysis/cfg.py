@@ -37,6 +37,12 @@ MAX_INLINE_DEPTH = 24
 MAX_INSTRUCTIONS = 200_000
 
 UNIFORM_INPUTS = frozenset({"SV_GROUPID", "SV_VIEWID"})
+PRELOADED_INPUTS = {
+    "SV_GROUPTHREADID": "local_invocation_id",
+    "SV_VERTEXID": "vertex_id",
+    "SV_INSTANCEID": "instance_id",
+}
+"""System values that are exactly registers the hardware preloads (no instruction computes them)."""
 FETCH_OPS = frozenset({"sample", "gather", "load"})
 
 
@@ -428,6 +434,10 @@ class _Lowerer:
             self.emit("preload", v, [], fn.node, rule="uniform" if cls == "sgpr" else "lane")
         for p in fn.params:
             if p.direction == "out":
+                continue
+            alias = self.preloads.get(PRELOADED_INPUTS.get((p.semantic or "").upper(), ""))
+            if alias is not None and p.type.kind != "struct":
+                frame.env[p] = [alias]  # the preloaded registers themselves, not a copy
                 continue
             for v, sem in zip(self.var(p), self._semantics(p), strict=False):
                 rule = "uniform" if (sem or "").upper() in UNIFORM_INPUTS else "lane"
