@@ -2,9 +2,10 @@
 
 For every rule that offers fixes, each of its fixtures (and its documentation's bad example) where
 the rule fires with an applicable fix is compiled with Slang (tests/slang_compile.py) before any
-fix, after each fix on its own (safe and unsafe), and after all safe fixes and all fixes together.
-Fixtures are compiled for their entry points (SPIR-V); the docs' examples have none and are
-type-checked. Skipped where Slang is missing; a source that does not compile before any fix is
+fix, after each fix on its own (safe and unsafe), and after `--fix` and `--fix --unsafe-fixes`
+(every fix, linted again and fixed until nothing is left, as the CLI does).
+Each source is compiled for the entry points hlsllint finds in it (to SPIR-V); a source without
+one is type-checked. Skipped where Slang is missing; a source that does not compile before any fix is
 skipped with Slang's first error.
 """
 
@@ -17,8 +18,9 @@ import pytest
 from conftest import FIXTURES
 from slang_compile import CompileResult, slang_compiler, slang_missing_reason
 
+from hlsllint.commands.check import MAX_FIX_ITERATIONS
 from hlsllint.config import Settings
-from hlsllint.diagnostics import Applicability, Diagnostic, FixAvailability
+from hlsllint.diagnostics import Diagnostic, FixAvailability
 from hlsllint.fix import applicable, apply_fixes
 from hlsllint.lint import FileLoader, UnitResult, lint_unit
 from hlsllint.registry import all_rules
@@ -81,6 +83,15 @@ def _entries(code: str, path: str, text: str) -> list[tuple[str, str]]:
     return [(e.name, e.stage) for e in context.model.entry_points]
 
 
+def _fix_to_fixpoint(code: str, path: str, text: str, unsafe: bool) -> str:
+    for _ in range(MAX_FIX_ITERATIONS):
+        changed = apply_fixes({path: text}, _lint(code, path, text).diagnostics, unsafe)
+        if path not in changed:
+            break
+        text = changed[path].text
+    return text
+
+
 def _first_error(result: CompileResult) -> str:
     lines = [line for line in result.errors.splitlines() if line.strip()]
     return " ".join(lines[:1] + [line.strip() for line in lines[1:2]])
@@ -97,21 +108,19 @@ def test_fixes_keep_the_source_compiling(code: str, source: str) -> None:
     if not before.ok:
         pytest.skip(f"{source} does not compile before any fix: {_first_error(before)}")
 
-    fixes = _fixable(code, path, text)
-    variants: dict[str, list[Diagnostic]] = {
-        f"line {d.start.row} ({d.fix.applicability}): {d.fix.message}": [d]  # type: ignore[union-attr]
-        for d in fixes
-    }
-    if len(fixes) > 1:
-        variants["all fixes"] = fixes
-        safe = [d for d in fixes if d.fix is not None and d.fix.applicability is Applicability.SAFE]
-        if 1 < len(safe) < len(fixes):
-            variants["all safe fixes"] = safe
+    versions: dict[str, str] = {}
+    for d in _fixable(code, path, text):
+        assert d.fix is not None
+        fixed = apply_fixes({path: text}, [d], unsafe=True)
+        assert path in fixed, f"line {d.start.row}: the fix changed nothing"
+        versions[f"line {d.start.row} ({d.fix.applicability}): {d.fix.message}"] = fixed[path].text
+    # What `--fix` and `--fix --unsafe-fixes` write: every fix, linted again until none is left.
+    for label, unsafe in (("--fix", False), ("--fix --unsafe-fixes", True)):
+        after = _fix_to_fixpoint(code, path, text, unsafe)
+        if after != text and after not in versions.values():
+            versions[label] = after
     failures = []
-    for label, chosen in variants.items():
-        fixed = apply_fixes({path: text}, chosen, unsafe=True)
-        assert path in fixed, f"{label}: the fix changed nothing"
-        after = fixed[path].text
+    for label, after in versions.items():
         result = compiler.compile(after, path, entries)
         if not result.ok:
             diff = "".join(
@@ -121,7 +130,7 @@ def test_fixes_keep_the_source_compiling(code: str, source: str) -> None:
             )
             failures.append(f"{label}\n{diff}{result.errors}")
     assert not failures, (
-        f"{len(failures)} of {len(variants)} fixed versions of {source} do not compile:\n\n"
+        f"{len(failures)} of {len(versions)} fixed versions of {source} do not compile:\n\n"
         + ("\n\n".join(failures))
     )
 
