@@ -6,17 +6,24 @@ from hlsllint.rules._common import (
     LOOP_TYPES,
     Fetch,
     as_fetch,
+    call_args,
     call_name,
     fetches_in,
     in_main_file,
     is_written,
     lvalue_top,
+    same,
+    struct_node,
     unparen_up,
 )
 
+from hlsllint.analysis.occupancy import occupancy, reachable_functions, resolve_target
+from hlsllint.analysis.pressure import analyse_entry, lds_bytes
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
+from hlsllint.semantic import types as T
+from hlsllint.semantic.intrinsics import FETCH_KINDS, RESOURCE_METHODS
 from hlsllint.syntax import Node
 
 _BRANCHES = frozenset({"if_statement", "conditional_expression", "switch_statement"})
@@ -39,36 +46,80 @@ def _leaves_loop(node: Node, body: Node) -> bool:
     return False
 
 
-def _trip_count_constant(ctx: RuleContext, loop: Node) -> bool:
-    """`for (i = A; i < B; i++ / i += C)` with A, B and C compile-time constants."""
+UNROLL_LIMIT = 128
+"""The largest constant trip count the compiler unrolls. Measured with regtruth (RADV/ACO, Mesa
+22.3; navi21 and polaris10): a loop of one buffer load or one `SampleLevel` per iteration is fully
+unrolled at 16, 32, 64, 96 and 128 iterations (no branch left) and kept as a loop, with its
+branch, from 129 (129, 256, 512), for `for` and `while` alike."""
+
+_NOT_CONSTANT = -1
+
+
+def _trip_count(ctx: RuleContext, loop: Node, *, any_unsigned_start: bool = False) -> int | None:
+    """`for (i = A; i < B; i++ / i += C)` with A, B and C compile-time constants: the number of
+    iterations, `_NOT_CONSTANT` when it is not such a loop, None when constant but not counted.
+    With `any_unsigned_start`, an unsigned start that is not constant (`i = GI`) counts as 0: the
+    most iterations any thread runs."""
     if loop.type != "for_statement":
-        return False
+        return _NOT_CONSTANT
     init = loop.child_by_field_name("initializer")
     cond = loop.child_by_field_name("condition")
     update = loop.child_by_field_name("update")
     if init is None or cond is None or update is None or cond.type != "binary_expression":
-        return False
+        return _NOT_CONSTANT
     if init.type == "declaration":
         init = next((c for c in init.named_children if c.type == "init_declarator"), init)
     start = init.child_by_field_name("value") or init.child_by_field_name("right")
     var = init.child_by_field_name("declarator") or init.child_by_field_name("left")
-    if var is None or start is None or not _constant(ctx, start):
-        return False
+    if var is None or start is None:
+        return _NOT_CONSTANT
+    unsigned_start = any_unsigned_start and ctx.model.type_of(start).scalar == "uint"
+    if not _constant(ctx, start) and not unsigned_start:
+        return _NOT_CONSTANT
     name = ctx.node_text(var)
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
     if left is None or right is None:
-        return False
+        return _NOT_CONSTANT
     bound = right if ctx.node_text(left) == name else left if ctx.node_text(right) == name else None
     if bound is None or not _constant(ctx, bound):
-        return False
+        return _NOT_CONSTANT
+    step: int | float | bool | None = None
     if update.type == "update_expression":
-        return ctx.node_text(update.child_by_field_name("argument") or update) == name
-    if update.type == "assignment_expression":
-        target, step = update.child_by_field_name("left"), update.child_by_field_name("right")
-        return (
-            target is not None and ctx.node_text(target) == name and step is not None and _constant(ctx, step)
-        )
-    return False
+        if ctx.node_text(update.child_by_field_name("argument") or update) != name:
+            return _NOT_CONSTANT
+        step = -1 if "--" in ctx.node_text(update) else 1
+    elif update.type == "assignment_expression":
+        target, amount = update.child_by_field_name("left"), update.child_by_field_name("right")
+        if target is None or ctx.node_text(target) != name or amount is None or not _constant(ctx, amount):
+            return _NOT_CONSTANT
+        assign = update.child_by_field_name("operator")
+        value = ctx.model.const_value(amount)
+        if assign is not None and isinstance(value, int) and not isinstance(value, bool):
+            how = ctx.node_text(assign)
+            step = value if how == "+=" else -value if how == "-=" else None
+    else:
+        return _NOT_CONSTANT
+    first, last = ctx.model.const_value(start), ctx.model.const_value(bound)
+    if first is None and unsigned_start:
+        first = 0
+    op_node = cond.child_by_field_name("operator")
+    op = ctx.node_text(op_node) if op_node is not None else ""
+    if same(bound, left):  # `N > i` is `i < N`
+        op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (first, last, step)) or not step:
+        return None
+    assert isinstance(first, int) and isinstance(last, int) and isinstance(step, int)
+    if op in ("<", "<=") and step > 0:
+        span = last - first + (1 if op == "<=" else 0)
+        return max(0, -(-span // step))
+    if op in (">", ">=") and step < 0:
+        span = first - last + (1 if op == ">=" else 0)
+        return max(0, -(-span // -step))
+    return None
+
+
+def _trip_count_constant(ctx: RuleContext, loop: Node) -> bool:
+    return _trip_count(ctx, loop) != _NOT_CONSTANT
 
 
 def _bound_undeclared(ctx: RuleContext, loop: Node) -> bool:
@@ -185,25 +236,177 @@ class _LoopData:
         return False
 
 
+def _short(ctx: RuleContext, node: Node, limit: int = 48) -> str:
+    text = " ".join(ctx.node_text(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _why_dynamic(ctx: RuleContext, loop: Node) -> str:
+    """What keeps the trip count from being a compile-time constant, for the message."""
+    cond = loop.child_by_field_name("condition")
+    if cond is None:
+        return "no loop condition the compiler can count"
+    var = ""
+    if loop.type == "for_statement":
+        init = loop.child_by_field_name("initializer")
+        if init is not None and init.type == "declaration":
+            init = next((c for c in init.named_children if c.type == "init_declarator"), init)
+        decl = init.child_by_field_name("declarator") or init.child_by_field_name("left") if init else None
+        var = ctx.node_text(decl) if decl is not None else ""
+    written = (n for n in ctx.tree.walk(loop) if n.type == "identifier" and is_written(ctx, n))
+    counters = {ctx.node_text(n) for n in written}
+    for n in ctx.tree.walk(cond):
+        if n.type == "call_expression":
+            return f"its bound comes from `{_short(ctx, n, 32)}` at run time"
+        if n.type != "identifier" or ctx.node_text(n) in (var, *counters) or _constant(ctx, n):
+            continue
+        sym = ctx.model.resolve(n)
+        if sym is None:
+            continue
+        if sym.kind == "cbuffer_member":
+            return f"its bound `{sym.name}` is a constant-buffer value, known only at run time"
+        if sym.kind == "param":
+            return f"its bound `{sym.name}` is a parameter of `{sym.function}`"
+        if sym.kind in ("local", "static", "groupshared"):
+            return f"its bound `{sym.name}` is computed at run time"
+    if loop.type == "for_statement" and var:
+        init = loop.child_by_field_name("initializer")
+        if init is not None and init.type == "declaration":
+            init = next((c for c in init.named_children if c.type == "init_declarator"), init)
+        start = init.child_by_field_name("value") or init.child_by_field_name("right") if init else None
+        if start is not None and not _constant(ctx, start):
+            return f"`{var}` starts at `{_short(ctx, start, 24)}`, known only at run time"
+    return f"its condition `{_short(ctx, cond, 32)}` is not a compile-time constant"
+
+
+def _status_of_fetch(ctx: RuleContext, cond: Node, fetches: list[Fetch]) -> bool:
+    """The condition reads a variable that a fetch of the loop writes as an out argument
+    (`tex.SampleLevel(s, uv, lod, 0, status)` ... `while (!CheckAccessFullyMapped(status))`)."""
+    outs = {ctx.node_text(a) for f in fetches if f.node.type == "call_expression" for a in call_args(f.node)}
+    checks = (n for n in ctx.tree.walk(cond) if call_name(ctx, n) == "CheckAccessFullyMapped")
+    return any(ctx.node_text(a) in outs for c in checks for a in call_args(c))
+
+
+def _method_definition(ctx: RuleContext, call: Node) -> Node | None:
+    """The body of the struct method that `obj.m(...)` calls, when the struct is defined here."""
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type != "field_expression":
+        return None
+    obj, field = fn.child_by_field_name("argument"), fn.child_by_field_name("field")
+    if obj is None or field is None:
+        return None
+    t = ctx.model.type_of(obj)
+    struct = struct_node(ctx, t.name) if t.kind == "struct" else None
+    body = struct.child_by_field_name("body") if struct is not None else None
+    name = ctx.node_text(field)
+    for member in body.named_children if body is not None else []:
+        if member.type != "function_definition":
+            continue
+        decl = member.child_by_field_name("declarator")
+        inner = decl.child_by_field_name("declarator") if decl is not None else None
+        if inner is not None and ctx.node_text(inner) == name:
+            return member.child_by_field_name("body")
+    return None
+
+
+def _method_definition_calls(ctx: RuleContext, call: Node) -> bool:
+    body = _method_definition(ctx, call)
+    return body is not None and any(
+        c.type == "call_expression" and call_name(ctx, c) in ctx.model.functions for c in ctx.tree.walk(body)
+    )
+
+
+def _method_fetch(ctx: RuleContext, call: Node) -> Fetch | None:
+    """`grid.at(p)` where the method `at` fetches from a texture or buffer (a global resource or
+    one held by the struct): the call is the fetch, its arguments the address."""
+    body = _method_definition(ctx, call)
+    if body is None:
+        return None
+    for c in ctx.tree.walk(body):
+        inner = as_fetch(ctx, c)
+        if inner is None and c.type == "call_expression":
+            fn = c.child_by_field_name("function")
+            field = (
+                fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
+            )
+            method = ctx.node_text(field) if field is not None else ""
+            if RESOURCE_METHODS.get(method) in FETCH_KINDS:
+                return Fetch(call, T.UNKNOWN, method, str(RESOURCE_METHODS[method]), call_args(call))
+        if inner is not None:
+            return Fetch(call, inner.resource, inner.method, inner.kind, call_args(call))
+    return None
+
+
+def _method_fetches(ctx: RuleContext, body: Node) -> list[Fetch]:
+    out: list[Fetch] = []
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression":
+            f = _method_fetch(ctx, n)
+            if f is not None:
+                out.append(f)
+        stack.extend(c for c in n.children if c.type not in LOOP_TYPES)
+    return out
+
+
+def _hiding(ctx: RuleContext) -> str:
+    """The waves per SIMD that hide the wait, estimated for the configured target."""
+    target = resolve_target(ctx.settings.target)
+    wave = target.wave_for(ctx.settings.wave_size)
+    fn = ctx.function
+    cache: dict[str, str] = ctx.scratch(dict)
+    model = ctx.model
+    for e in sorted(model.entry_points, key=lambda e: e.name):
+        if e.stage not in ("compute", "pixel", "vertex") or fn is None:
+            continue
+        if not any(f is fn for f in reachable_functions(model, e)):
+            continue
+        if e.name not in cache:
+            try:
+                demand = analyse_entry(model, e, wave)
+                threads = e.threads_per_group if e.stage == "compute" else None
+                lds = lds_bytes(model, e) if e.stage == "compute" else 0
+                occ = occupancy(target, wave, demand.max_live_vgprs, demand.max_live_sgprs, lds, threads)
+                cache[e.name] = (
+                    f"only the other waves on the SIMD hide that, and `{e.name}` fits ~{occ.waves_per_simd} "
+                    f"of {occ.max_waves} wave{wave}s per SIMD on {target.name} (estimated)"
+                )
+            except Exception:  # the estimate is optional here
+                cache[e.name] = ""
+        if cache[e.name]:
+            return cache[e.name]
+    return (
+        f"only the other waves on the SIMD hide that, at most {target.max_waves} wave{wave}s on {target.name}"
+    )
+
+
 class UnbatchedLoopFetch(Rule):
     code = "HL106"
     name = "unbatched-loop-fetch"
     summary = (
-        "A dynamic loop that issues a single texture or buffer fetch per iteration (or a chain "
-        "of fetches each waiting for the previous one) and consumes the result in the same "
-        "iteration, so every iteration waits for the full memory latency."
+        "A loop the compiler keeps (a run-time trip count, `[loop]`, or a constant one above the "
+        "128 iterations it unrolls) that issues a single texture or buffer fetch per iteration "
+        "(or a chain of fetches each waiting for the previous one) and consumes the result in "
+        "the same iteration, so every iteration waits for the full memory latency."
     )
     rationale = (
-        "A loop that the compiler cannot unroll runs its body one iteration at a time: the fetch "
-        "is issued, the shader waits for it (hundreds of cycles for a texture miss), uses the "
-        "result, and only then issues the next fetch. Unrolling by hand by 2 to 4 and issuing "
-        "the independent fetches back to back lets their latencies overlap. Pocol's blog article "
-        "(section on batching texture fetches) retells NVIDIA's example of a screen-space "
-        "reflection ray march on a GTX 1080: two fetches per iteration took the pass from 0.54 "
-        "ms to 0.42 ms, and four to 0.33 ms. Loops with a constant trip count are unrolled by "
-        "the compiler, and bodies that already issue two or more independent fetches, or whose "
-        "next address depends on the fetched data (sphere tracing, pointer chasing, binary "
-        "search), are left alone."
+        "A loop that the compiler does not unroll runs its body one iteration at a time: the "
+        "fetch is issued, the wave waits for it (hundreds of cycles for a texture miss; only the "
+        "other waves resident on the SIMD can run meanwhile), uses the result, and only then "
+        "issues the next fetch. Unrolling by hand by 2 to 4 and issuing the independent fetches "
+        "back to back lets their latencies overlap. Pocol's blog article (section on batching "
+        "texture fetches) retells NVIDIA's example of a screen-space reflection ray march on a "
+        "GTX 1080: two fetches per iteration took the pass from 0.54 ms to 0.42 ms, and four to "
+        "0.33 ms. Which loops stay loops was measured with regtruth (RADV/ACO, navi21 and "
+        "polaris10): a constant trip count of up to 128 iterations with one fetch each is fully "
+        "unrolled, 129 and more (256, 512) is kept with its branch, and a trip count from a "
+        "constant buffer or a parameter is always kept. Fetches made by a struct method called "
+        "in the loop and templated `Load<T>()` count as fetches. Bodies that already issue two "
+        "or more independent fetches, or whose next address depends on the fetched data (sphere "
+        "tracing, pointer chasing, binary search), are left alone. The message gives the "
+        "estimated waves per SIMD of the entry point on the configured target: the fewer, the "
+        "less of each wait is hidden."
     )
     bad_example = """\
 Texture2D<float> depthTex : register(t0);
@@ -255,34 +458,55 @@ float march(float2 uv, float2 dir, float z, int steps)
             self._check_loop(ctx, n, ctx.scratch(lambda: self._dynamic_loops(ctx)))
 
     @staticmethod
-    def _dynamic_loops(ctx: RuleContext) -> dict[tuple[int, int], bool]:
+    def _dynamic_loops(ctx: RuleContext) -> dict[tuple[int, int], tuple[bool, int | None]]:
         try:
             from hlsllint.analysis import analyze
 
-            return {lp.span: lp.dynamic for lp in analyze(ctx.model).loops()}
+            return {lp.span: (lp.dynamic, lp.trip_count) for lp in analyze(ctx.model).loops()}
         except Exception:  # the analysis stage is optional here: fall back to the syntax
             return {}
 
-    def _is_dynamic(self, ctx: RuleContext, loop: Node, dynamic: dict[tuple[int, int], bool]) -> bool:
+    def _dynamic_reason(
+        self, ctx: RuleContext, loop: Node, dynamic: dict[tuple[int, int], tuple[bool, int | None]]
+    ) -> str | None:
+        """Why the loop stays a loop at run time, or None when the compiler unrolls it."""
         if ctx.tree.attribute(loop, "unroll") is not None:
-            return False
+            return None
         if ctx.tree.attribute(loop, "loop") is not None:
-            return True
+            return "marked `[loop]`"
         if _bound_undeclared(ctx, loop):
-            return False  # the bound comes from a header that was not found: it may well be constant
-        return not (_trip_count_constant(ctx, loop) or dynamic.get(ctx.span(loop)) is False)
+            return None  # the bound comes from a header that was not found: it may well be constant
+        count = _trip_count(ctx, loop)
+        is_dynamic, analysed = dynamic.get(ctx.span(loop), (True, None))
+        if count == _NOT_CONSTANT and not is_dynamic:
+            count = analysed  # folded by the analysis (a local set once, an inlined argument)
+        elif count == _NOT_CONSTANT:
+            return _why_dynamic(ctx, loop)
+        if count is not None and count > UNROLL_LIMIT:
+            return f"a constant {count} iterations: the compiler unrolls at most {UNROLL_LIMIT}"
+        return None
 
-    def _check_loop(self, ctx: RuleContext, loop: Node, dynamic: dict[tuple[int, int], bool]) -> None:
+    def _check_loop(
+        self, ctx: RuleContext, loop: Node, dynamic: dict[tuple[int, int], tuple[bool, int | None]]
+    ) -> None:
         body = loop.child_by_field_name("body")
-        if body is None or not self._is_dynamic(ctx, loop, dynamic):
+        why = self._dynamic_reason(ctx, loop, dynamic) if body is not None else None
+        if body is None or why is None:
             return
-        fetches = fetches_in(ctx, body, skip_loops=True)
+        fetches = fetches_in(ctx, body, skip_loops=True) + _method_fetches(ctx, body)
+        fetches.sort(key=lambda f: f.node.start_byte)
         fetches = [f for f in fetches if not is_written(ctx, f.node) and not _leaves_loop(f.node, body)]
         if not fetches or self._hidden_fetches(ctx, body) or self._has_barrier(ctx, body):
             return
+        most = _trip_count(ctx, loop, any_unsigned_start=True)
+        if most is not None and 0 <= most <= 2:
+            return  # `for (i = GI; i < 100; i += 64)`: a cooperative fill, two iterations at most
         data = _LoopData(ctx, loop, fetches)
         if any(data.carried(a) for f in fetches for a in f.address):
             return  # the next address waits for this iteration's data: unrolling cannot batch
+        cond = loop.child_by_field_name("condition")
+        if cond is not None and (data.expr_deps(cond) or _status_of_fetch(ctx, cond, fetches)):
+            return  # whether to go on depends on the data (or its residency status): a search
         if len(fetches) > 1:
             for i in range(1, len(fetches)):
                 deps: set[int] = set()
@@ -293,16 +517,19 @@ float march(float2 uv, float2 dir, float z, int steps)
         if not in_main_file(ctx, loop):
             return
         keyword = loop.children[0] if loop.children else loop
+        named = ", ".join(f"`{_short(ctx, f.node)}`" for f in fetches[:2]) + (
+            ", ..." if len(fetches) > 2 else ""
+        )
         what = (
-            "a single fetch per iteration"
+            f"a single fetch per iteration ({named})"
             if len(fetches) == 1
-            else f"{len(fetches)} fetches per iteration, each waiting for the previous one,"
+            else f"{len(fetches)} fetches per iteration ({named}), each waiting for the previous one,"
         )
         ctx.report(
             keyword,
-            f"dynamic loop issues {what} and uses the data in the same iteration; unroll by 2-4 "
-            "and issue the independent fetches back to back (SSR ray march on a GTX 1080: 0.54 ms "
-            "-> 0.42 ms with 2, 0.33 ms with 4)",
+            f"loop ({why}) issues {what} and uses the data in the same iteration, so every "
+            f"iteration waits for memory; {_hiding(ctx)}; unroll by 2-4 and issue the "
+            "independent fetches back to back",
         )
 
     @staticmethod
@@ -321,6 +548,10 @@ float march(float2 uv, float2 dir, float z, int steps)
         for n in ctx.tree.walk(body):
             if n.type in LOOP_TYPES and fetches_in(ctx, n):
                 return True
+            if n.type == "call_expression" and _method_definition(ctx, n) is not None:
+                if _method_fetch(ctx, n) is None and _method_definition_calls(ctx, n):
+                    return True  # a method calling other functions: not followed
+                continue
             if n.type == "call_expression":
                 name = call_name(ctx, n)
                 fn = model.function(name) if name else None

@@ -268,3 +268,41 @@ struct Out
     ]
     over = lint_text(mesh, select=("HL107",), rule_options=(("HL107", (("max-slots", 1),)),))
     assert "2 slots are over the budget of 1" in over[0].message
+
+
+def test_hl106_constant_loops_above_the_unroll_limit_and_per_target_message() -> None:
+    from hlsllint.rules.hl106_unbatched_loop_fetch import UNROLL_LIMIT
+
+    assert UNROLL_LIMIT == 128  # regtruth: 128 iterations unrolled, 129 kept as a loop
+    loops = {
+        "uint i = 0; i <= 128; i++": True,  # 129 iterations
+        "uint i = 0; i < 128; i++": False,
+        "int i = 255; i >= 0; i--": True,  # 256
+        "uint i = 0; i < 512; i += 4": False,  # 128
+        "uint i = 0; 300 > i; i += 2": True,  # 150
+    }
+    for header, fires in loops.items():
+        src = f"""
+Texture2D<float4> gTex : register(t0);
+RWStructuredBuffer<float4> gOut : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{{
+    float4 acc = 0;
+    for ({header})
+        acc += gTex.Load(int3(id.x, i, 0));
+    gOut[id.x] = acc;
+}}
+"""
+        found = lint_text(src, ("HL106",))
+        assert bool(found) == fires, header
+        if fires:
+            assert "the compiler unrolls at most 128" in found[0].message
+            assert "`gTex.Load(int3(id.x, i, 0))`" in found[0].message
+    text = (FIXTURES / "HL106" / "bad_single_fetch_loops.hlsl").read_text(encoding="utf-8")
+    rdna = [d.message for d in lint_text(text, ("HL106",), target="rdna2")]
+    gcn = [d.message for d in lint_text(text, ("HL106",), target="gcn")]
+    assert "of 16 wave64s per SIMD on rdna2" in rdna[0] and "of 10 wave64s per SIMD on gcn" in gcn[0]
+    assert "marked `[loop]`" in rdna[0]
+    assert "`numSteps` is a constant-buffer value" in rdna[1]
+    assert "`itemCount` is a constant-buffer value" in rdna[2]

@@ -59,6 +59,8 @@ def as_fetch(model: Model, node: Node) -> Fetch | None:
         field = fn.child_by_field_name("field")
         if obj is None or field is None:
             return None
+        if field.type == "template_method":  # `buf.Load<float4>(addr)`
+            field = field.child_by_field_name("name") or field.named_children[0] or field
         method = model.tree.node_text(field)
         kind = RESOURCE_METHODS.get(method)
         if kind not in FETCH_KINDS:
