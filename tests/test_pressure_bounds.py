@@ -258,3 +258,20 @@ Buffer<float> src : register(t0);
 """
     )
     assert d.max_live_vgprs <= 5
+
+
+def test_a_one_dimensional_group_keeps_only_the_x_local_id_live() -> None:
+    # The wave starts with three local-ID VGPRs, but in a 256x1x1 group y and z are 0.
+    # regtruth navi21 wave64: presched_vgprs 4, input_vgprs 3. All three kept live: 8.
+    d = demand(
+        """
+Buffer<float> src : register(t0);
+RWStructuredBuffer<float> o : register(u0);
+[numthreads(256,1,1)] void main(uint3 gid : SV_GroupThreadID, uint3 g : SV_GroupID) {
+    float4 v = 0;
+    for (int i = 0; i < 16; i++) v += src[(gid.x + i) * 4 + g.x].xxxx * float4(1, 2, 3, 4);
+    o[g.x * 256 + gid.x] = v.x + v.y + v.z + v.w;
+}
+"""
+    )
+    assert d.max_live_vgprs <= 6

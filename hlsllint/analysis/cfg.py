@@ -130,6 +130,8 @@ class CFG:
     unreachable: frozenset[int] = frozenset()
     """Blocks no path from the entry reaches (code after a `return`, `break`, `continue`); they
     are removed from the graph, but their expressions stay in `expr`."""
+    preloaded_vgprs: int = 0
+    """VGPRs the hardware fills before the first instruction (all live when the wave starts)."""
     dead: frozenset[Instr] = frozenset()
     """Instructions whose result reaches no output, store or other side effect: the compiler
     does not compute them, so liveness skips them (the rules still see them)."""
@@ -239,6 +241,7 @@ class _Lowerer:
         self.globals_env: dict[Symbol, list[Value]] = {}
         self.preloads: dict[str, Value] = {}
         self._split: dict[Symbol, bool] = {}
+        self.preloaded_vgprs = 0
         self.n_instrs = 0
         self.truncated = False
         self.block = self.new_block()
@@ -427,7 +430,13 @@ class _Lowerer:
             extra = self.costs.vs_input_vgprs.get(family, 2) - 2
             if extra > 0:  # the other system values the hardware loads into a vertex wave
                 preloads.append(("vs_system_inputs", extra, "vgpr"))
+        self.preloaded_vgprs = sum(w for _, w, cls in preloads if cls == "vgpr")
+        group = self.entry_point.group_size
         for name, width, cls in preloads:
+            if name == "local_invocation_id" and group is not None:
+                # the wave starts with all three, but a 1-D group's y and z are 0: only the
+                # dimensions the group has stay live
+                width = max(1, sum(1 for d in group if d > 1))
             v = Value(len(self.values), name, width, "preload", T.UNKNOWN, None, cls)
             self.values.append(v)
             self.preloads[name] = v
@@ -510,6 +519,7 @@ class _Lowerer:
             self.entry_point.stage,
             self.truncated,
             frozenset(dead),
+            self.preloaded_vgprs,
             dead_instructions(instrs),
         )
 

@@ -179,7 +179,7 @@ def register_demand(
         classes[v], sizes[v] = cls, (1 if v in streamed and cls == "vgpr" else n)
     mask = 2 if wave_size == 64 else 1
     # every register the hardware preloads is live when the wave starts, read later or not
-    preloaded = sum(sizes[v] for v in cfg.values if v.kind == "preload" and classes[v] == "vgpr")
+    preloaded = cfg.preloaded_vgprs
     operands = costs.count_operands_at_instruction
     vg: dict[Instr, int] = {}
     sg: dict[Instr, int] = {}
