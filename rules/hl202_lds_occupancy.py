@@ -29,10 +29,17 @@ def _kib(n: int) -> str:
 
 
 def max_lds_for_waves(target: Target, wave: int, group_threads: int, waves: int) -> int:
-    """The most groupshared bytes per group that still let `waves` waves per SIMD be resident."""
+    """The most groupshared bytes per group that still let `waves` waves per SIMD be resident.
+
+    `occupancy()` puts ceil(groups x waves per group / SIMDs) waves on the busiest SIMD (what
+    regtruth measures), so the fewest groups that reach `waves` are
+    (waves - 1) x SIMDs // waves per group + 1; the unit's LDS split among them, rounded down to
+    the allocation granule, is the budget (regtruth, vega10: 3.5 KiB per one-wave group gives 5
+    waves per SIMD, 4 KiB gives 4).
+    """
     waves_per_group = -(-group_threads // wave)
-    groups_needed = -(-waves * target.simds_per_lds // waves_per_group)
-    per_group = target.lds_bytes // max(groups_needed, 1)
+    groups_needed = (max(waves, 1) - 1) * target.simds_per_lds // waves_per_group + 1
+    per_group = target.lds_bytes // groups_needed
     return min(D3D_MAX_GROUPSHARED, per_group // target.lds_granule * target.lds_granule)
 
 

@@ -150,3 +150,38 @@ def test_hl203_says_why_the_arm_looks_rare() -> None:
     assert not lint_text(in_loop, select=("HL203",))
     hoisted = in_loop.replace("for (uint s = 0; s < gNeighbours; ++s)", "uint s = gNeighbours;")
     assert [d.code for d in lint_text(hoisted, select=("HL203",))] == ["HL203"]
+
+
+# (target, LDS bytes of one 64-thread group, waves per SIMD that regtruth measured): the fixture
+# bad_small_group_large_tile.hlsl with its two arrays resized (navi21 and vega10, wave64).
+REGTRUTH_LDS = [
+    ("rdna2", 20480, 2),
+    ("rdna2", 7168, 5),
+    ("rdna2", 6144, 6),
+    ("rdna2", 5120, 7),
+    ("rdna2", 4608, 7),
+    ("gcn", 20480, 1),
+    ("gcn", 4096, 4),
+    ("gcn", 3584, 5),
+    ("gcn", 3072, 6),
+]
+
+
+def test_hl202_figures_match_regtruth() -> None:
+    from hlsllint.rules.hl202_lds_occupancy import max_lds_for_waves
+
+    from hlsllint.analysis.occupancy import occupancy, resolve_target
+
+    for target, lds, waves in REGTRUTH_LDS:
+        assert occupancy(target, 64, vgprs=16, lds_bytes=lds, group_threads=64).waves_per_simd == waves
+    # The advised budget is the largest that reaches the wanted waves (measured: 4 KiB -> 8 waves
+    # on navi21 and 4.5 KiB -> 7; 3.5 KiB -> 5 waves on vega10 and 4 KiB -> 4).
+    assert max_lds_for_waves(resolve_target("rdna2"), 64, 64, 8) == 4096
+    assert max_lds_for_waves(resolve_target("gcn"), 64, 64, 5) == 3584
+    path = FIXTURES / "HL202" / "bad_small_group_large_tile.hlsl"
+    (d,) = lint_unit(str(path), Settings(select=("HL202",))).diagnostics
+    assert "20 KiB of groupshared memory per 64-thread group fits 6 group(s) per WGP" in d.message
+    assert "2 of 16 wave64s per SIMD; keep it at or below 4 KiB for 8 waves" in d.message
+    (g,) = lint_unit(str(path), Settings(select=("HL202",), target="gcn")).diagnostics
+    assert "fits 3 group(s) per CU on gcn, 1 of 10 wave64s per SIMD" in g.message
+    assert "keep it at or below 3.5 KiB for 5 waves" in g.message
