@@ -275,3 +275,24 @@ RWStructuredBuffer<float> o : register(u0);
 """
     )
     assert d.max_live_vgprs <= 6
+
+
+def test_a_parameter_only_read_is_the_arguments_registers() -> None:
+    # Two 5-tap blurs over six loaded pixels, through an inlined helper.
+    # regtruth navi21 wave64: presched_vgprs 19. Copying the arguments into parameters was 33.
+    d = demand(
+        """
+Buffer<float4> src : register(t0);
+RWStructuredBuffer<float3> o : register(u0);
+float3 Blur(float3 a, float3 b, float3 c, float3 d, float3 e) {
+    return 0.1 * a + 0.2 * b + 0.4 * c + 0.2 * d + 0.1 * e;
+}
+[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID) {
+    float3 s0 = src[id.x].rgb, s1 = src[id.x + 1].rgb, s2 = src[id.x + 2].rgb;
+    float3 s3 = src[id.x + 3].rgb, s4 = src[id.x + 4].rgb, s5 = src[id.x + 5].rgb;
+    o[id.x * 2] = Blur(s0, s1, s2, s3, s4);
+    o[id.x * 2 + 1] = Blur(s1, s2, s3, s4, s5);
+}
+"""
+    )
+    assert d.max_live_vgprs <= 24

@@ -205,6 +205,9 @@ def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
     return frozenset(i for i in instrs if i not in kept)
 
 
+_ACCESS = ("field_expression", "subscript_expression")
+
+
 def _flatten(reads: list[Value | None]) -> list[Value]:
     """The registers an instruction reads: struct aggregates stand for their members."""
     out: list[Value] = []
@@ -242,6 +245,7 @@ class _Lowerer:
         self.preloads: dict[str, Value] = {}
         self._split: dict[Symbol, bool] = {}
         self.preloaded_vgprs = 0
+        self._written: dict[tuple[int, Symbol], bool] = {}
         self.n_instrs = 0
         self.truncated = False
         self.block = self.new_block()
@@ -789,7 +793,15 @@ class _Lowerer:
             return v if op == "+=" else -v if op == "-=" else None
         return None
 
-    def _writes(self, body: Node, sym: Symbol) -> bool:
+    def _param_written(self, fn: Function, p: Symbol) -> bool:
+        """Does `fn`'s body write `p` or a part of it (a member, an element, a swizzle)?"""
+        key = (id(fn), p)
+        found = self._written.get(key)
+        if found is None:
+            found = self._written[key] = fn.body is not None and self._writes(fn.body, p, parts=True)
+        return found
+
+    def _writes(self, body: Node, sym: Symbol, parts: bool = False) -> bool:
         for n in self.tree.walk(body):
             target = None
             if n.type == "assignment_expression":
@@ -801,6 +813,8 @@ class _Lowerer:
                 for i, a in enumerate(args.named_children if args is not None else []):
                     if a.type == "identifier" and self.m.resolve(a) is sym and self._may_write_arg(n, i):
                         return True
+            while parts and target is not None and target.type in _ACCESS:
+                target = target.child_by_field_name("argument")
             if target is not None and target.type == "identifier" and self.m.resolve(target) is sym:
                 return True
         return False
@@ -1302,6 +1316,12 @@ class _Lowerer:
         frame.exit = exit_b
         self.frames.append(frame)
         for (p, _a), (srcs, _) in zip(arg_vals, bound, strict=True):
+            if p.direction == "in" and srcs and not self._param_written(fn, p):
+                n_values = len(p.type.members) if p.type.kind == "struct" and p.type.members else 1
+                if len(srcs) == n_values:
+                    # a parameter the callee only reads is the argument's registers (no copy)
+                    frame.env[p] = list(srcs)
+                    continue
             dests = self.var(p)
             for i, d in enumerate(dests):
                 if i < len(srcs):
