@@ -128,7 +128,8 @@ def measure(rule: type[Rule], regtruth: Path, args: list[str], work: Path) -> li
         for entry, stage in entries:
             r = _regtruth(regtruth, path, entry, stage, args)
             if "error" in r:
-                out.append(Measurement(rule.code, label, entry, stage, None, str(r["error"])[:160]))
+                first = (str(r["error"]).splitlines() or [""])[0]  # one table row: the first line
+                out.append(Measurement(rule.code, label, entry, stage, None, first[:160]))
                 continue
             numbers = {k: int(r[k]) for k in FIELDS if isinstance(r.get(k), int)}
             shown = "claims_main" if entry == "claims_main" else entry

@@ -1,0 +1,556 @@
+"""HL110 dynamic-local-array-index."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hlsllint.context import RuleContext
+from hlsllint.rule import Rule
+from hlsllint.semantic import Model, Symbol
+from hlsllint.semantic.intrinsics import INTRINSICS
+from hlsllint.semantic.queries import uses_of
+from hlsllint.syntax import Node
+from hlsllint.syntax.queries import LOOP_TYPES, call_args, call_name, is_written, lvalue_top, same, unparen_up
+
+UNROLLED_TRIP_LIMIT = 32
+"""Constant-trip loops up to this many iterations are unrolled by the compiler, so their counter
+is a constant index (regtruth: a 32-iteration loop over a local `float v[32]` was unrolled with no
+branch; a 64-iteration one stayed a loop and selected through `v[64]` with 31 branches)."""
+SCRATCH_BYTES = 256
+"""RADV moves a function-local array past 256 bytes per lane to scratch memory (regtruth:
+`float4 a[16]` stayed in VGPRs, `float4 a[17]` took 17,408 bytes of scratch per wave64)."""
+
+_OPERATORS = frozenset(
+    {
+        "parenthesized_expression",
+        "binary_expression",
+        "unary_expression",
+        "cast_expression",
+        "conditional_expression",
+        "comma_expression",
+    }
+)
+_BRANCHES = frozenset({"if_statement", "switch_statement", "conditional_expression"})
+_CALLABLE_DEPTH = 3
+
+
+class _Unknown(Exception):
+    """The index cannot be judged here (a helper's parameter with no call site in the unit)."""
+
+
+@dataclass
+class _State:
+    reported: set[int] = field(default_factory=set)
+    calls: dict[str, list[Node]] | None = None
+    constant_arrays: dict[int, bool] = field(default_factory=dict)
+
+
+def _is_var(model: Model, node: Node | None, var: Node) -> bool:
+    """`node` names the same variable as the identifier `var` (by symbol; by name when neither
+    resolves, as for a loop counter leaked from an earlier loop in old HLSL scoping)."""
+    if node is None or node.type != "identifier":
+        return False
+    sym = model.resolve(var)
+    if sym is not None:
+        return model.resolve(node) is sym
+    return model.resolve(node) is None and model.tree.node_text(node) == model.tree.node_text(var)
+
+
+def trip_count(model: Model, loop: Node) -> tuple[Node, int] | None:
+    """(counter identifier, constant trip count) of `for (i = A; i < B; i++ / i += C)` whose
+    body does not write the counter; None otherwise."""
+    if loop.type != "for_statement":
+        return None
+    init = loop.child_by_field_name("initializer")
+    cond = loop.child_by_field_name("condition")
+    update = loop.child_by_field_name("update")
+    if init is None or cond is None or update is None or cond.type != "binary_expression":
+        return None
+    if init.type == "declaration":
+        init = next((c for c in init.named_children if c.type == "init_declarator"), init)
+    var = init.child_by_field_name("declarator") or init.child_by_field_name("left")
+    start = init.child_by_field_name("value") or init.child_by_field_name("right")
+    if var is None or var.type != "identifier" or start is None:
+        return None
+    a = model.const_value(start)
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if not isinstance(a, int) or left is None or right is None or not _is_var(model, left, var):
+        return None
+    b = model.const_value(right)
+    op = model.tree.node_text(cond.child_by_field_name("operator") or cond)
+    step = _step(model, update, var)
+    if not isinstance(b, int) or isinstance(b, bool) or step is None or step == 0:
+        return None
+    body = loop.child_by_field_name("body")
+    if body is not None and any(
+        _is_var(model, n, var) and is_written(model.tree, n) for n in model.tree.walk(body)
+    ):
+        return None
+    if op in ("<=", ">="):
+        b += 1 if step > 0 else -1
+    if op in ("<", "<=", "!=") and step > 0:
+        return var, max(0, -(-(b - a) // step))
+    if op in (">", ">=", "!=") and step < 0:
+        return var, max(0, -(-(a - b) // -step))
+    return None
+
+
+def _step(model: Model, update: Node, var: Node) -> int | None:
+    if update.type == "update_expression":
+        arg = update.child_by_field_name("argument")
+        if not _is_var(model, arg, var):
+            return None
+        return 1 if "++" in model.tree.node_text(update) else -1
+    if update.type == "assignment_expression":
+        if not _is_var(model, update.child_by_field_name("left"), var):
+            return None
+        op = model.tree.node_text(update.child_by_field_name("operator") or update)
+        v = model.const_value(update.child_by_field_name("right"))
+        if not isinstance(v, int):
+            return None
+        return v if op == "+=" else -v if op == "-=" else None
+    return None
+
+
+def unrolled(model: Model, loop: Node) -> bool | None:
+    """Does the compiler unroll `loop`? None when it is not a constant-trip `for` loop."""
+    found = trip_count(model, loop)
+    attrs = {a.name.lower() for a in model.tree.attributes_of(loop)}
+    if found is None or "loop" in attrs:
+        return None if found is None else False
+    return found[1] <= UNROLLED_TRIP_LIMIT or "unroll" in attrs
+
+
+class _Index:
+    """Is an index expression a compile-time constant once constant loops are unrolled and
+    helpers inlined? `dynamic(node)` names the part that is not, else None."""
+
+    def __init__(self, ctx: RuleContext, state: _State) -> None:
+        self.ctx = ctx
+        self.model = ctx.model
+        self.state = state
+        self.why: dict[int, str] = {}
+
+    def dynamic(self, node: Node, seen: frozenset[int] = frozenset(), depth: int = 0) -> Node | None:
+        model = self.model
+        if model.const_value(node) is not None:
+            return None
+        kind = node.type
+        if kind in _OPERATORS:
+            for c in node.named_children:
+                if c.type in ("comment", "type_descriptor"):
+                    continue
+                part = self.dynamic(c, seen, depth)
+                if part is not None:
+                    return part
+            return None
+        if kind == "call_expression":
+            name = call_name(model.tree, node)
+            spec = INTRINSICS.get(name or "")
+            pure = (spec is not None and spec[1] == "pure") or (
+                name is not None and model.lookup_type(name).is_numeric
+            )
+            if not pure:
+                return node
+            for a in call_args(node):
+                part = self.dynamic(a, seen, depth)
+                if part is not None:
+                    return part
+            return None
+        if kind == "subscript_expression":
+            root = node.child_by_field_name("argument")
+            sym = model.resolve(root) if root is not None and root.type == "identifier" else None
+            found = _access(node)
+            if sym is None or sym.kind != "static_const" or found is None:
+                return node
+            for i in found[1]:
+                part = self.dynamic(i, seen, depth)
+                if part is not None:
+                    return part
+            return None
+        if kind == "update_expression":  # `stack[n++]`: n's writes decide
+            arg = node.child_by_field_name("argument")
+            return node if arg is None else self.dynamic(arg, seen, depth)
+        if kind == "field_expression":  # a swizzle or member of a local
+            arg = node.child_by_field_name("argument")
+            if arg is None or model.type_of(arg).kind not in ("vector", "struct", "matrix"):
+                return node
+            part = self.dynamic(arg, seen, depth)
+            if part is not None and same(part, arg):
+                if part.id in self.why:
+                    self.why[node.id] = self.why[part.id]
+                return node  # name `id.x`, not `id`
+            return part
+        if kind != "identifier":
+            return node
+        sym = model.resolve(node)
+        loop = self._counter_loop(node)
+        if loop is not None:
+            return self._counter(node, loop)
+        if sym is None:
+            raise _Unknown  # a name from a header that was not found, or a leaked counter
+        if id(sym) in seen:
+            return None  # around a cycle (n = n + 1): the other writes decide
+        if sym.kind == "param":
+            return self._param(node, sym, seen | {id(sym)}, depth)
+        if sym.kind != "local":
+            return node
+        return self._local(node, sym, seen | {id(sym)}, depth)
+
+    def _counter(self, node: Node, loop: Node) -> Node | None:
+        model = self.model
+        found = trip_count(model, loop)
+        attrs = {a.name.lower() for a in model.tree.attributes_of(loop)}
+        if found is None:
+            cond = loop.child_by_field_name("condition")
+            if cond is not None and any(
+                n.type == "identifier"
+                and model.resolve(n) is None
+                and model.tree.node_text(n) not in model.globals
+                and not _is_var(model, n, node)
+                for n in model.tree.walk(cond)
+            ):
+                raise _Unknown  # the bound comes from a header that was not found
+            self.why[node.id] = "the counter of a loop whose trip count is not a compile-time constant"
+            return node
+        if "loop" in attrs:
+            self.why[node.id] = "the counter of a `[loop]` loop, which the compiler keeps"
+            return node
+        if found[1] > UNROLLED_TRIP_LIMIT and "unroll" not in attrs:
+            self.why[node.id] = f"the counter of a {found[1]}-iteration loop, more than the compiler unrolls"
+            return node
+        return None
+
+    def _local(self, node: Node, sym: Symbol, seen: frozenset[int], depth: int) -> Node | None:
+        model = self.model
+        # A local whose every write is constant, made in straight-line code or unrolled loops.
+        writes: list[tuple[Node | None, Node]] = []
+        if sym.init is not None and sym.node is not None:
+            writes.append((sym.init, sym.node))
+        for use in uses_of(model, sym):
+            if not is_written(model.tree, use):
+                continue
+            top = lvalue_top(use)
+            site, parent = unparen_up(top)
+            if parent is None:
+                return node
+            if parent.type == "update_expression":
+                writes.append((None, parent))
+            elif parent.type == "assignment_expression":
+                writes.append((parent.child_by_field_name("right"), parent))
+            else:
+                return node
+        if not writes:
+            return node
+        for value, site in writes:
+            if value is not None and self.dynamic(value, seen, depth) is not None:
+                return node
+            if self._under_dynamic_control(site, seen, depth):
+                self.why[node.id] = "written under a run-time condition or in a loop the compiler keeps"
+                return node
+        return None
+
+    def _under_dynamic_control(self, site: Node, seen: frozenset[int], depth: int) -> bool:
+        cur, child = site.parent, site
+        while cur is not None and cur.type != "function_definition":
+            if cur.type in _BRANCHES:
+                cond = cur.child_by_field_name("condition")
+                if cond is not None and not same(cond, child) and self.dynamic(cond, seen, depth) is not None:
+                    return True
+            elif (
+                cur.type in LOOP_TYPES
+                and same(cur.child_by_field_name("body"), child)
+                and not unrolled(self.model, cur)
+            ):
+                return True
+            child, cur = cur, cur.parent
+        return False
+
+    def _counter_loop(self, node: Node) -> Node | None:
+        """The `for` loop around `node` whose initializer sets the variable `node` names."""
+        cur = node.parent
+        while cur is not None and cur.type != "function_definition":
+            if cur.type == "for_statement":
+                init = cur.child_by_field_name("initializer")
+                if init is not None and init.type == "declaration":
+                    init = next((c for c in init.named_children if c.type == "init_declarator"), init)
+                var = (
+                    init.child_by_field_name("declarator") or init.child_by_field_name("left")
+                    if init is not None
+                    else None
+                )
+                if var is not None and _is_var(self.model, node, var):
+                    return cur
+            cur = cur.parent
+        return None
+
+    def _param(self, node: Node, sym: Symbol, seen: frozenset[int], depth: int) -> Node | None:
+        model = self.model
+        fn = model.function(sym.function or "")
+        if fn is None or any(e.function is fn for e in model.entry_points):
+            return node
+        if sym.direction != "in" or any(is_written(model.tree, u) for u in uses_of(model, sym)):
+            return node
+        index = next((i for i, p in enumerate(fn.params) if p is sym), None)
+        sites = self._calls().get(fn.name, [])
+        if index is None or depth >= _CALLABLE_DEPTH:
+            return node
+        if not sites:
+            raise _Unknown
+        for call in sites:
+            args = call_args(call)
+            if index >= len(args):
+                return node
+            if self.dynamic(args[index], seen, depth + 1) is not None:
+                self.why[node.id] = f"a parameter of `{fn.name}` given a run-time value by a caller"
+                return node
+        return None
+
+    def _calls(self) -> dict[str, list[Node]]:
+        if self.state.calls is None:
+            calls: dict[str, list[Node]] = {}
+            tree = self.model.tree
+            for n in tree.walk(tree.root):
+                if n.type == "call_expression":
+                    name = call_name(tree, n)
+                    if name is not None and name in self.model.functions:
+                        calls.setdefault(name, []).append(n)
+            self.state.calls = calls
+        return self.state.calls
+
+
+def _access(node: Node) -> tuple[Node, list[Node]] | None:
+    """(root identifier, index expressions) of the outermost subscript chain `a[i][j]`."""
+    indices: list[Node] = []
+    cur = node
+    while cur.type == "subscript_expression":
+        arg = cur.child_by_field_name("argument")
+        idx = cur.child_by_field_name("indices") or next(
+            (c for c in cur.named_children if c.type == "subscript_argument_list"), None
+        )
+        if arg is None or idx is None:
+            return None
+        indices = [c for c in idx.named_children if c.type != "comment"] + indices
+        cur = arg
+    if cur.type != "identifier":
+        return None
+    return cur, indices
+
+
+class DynamicLocalArrayIndex(Rule):
+    code = "HL110"
+    name = "dynamic-local-array-index"
+    summary = (
+        "A function-local array of run-time values read or written at an index that is not a "
+        "compile-time constant once the compiler has unrolled its constant loops."
+    )
+    rationale = (
+        "GPUs have no indexable register file per lane: a local array lives in VGPRs only while "
+        "every index is known at compile time. Indexed at a run-time value (a thread ID, a "
+        "constant-buffer value, the counter of a loop the compiler keeps), the whole array stays "
+        "live and every access becomes a chain of compares and selects over all its elements, or, "
+        "past 256 bytes per lane, the array moves to scratch memory (a memory round trip per "
+        "access). Measured with regtruth (RADV/ACO, navi21 wave64): eight float4 taps read back "
+        "at a per-lane offset took 48 VGPRs, 184 instructions and 10 waves/SIMD, against 24 VGPRs, "
+        "42 instructions and 16 waves/SIMD reading the buffer directly; `float4 a[17]` (272 bytes) "
+        "took 17,408 bytes of scratch per wave. Counters of constant loops of up to 32 iterations "
+        "are constant indices (the compiler unrolls them; a 64-iteration loop stayed a loop). A "
+        "local array whose elements are all literals, never written at a run-time index, is "
+        "folded into constant data and is not reported."
+    )
+    bad_example = """\
+StructuredBuffer<float4> samples : register(t0);
+RWStructuredBuffer<float4> result : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 taps[8];
+    for (uint i = 0; i < 8; i++)
+        taps[i] = samples[id.x * 8 + i];
+    float4 acc = 0;
+    for (uint j = 0; j < 4; j++)
+        acc += taps[(id.x + j * 3) & 7];
+    result[id.x] = acc;
+}
+"""
+    good_example = """\
+StructuredBuffer<float4> samples : register(t0);
+RWStructuredBuffer<float4> result : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 acc = 0;
+    for (uint j = 0; j < 4; j++)
+        acc += samples[id.x * 8 + ((id.x + j * 3) & 7)];
+    result[id.x] = acc;
+}
+"""
+    tags = ("registers", "occupancy")
+    references = (
+        "AMD GPUOpen, Occupancy explained (VGPR usage; arrays indexed dynamically)",
+        "Mesa RADV: function-temporary arrays over 256 bytes are lowered to scratch",
+    )
+
+    node_kinds = frozenset({"subscript_expression"})
+
+    def visit(self, ctx: RuleContext, node: Node) -> None:
+        if ctx.function is None:
+            return
+        site, parent = unparen_up(node)
+        if (
+            parent is not None
+            and parent.type == "subscript_expression"
+            and same(parent.child_by_field_name("argument"), site)
+        ):
+            return  # the outer subscript of `a[i][j]` is visited
+        found = _access(node)
+        if found is None:
+            return
+        root, indices = found
+        model = ctx.model
+        sym = model.resolve(root)
+        if sym is None or sym.kind != "local" or sym.type.kind != "array":
+            return
+        state = ctx.scratch(_State)
+        if id(sym) in state.reported:
+            return
+        index = _Index(ctx, state)
+        try:
+            part, culprit = next(
+                ((i, p) for i in indices if (p := index.dynamic(i)) is not None), (None, None)
+            )
+        except _Unknown:
+            return
+        if part is None or culprit is None:
+            return
+        if not is_written(ctx.tree, node) and self._constant_array(ctx, sym, index, state):
+            return
+        state.reported.add(id(sym))
+        ctx.report(
+            node,
+            self._message(ctx, node, sym, culprit, index.why.get(culprit.id)),
+            related=[(sym.node, "the array")] if sym.node is not None else None,
+        )
+
+    @staticmethod
+    def _message(ctx: RuleContext, node: Node, sym: Symbol, culprit: Node, why: str | None) -> str:
+        el = sym.type.element
+        length = sym.type.length
+        verb = "writes" if is_written(ctx.tree, node) else "reads"
+        culprit_text = f"`{ctx.node_text(culprit)}`" + (f", {why}" if why else "")
+        head = f"`{ctx.node_text(node)}` {verb} local array `{sym.name}`"
+        if el is None or el.kind == "unknown" or length is None:
+            return (
+                f"{head} at a run-time index ({culprit_text}): the compiler keeps the whole array "
+                "live and selects through it on every access, or moves it to scratch memory past "
+                f"{SCRATCH_BYTES} bytes per lane"
+            )
+        regs = sym.type.components(ctx.settings.enable_16bit_types)
+        nbytes = 4 * regs
+        if nbytes > SCRATCH_BYTES:
+            cost = (
+                f"at {nbytes:,} bytes per lane the array lives in scratch memory, a memory round "
+                "trip per access"
+            )
+        else:
+            cost = (
+                f"the compiler keeps all {regs} registers of the array live and selects through "
+                "them on every access"
+            )
+        return (
+            f"{head} ({length} × {el.name}, {regs} registers per lane) at a run-time index "
+            f"({culprit_text}): {cost}"
+        )
+
+    @staticmethod
+    def _constant_array(ctx: RuleContext, sym: Symbol, index: _Index, state: _State) -> bool:
+        """Every element is a literal and no write uses a run-time index: folded by the compiler."""
+        known = state.constant_arrays.get(id(sym))
+        if known is not None:
+            return known
+        model = ctx.model
+        result = sym.init is not None and all(_literal(model, leaf) for leaf in _leaves(sym.init))
+        if result:
+            for use in uses_of(model, sym):
+                if not is_written(ctx.tree, use):
+                    continue
+                top = lvalue_top(use)
+                _site, parent = unparen_up(top)
+                if parent is None or parent.type != "assignment_expression":
+                    result = False
+                    break
+                value = parent.child_by_field_name("right")
+                found = _access(top) if top.type == "subscript_expression" else None
+                try:
+                    if (
+                        found is None
+                        or any(index.dynamic(i) is not None for i in found[1])
+                        or value is None
+                        or not _literal(model, value)
+                    ):
+                        result = False
+                        break
+                except _Unknown:
+                    result = False
+                    break
+        state.constant_arrays[id(sym)] = result
+        return result
+
+
+def _leaves(init: Node) -> list[Node]:
+    """The scalar or vector expressions of an initializer (`{ {1, 2}, float2(3, 4) }`)."""
+    if init.type != "initializer_list":
+        return [init]
+    out: list[Node] = []
+    for c in init.named_children:
+        if c.type != "comment":
+            out += _leaves(c)
+    return out
+
+
+def _literal(model: Model, node: Node) -> bool:
+    """A compile-time constant value: arithmetic on literals, or a vector/matrix constructor of
+    them (`float3(1, 0, 0)`)."""
+    if model.const_value(node) is not None:
+        return True
+    if node.type == "parenthesized_expression":
+        return all(_literal(model, c) for c in node.named_children if c.type != "comment")
+    if node.type == "unary_expression":
+        arg = node.child_by_field_name("argument")
+        return arg is not None and _literal(model, arg)
+    if node.type == "call_expression":
+        name = call_name(model.tree, node)
+        if name is None or not all(_literal(model, a) for a in call_args(node)):
+            return False
+        spec = INTRINSICS.get(name)
+        if model.lookup_type(name).is_numeric or (spec is not None and spec[1] == "pure"):
+            return True
+        fn = model.function(name)
+        return fn is not None and _pure(model, fn.body)
+    return node.type == "initializer_list" and all(_literal(model, c) for c in _leaves(node))
+
+
+def _pure(model: Model, body: Node | None, depth: int = 0) -> bool:
+    """A helper body that reads only its parameters, locals and constants (no resource,
+    constant buffer, groupshared or global variable; calls only intrinsics and such helpers):
+    with constant arguments the compiler folds its result."""
+    if body is None or depth > 4:
+        return False
+    for n in model.tree.walk(body):
+        if n.type == "identifier":
+            sym = model.resolve(n)
+            if sym is not None and sym.kind not in ("param", "local", "static_const", "function"):
+                return False
+        elif n.type == "call_expression":
+            name = call_name(model.tree, n)
+            if name is None:
+                return False
+            spec = INTRINSICS.get(name)
+            if model.lookup_type(name).is_numeric or (spec is not None and spec[1] == "pure"):
+                continue
+            fn = model.function(name)
+            if fn is None or not _pure(model, fn.body, depth + 1):
+                return False
+    return True
