@@ -296,3 +296,34 @@ float3 Blur(float3 a, float3 b, float3 c, float3 d, float3 e) {
 """
     )
     assert d.max_live_vgprs <= 24
+
+
+def test_a_switch_on_a_specialization_constant_runs_only_its_case() -> None:
+    # `[[vk::constant_id]] const` keeps its default unless the pipeline overrides it, and the
+    # compiler drops the other cases. regtruth navi21 wave64: presched_vgprs 4 (all cases: 12).
+    d = pixel_demand(
+        """
+[[vk::constant_id(0)]] const int mode = 0;
+Texture2D<float4> t : register(t0);
+SamplerState s : register(s0);
+struct PSIn { float4 pos : SV_Position; float3 a : TEXCOORD0; float3 b : TEXCOORD1; float3 c : TEXCOORD2; };
+float4 main(PSIn i) : SV_Target {
+    float4 color;
+    switch (mode) {
+    case 0:
+        color = t.Sample(s, i.a.xy);
+        break;
+    case 1: {
+        float3 n = normalize(i.a), v = normalize(i.b), l = normalize(i.c);
+        float3 h = normalize(v + l);
+        color = float4(n * dot(n, l) + h * pow(max(dot(n, h), 0), 16) + v, 1);
+        break;
+    }
+    default:
+        color = 0;
+    }
+    return color;
+}
+"""
+    )
+    assert d.max_live_vgprs <= 6

@@ -832,12 +832,15 @@ class _Lowerer:
         return name in _OUT_INTRINSICS or name in RAY_PAYLOAD_WRITERS or name.startswith("Interlocked")
 
     def switch(self, node: Node) -> None:
-        c, _ = self.cond(node.child_by_field_name("condition"))
+        c, known = self.cond(node.child_by_field_name("condition"))
+        body = node.child_by_field_name("body")
+        cases = [x for x in body.named_children if x.type == "case_statement"] if body else []
+        if isinstance(known, int) and not isinstance(known, bool):
+            self._constant_switch(cases, known)
+            return
         self.emit("branch", None, [c], node)
         head = self.block
         exit_b = self.new_block()
-        body = node.child_by_field_name("body")
-        cases = [x for x in body.named_children if x.type == "case_statement"] if body else []
         prev: int | None = None
         has_default = False
         self.loop_targets.append((None, exit_b))
@@ -860,6 +863,31 @@ class _Lowerer:
             self.edge(prev, exit_b)
         if not has_default:
             self.edge(head, exit_b)
+        self.block = exit_b
+
+    def _constant_switch(self, cases: list[Node], known: int) -> None:
+        """A switch on a compile-time value (a specialization constant, a macro) runs one case
+        and what falls through from it; the compiler drops the others."""
+        start = None
+        for i, case in enumerate(cases):
+            value = case.child_by_field_name("value")
+            if value is not None and self.m.const_value(value) == known:
+                start = i
+                break
+        if start is None:
+            text = self.tree.node_text
+            defaults = [i for i, x in enumerate(cases) if text(x).lstrip().startswith("default")]
+            start = defaults[0] if defaults else None
+        exit_b = self.new_block()
+        self.loop_targets.append((None, exit_b))
+        for case in cases[start:] if start is not None else []:
+            value = case.child_by_field_name("value")
+            for st in case.named_children:
+                if value is not None and st.id == value.id:
+                    continue
+                self.stmt(st)
+        self.loop_targets.pop()
+        self.edge(self.block, exit_b)
         self.block = exit_b
 
     def return_(self, node: Node) -> None:

@@ -721,7 +721,18 @@ class Model:
             return "groupshared"
         if "static" in sym.qualifiers:
             return "static_const" if "const" in sym.qualifiers else "static"
+        if "const" in sym.qualifiers and sym.decl is not None and self._specialization_constant(sym.decl):
+            # a Vulkan specialization constant: its default is folded when nothing overrides it
+            return "static_const"
         return "cbuffer_member"
+
+    def _specialization_constant(self, decl: Node) -> bool:
+        """`[[vk::constant_id(N)]] const T name = default;` (the attribute, blanked for the parser,
+        is still in the text before the declaration)."""
+        text = self.tree.text
+        start = text.rfind(";", 0, decl.start_byte)
+        start = max(start, text.rfind("}", 0, decl.start_byte))
+        return "constant_id" in text[start + 1 : decl.end_byte]
 
     def _add_cbuffer(
         self, kind: str, name_node: Node | None, body: Node | None, node: Node, register: str | None
