@@ -327,3 +327,28 @@ float4 main(PSIn i) : SV_Target {
 """
     )
     assert d.max_live_vgprs <= 6
+
+
+def test_an_out_parameter_filled_a_member_at_a_time_is_live_from_the_call() -> None:
+    # regtruth navi21 wave64: presched_vgprs 9. Each inlined call's `out` parameter, written
+    # one component at a time, was live from the entry point's start: 20.
+    d = demand(
+        """
+Buffer<uint> rg : register(t0);
+Buffer<uint> bw : register(t1);
+RWStructuredBuffer<float4> o : register(u0);
+void LoadColor(out float4 c, uint i) {
+    c.r = f16tof32(rg[i] >> 16); c.g = f16tof32(rg[i]);
+    c.b = f16tof32(bw[i] >> 16); c.a = f16tof32(bw[i]);
+}
+[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID) {
+    float4 acc = 0;
+    float4 c;
+    LoadColor(c, id.x);     acc += c;
+    LoadColor(c, id.x + 1); acc += c * 0.5;
+    LoadColor(c, id.x + 2); acc += c * 0.25;
+    o[id.x] = acc;
+}
+"""
+    )
+    assert d.max_live_vgprs <= 14

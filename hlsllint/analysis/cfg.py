@@ -1344,6 +1344,10 @@ class _Lowerer:
         frame.exit = exit_b
         self.frames.append(frame)
         for (p, _a), (srcs, _) in zip(arg_vals, bound, strict=True):
+            if p.direction == "out":
+                for d in self.var(p):  # written by the callee, perhaps a part at a time
+                    self.emit("undef", d, [], node, rule="uniform")
+                continue
             if p.direction == "in" and srcs and not self._param_written(fn, p):
                 n_values = len(p.type.members) if p.type.kind == "struct" and p.type.members else 1
                 if len(srcs) == n_values:
