@@ -509,7 +509,7 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
                     self._add(ctx, reader, groups, node, obj, found)
                 continue
             fetch = as_fetch(model, node)
-            if fetch is None or fetch.kind == "gather" or not fetch.address:
+            if fetch is None or fetch.kind == "gather" or not fetch.address or is_written(model.tree, node):
                 continue
             target = _object(node)
             if target is None:
@@ -547,8 +547,8 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
         out: list[tuple[Node, str, str, Node, list[Node]]] = []
         for node in model.tree.walk(fn.body):
             fetch = as_fetch(model, node)
-            if fetch is None or not fetch.address or fetch.kind == "gather":
-                continue
+            if fetch is None or not fetch.address or fetch.kind == "gather" or is_written(model.tree, node):
+                continue  # not a fetch, or a store `rw[p] = ...`
             address = fetch.address[0]
             if fetch.kind == "load":
                 stripped = NeighbourhoodWithoutGroupshared._strip_level(reader, address)

@@ -110,3 +110,21 @@ void main(uint3 id : SV_DispatchThreadID)
 }
 """
     assert _hl113(text) == []
+
+
+def test_stores_at_neighbouring_texels_are_not_fetches() -> None:
+    text = """\
+RWTexture2D<float> dst : register(u0);
+float Write(int2 p) { dst[p] = 1; return 0; }
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    [unroll] for (int y = -1; y <= 1; y++)
+        [unroll] for (int x = -1; x <= 1; x++)
+        {
+            dst[int2(id.xy) + int2(x, y)] = 0;
+            Write(int2(id.xy) + int2(x, y));
+        }
+}
+"""
+    assert _hl113(text) == []
