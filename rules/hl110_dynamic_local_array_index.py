@@ -13,9 +13,16 @@ from hlsllint.syntax import Node
 from hlsllint.syntax.queries import LOOP_TYPES, call_args, call_name, is_written, lvalue_top, same, unparen_up
 
 UNROLLED_TRIP_LIMIT = 32
-"""Constant-trip loops up to this many iterations are unrolled by the compiler, so their counter
-is a constant index (regtruth: a 32-iteration loop over a local `float v[32]` was unrolled with no
-branch; a 64-iteration one stayed a loop and selected through `v[64]` with 31 branches)."""
+"""Constant-trip loops up to this many iterations are unrolled whatever they index, so their
+counter is a constant index (regtruth, RADV/ACO navi21: a 32-iteration loop reading a local
+`float v[32]` at `v[j]` and `v[31 - j]` was unrolled with no branch; the same loop of 40 iterations
+was kept, 15 branches)."""
+KEPT_TRIP_LIMIT = 128
+"""Above this many iterations a constant loop is kept (HL106's measurement: 128 unrolled,
+129/256/512 kept; here a 256-iteration loop filling `float v[256]` kept its branch and took
+65,536 bytes of scratch per wave). Between the two limits it depends on the body (the 40-iteration
+loop above was kept; loops of 40, 64 and 128 iterations reading only `v[j]` were unrolled), so an
+index from such a counter is not judged."""
 SCRATCH_BYTES = 256
 """RADV moves a function-local array past 256 bytes per lane to scratch memory (regtruth:
 `float4 a[16]` stayed in VGPRs, `float4 a[17]` took 17,408 bytes of scratch per wave64)."""
@@ -113,12 +120,15 @@ def _step(model: Model, update: Node, var: Node) -> int | None:
 
 
 def unrolled(model: Model, loop: Node) -> bool | None:
-    """Does the compiler unroll `loop`? None when it is not a constant-trip `for` loop."""
+    """Does the compiler unroll `loop`? False for loops it keeps (a run-time trip count, `[loop]`,
+    more than `KEPT_TRIP_LIMIT` iterations), None when the body decides (see the limits)."""
     found = trip_count(model, loop)
     attrs = {a.name.lower() for a in model.tree.attributes_of(loop)}
     if found is None or "loop" in attrs:
-        return None if found is None else False
-    return found[1] <= UNROLLED_TRIP_LIMIT or "unroll" in attrs
+        return False
+    if "unroll" in attrs or found[1] <= UNROLLED_TRIP_LIMIT:
+        return True
+    return False if found[1] > KEPT_TRIP_LIMIT else None
 
 
 class _Index:
@@ -216,7 +226,10 @@ class _Index:
         if "loop" in attrs:
             self.why[node.id] = "the counter of a `[loop]` loop, which the compiler keeps"
             return node
-        if found[1] > UNROLLED_TRIP_LIMIT and "unroll" not in attrs:
+        verdict = unrolled(model, loop)
+        if verdict is None:
+            raise _Unknown  # unrolled or not depending on the body
+        if not verdict:
             self.why[node.id] = f"the counter of a {found[1]}-iteration loop, more than the compiler unrolls"
             return node
         return None
@@ -257,12 +270,12 @@ class _Index:
                 cond = cur.child_by_field_name("condition")
                 if cond is not None and not same(cond, child) and self.dynamic(cond, seen, depth) is not None:
                     return True
-            elif (
-                cur.type in LOOP_TYPES
-                and same(cur.child_by_field_name("body"), child)
-                and not unrolled(self.model, cur)
-            ):
-                return True
+            elif cur.type in LOOP_TYPES and same(cur.child_by_field_name("body"), child):
+                verdict = unrolled(self.model, cur)
+                if verdict is None:
+                    raise _Unknown
+                if not verdict:
+                    return True
             child, cur = cur, cur.parent
         return False
 
@@ -354,7 +367,9 @@ class DynamicLocalArrayIndex(Rule):
         "at a per-lane offset took 48 VGPRs, 184 instructions and 10 waves/SIMD, against 24 VGPRs, "
         "42 instructions and 16 waves/SIMD reading the buffer directly; `float4 a[17]` (272 bytes) "
         "took 17,408 bytes of scratch per wave. Counters of constant loops of up to 32 iterations "
-        "are constant indices (the compiler unrolls them; a 64-iteration loop stayed a loop). A "
+        "are constant indices (the compiler unrolls them); above 128 iterations the loop is kept "
+        "and its counter is a run-time index; in between it depends on the body, and such an "
+        "index is not reported. A "
         "local array whose elements are all literals, never written at a run-time index, is "
         "folded into constant data and is not reported."
     )
@@ -450,19 +465,18 @@ void main(uint3 id : SV_DispatchThreadID)
         regs = sym.type.components(ctx.settings.enable_16bit_types)
         nbytes = 4 * regs
         if nbytes > SCRATCH_BYTES:
+            size = f"{nbytes:,} bytes per lane"
             cost = (
-                f"at {nbytes:,} bytes per lane the array lives in scratch memory, a memory round "
-                "trip per access"
+                f"past {SCRATCH_BYTES} bytes per lane the array lives in scratch memory, a memory "
+                "round trip per access"
             )
         else:
+            size = f"{regs} registers per lane"
             cost = (
                 f"the compiler keeps all {regs} registers of the array live and selects through "
                 "them on every access"
             )
-        return (
-            f"{head} ({length} × {el.name}, {regs} registers per lane) at a run-time index "
-            f"({culprit_text}): {cost}"
-        )
+        return f"{head} ({length} × {el.name}, {size}) at a run-time index ({culprit_text}): {cost}"
 
     @staticmethod
     def _constant_array(ctx: RuleContext, sym: Symbol, index: _Index, state: _State) -> bool:

@@ -29,18 +29,19 @@ def test_past_256_bytes_the_message_says_scratch() -> None:
         "    dst[id.x] = a[id.x % 17];"
     )
     (msg,) = _hl110(body)
-    assert "272 bytes per lane" in msg and "scratch memory" in msg
+    assert "(17 × float4, 272 bytes per lane)" in msg and "lives in scratch memory" in msg
 
 
 def test_unrolled_counters_are_constant_and_long_loops_are_not() -> None:
     constant = "    float4 s = 0;\n    for (uint j = 0; j < 8; j++) s += a[7 - j];\n    dst[id.x] = s;"
     assert _hl110(FILL8 + constant) == []
     body = (
-        "    float v[64];\n    for (uint i = 0; i < 64; i++) v[i] = src[id.x + i].x;\n    dst[id.x] = v[0];"
+        "    float v[256];\n    for (uint i = 0; i < 256; i++) v[i] = src[id.x + i].x;\n    dst[id.x] = v[0];"
     )
     (msg,) = _hl110(body)
-    assert "the counter of a 64-iteration loop" in msg
-    unroll = body.replace("for (uint i = 0; i < 64", "[unroll] for (uint i = 0; i < 64")
+    assert "the counter of a 256-iteration loop" in msg and "1,024 bytes per lane" in msg
+    assert _hl110(body.replace("256", "64")) == [], "33-128 iterations: the body decides, not judged"
+    unroll = body.replace("for (uint i = 0; i < 256", "[unroll] for (uint i = 0; i < 256")
     assert _hl110(unroll) == []
     keep = FILL8.replace("for (uint i", "[loop] for (uint i") + "    dst[id.x] = a[0];"
     (msg,) = _hl110(keep)
