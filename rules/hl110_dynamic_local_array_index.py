@@ -39,6 +39,10 @@ _OPERATORS = frozenset(
 )
 _BRANCHES = frozenset({"if_statement", "switch_statement", "conditional_expression"})
 _CALLABLE_DEPTH = 3
+_REMEDY = (
+    " read the values where they come from (a buffer, groupshared memory) at that index, or make "
+    "the index a compile-time constant"
+)
 
 
 class _Unknown(Exception):
@@ -404,8 +408,9 @@ void main(uint3 id : SV_DispatchThreadID)
 """
     tags = ("registers", "occupancy")
     references = (
-        "AMD GPUOpen, Occupancy explained (VGPR usage; arrays indexed dynamically)",
-        "Mesa RADV: function-temporary arrays over 256 bytes are lowered to scratch",
+        "AMD GPUOpen, Occupancy explained: VGPR usage limits waves per SIMD, and registers "
+        "spilled to memory cost far more than registers",
+        "Measured with regtruth (Mesa RADV/ACO): local arrays past 256 bytes per lane go to scratch",
     )
 
     node_kinds = frozenset({"subscript_expression"})
@@ -460,7 +465,7 @@ void main(uint3 id : SV_DispatchThreadID)
             return (
                 f"{head} at a run-time index ({culprit_text}): the compiler keeps the whole array "
                 "live and selects through it on every access, or moves it to scratch memory past "
-                f"{SCRATCH_BYTES} bytes per lane"
+                f"{SCRATCH_BYTES} bytes per lane;{_REMEDY}"
             )
         regs = sym.type.components(ctx.settings.enable_16bit_types)
         nbytes = 4 * regs
@@ -476,7 +481,7 @@ void main(uint3 id : SV_DispatchThreadID)
                 f"the compiler keeps all {regs} registers of the array live and selects through "
                 "them on every access"
             )
-        return f"{head} ({length} × {el.name}, {size}) at a run-time index ({culprit_text}): {cost}"
+        return f"{head} ({length} × {el.name}, {size}) at a run-time index ({culprit_text}): {cost};{_REMEDY}"
 
     @staticmethod
     def _constant_array(ctx: RuleContext, sym: Symbol, index: _Index, state: _State) -> bool:

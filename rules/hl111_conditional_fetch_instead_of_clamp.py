@@ -253,6 +253,9 @@ void main(uint3 id : SV_DispatchThreadID)
 """
     tags = ("latency", "branches")
     references = (
+        "Pocol, シェーダ最適化 (shader optimisation notes), retelling NVIDIA's Peak-Performance-"
+        "Percentage analysis: for a texture load under a condition that is almost always true "
+        "(`if (idx < maxidx) loadData(idx)`), force the load and clamp the coordinate",
         "D3D11/12 functional specification: out-of-bounds `Load` from a texture or typed buffer returns 0",
         "AMD RDNA ISA reference: memory instructions are counted by `s_waitcnt vmcnt`; loads in "
         "one basic block can be in flight together",
