@@ -185,3 +185,26 @@ def test_hl202_figures_match_regtruth() -> None:
     (g,) = lint_unit(str(path), Settings(select=("HL202",), target="gcn")).diagnostics
     assert "fits 3 group(s) per CU on gcn, 1 of 10 wave64s per SIMD" in g.message
     assert "keep it at or below 3.5 KiB for 5 waves" in g.message
+
+
+def test_hl204_names_the_value_and_the_wave_it_buys() -> None:
+    path = FIXTURES / "HL204" / "bad_loop_carried_value.hlsl"
+    (d,) = lint_unit(str(path), Settings(select=("HL204",))).diagnostics
+    assert d.start.row == 11  # the entry point's name
+    assert "peaks at ~65 VGPRs (line 22), 1 above the 64 that give 8 instead of 7 wave64s" in d.message
+    assert "`acc` (4 VGPRs) is carried through the loop at line 19 without being used in it" in d.message
+    assert "groupshared memory" in d.message and "GroupMemoryBarrier()" in d.message
+    assert {r.start.row for r in d.related} == {22, 13}  # the peak and `acc`'s declaration
+    assert d.extra["savings"] == [4]
+    text = path.read_text()
+    # With a budget of 0 VGPRs above the step nothing is within reach.
+    strict = Settings(select=("HL204",), rule_options=(("HL204", (("max-gap", 0),)),))
+    assert not lint_unit(str(path), strict).diagnostics
+    # Three float4 more live in the loop: ~77 VGPRs, 5 above the 72 of the next step; parking
+    # `acc` (4) would not cross it, so nothing is suggested.
+    far = text.replace(
+        "float4 t = src[i + 64 + j], u = src[i + 128 + j], w = src[i + 192 + j];",
+        "float4 t = src[i + 64 + j], u = src[i + 128 + j], w = src[i + 192 + j], x = src[i + 256 + j];"
+        " float4 y = src[i + 320 + j], z = src[i + 384 + j];",
+    ).replace("n = n * u + a;", "n = n * u + a + x * y * z;")
+    assert not [x for x in lint_text(far, select=("HL204",)) if x.code == "HL204"]

@@ -1,0 +1,321 @@
+"""HL204 next-wave-within-reach."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from hlsllint.rules._common import assignments
+from hlsllint.rules._pressure import entry_anchor, row_of, too_small_to_fill
+from hlsllint.rules.hl104_emulated_bool import holds_zero_or_one
+
+from hlsllint.analysis.cfg import Instr, LoopRecord, Value
+from hlsllint.analysis.liveness import Demand, register_demand
+from hlsllint.analysis.occupancy import max_vgprs_for_waves, resolve_target, vgpr_waves
+from hlsllint.analysis.pressure import analyse_entry
+from hlsllint.analysis.unit import EntryAnalysis, analyze
+from hlsllint.context import RuleContext
+from hlsllint.diagnostics import Severity
+from hlsllint.rule import Option, Rule
+from hlsllint.semantic import EntryPoint, Model
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    values: tuple[Value, ...]
+    saving: int
+    text: str
+
+
+class NextWaveWithinReach(Rule):
+    code = "HL204"
+    name = "next-wave-within-reach"
+    summary = (
+        "The register peak of an entry point is a few VGPRs above the next occupancy step, and "
+        "values live at the peak could go: names them and the waves per SIMD they would buy."
+    )
+    rationale = (
+        "Occupancy moves in steps: on RDNA2 wave64 a wave needs at most 64 VGPRs for 8 waves "
+        "per SIMD, 72 for 7, 80 for 6. A shader a handful of registers above a step pays a "
+        "whole wave per SIMD for them, and AMD's *occupancy explained* recommends working on "
+        "the peak itself: the whole program is allocated for its single worst point. The "
+        "article's toolbox for that point applies to the shader's own values: a value live "
+        "across the peak but not used there can be reloaded or recomputed after it (or, in a "
+        "compute shader, parked in groupshared memory). The rule looks for the common case: "
+        "a value computed before the loop that holds the peak, read only after it, which the "
+        "compiler carries through every iteration. It reports only when the estimate is at "
+        "most `max-gap` VGPRs above the step and leaving that value out brings every point "
+        "above the step down to it; it names the value, the registers it frees and the waves "
+        "it would buy. Values the compiler rematerialises itself (a load from a read-only "
+        "buffer) and 0/1 flags (kept as SGPR lane masks) free nothing and are not suggested. "
+        "The estimate is the pre-scheduling live count, so the real compiler may land a step "
+        "either side: measure the change (the claims table shows the fixtures' figures)."
+    )
+    bad_example = """\
+Buffer<float4> src;
+RWStructuredBuffer<float4> dst;
+cbuffer P { uint count; };
+
+[numthreads(64, 1, 1)]
+void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    float4 acc = 0;
+    for (uint s = 0; s < count; ++s)
+        acc += src[i + s * 64];
+    float4 a = src[i], b = src[i + 1], c = src[i + 2], d = src[i + 3];
+    float4 e = src[i + 4], f = src[i + 5], g = src[i + 6], h = src[i + 7];
+    float4 k = src[i + 8], l = src[i + 9], m = src[i + 10], n = src[i + 11];
+    for (uint j = 0; j < count; ++j)
+    {
+        float4 t = src[i + 64 + j], u = src[i + 128 + j], w = src[i + 192 + j];
+        a = a * b + t; b = b * c + u; c = c * d + w; d = d * e + f;
+        e = e * f + g; f = f * g + h; g = g * h + k; h = h * k + l;
+        k = k * l + m; l = l * m + n; m = m * n + t; n = n * u + a;
+    }
+    dst[i] = (a + b + c + d + e + f + g + h + k + l + m + n) * acc;
+}
+"""
+    good_example = """\
+Buffer<float4> src;
+groupshared float4 gAcc[64];
+RWStructuredBuffer<float4> dst;
+cbuffer P { uint count; };
+
+[numthreads(64, 1, 1)]
+void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    float4 acc = 0;
+    for (uint s = 0; s < count; ++s)
+        acc += src[i + s * 64];
+    gAcc[gi] = acc;               // parked in LDS for the heavy loop
+    float4 a = src[i], b = src[i + 1], c = src[i + 2], d = src[i + 3];
+    float4 e = src[i + 4], f = src[i + 5], g = src[i + 6], h = src[i + 7];
+    float4 k = src[i + 8], l = src[i + 9], m = src[i + 10], n = src[i + 11];
+    for (uint j = 0; j < count; ++j)
+    {
+        float4 t = src[i + 64 + j], u = src[i + 128 + j], w = src[i + 192 + j];
+        a = a * b + t; b = b * c + u; c = c * d + w; d = d * e + f;
+        e = e * f + g; f = f * g + h; g = g * h + k; h = h * k + l;
+        k = k * l + m; l = l * m + n; m = m * n + t; n = n * u + a;
+    }
+    GroupMemoryBarrier();
+    acc = gAcc[gi];
+    dst[i] = (a + b + c + d + e + f + g + h + k + l + m + n) * acc;
+}
+"""
+    severity = Severity.INFO
+    tags = ("performance", "occupancy", "registers")
+    precision = "medium"
+    references = (
+        "AMD GPUOpen, Occupancy explained (2024): optimising VGPR usage at the peak",
+        "docs/amd-targets.md (waves per SIMD by VGPRs)",
+    )
+    options: ClassVar[Mapping[str, Option]] = {
+        "max-gap": Option(
+            int,
+            8,
+            "Report only when the estimated peak is at most this many VGPRs above the next occupancy step.",
+        ),
+    }
+
+    def check(self, ctx: RuleContext) -> None:
+        model: Model = ctx.model
+        target = resolve_target(ctx.settings.target)
+        wave = target.wave_for(ctx.settings.wave_size)
+        max_gap = int(self.option_values["max-gap"])
+        for entry in model.entry_points:
+            if entry.stage not in ("compute", "pixel", "vertex"):
+                continue
+            if too_small_to_fill(entry, wave) is not None:
+                continue
+            result = analyse_entry(model, entry, wave)
+            if result.peak_span is None or result.spilled_vgprs:
+                continue
+            peak = result.max_live_vgprs
+            waves = vgpr_waves(target, wave, peak)
+            if waves >= target.max_waves:
+                continue
+            budget = max_vgprs_for_waves(target, wave, waves + 1)
+            gap = peak - budget
+            if gap <= 0 or gap > max_gap:
+                continue
+            found = entry_analysis(model, entry)
+            demand = register_demand(
+                found.cfg, found.liveness, found.uniformity, wave, found.costs, record_live=True
+            )
+            suggestions = self._suggest(ctx, entry, found, demand, budget)
+            if not suggestions:
+                continue
+            region = [ins for ins, n in demand.vgprs.items() if n > budget]
+            self._report(
+                ctx, entry, result.peak_span, region, peak, budget, waves, suggestions, target.name, wave
+            )
+
+    # -- what could go --------------------------------------------------------------------------
+
+    def _suggest(
+        self, ctx: RuleContext, entry: EntryPoint, found: EntryAnalysis, demand: Demand, budget: int
+    ) -> list[Suggestion]:
+        region = [ins for ins, n in demand.vgprs.items() if n > budget]
+        if not region:
+            return []
+
+        def crosses(saved: list[int]) -> bool:
+            return all(demand.vgprs[ins] - s <= budget for ins, s in zip(region, saved, strict=True))
+
+        out: list[Suggestion] = []
+        # A value that a loop around the whole peak carries without touching: computed before the
+        # loop, read after it. The compiler keeps it in registers through every iteration;
+        # parked in groupshared memory (compute) or recomputed/reloaded after the loop, it is
+        # not live inside. (Values the compiler can rematerialise itself, such as a load from a
+        # read-only buffer, are not counted live there by the estimate in the first place.)
+        loop = _loop_around(found, region)
+        if loop is not None:
+            inside = [ins for b in loop.blocks for ins in found.cfg.instrs(b)]
+            touched: set[Value] = set()
+            for ins in inside:
+                touched.update(ins.reads)
+                if ins.dest is not None:
+                    touched.add(ins.dest)
+            live_all = set.intersection(*(set(demand.live_at.get(ins, ())) for ins in region))
+            idle = sorted(
+                (
+                    v
+                    for v in live_all
+                    if v not in touched
+                    and v.kind == "var"
+                    and demand.classes.get(v) == "vgpr"
+                    and not _zero_one(ctx, v)
+                ),
+                key=lambda v: (-demand.costs.get(v, v.width), v.name),
+            )
+            park = (
+                "park it in groupshared memory before the loop and read it back after a "
+                "`GroupMemoryBarrier()` (without one the compiler forwards the stored value and "
+                "keeps it live)"
+                if entry.stage == "compute"
+                else "recompute or reload it after the loop"
+            )
+            for v in idle:
+                size = demand.costs.get(v, v.width)
+                if crosses([size] * len(region)):
+                    out.append(
+                        Suggestion(
+                            (v,),
+                            size,
+                            f"`{v.name}` ({size} VGPRs) is carried through the loop at line "
+                            f"{_row(ctx, loop.span)} without being used in it: {park}",
+                        )
+                    )
+            if not out and len(idle) >= 2:
+                a, b = idle[0], idle[1]
+                size = demand.costs.get(a, a.width) + demand.costs.get(b, b.width)
+                if crosses([size] * len(region)):
+                    out.append(
+                        Suggestion(
+                            (a, b),
+                            size,
+                            f"`{a.name}` and `{b.name}` ({size} VGPRs together) are carried through "
+                            f"the loop at line {_row(ctx, loop.span)} without being used in it: "
+                            f"{park.replace(' it ', ' them ')}",
+                        )
+                    )
+        return out[:3]
+
+    # -- the finding ----------------------------------------------------------------------------
+
+    def _report(
+        self,
+        ctx: RuleContext,
+        entry: EntryPoint,
+        peak_span: Span,
+        region: list[Instr],
+        peak: int,
+        budget: int,
+        waves: int,
+        suggestions: list[Suggestion],
+        target: str,
+        wave: int,
+    ) -> None:
+        anchor = entry_anchor(ctx, entry)
+        at = row_of(ctx, peak_span)
+        home = row_of(ctx, anchor)
+        where = ""
+        if at is not None:
+            path, row = at
+            where = (
+                f" (line {row})"
+                if home is not None and home[0] == path
+                else f" (line {row} of {os.path.basename(path)})"
+            )
+        rows = sorted(
+            {
+                r[1]
+                for r in (row_of(ctx, ins.span) for ins in region)
+                if r is not None and at and r[0] == at[0]
+            }
+        )
+        span_text = f"lines {rows[0]}-{rows[-1]}" if len(rows) > 1 else (f"line {rows[0]}" if rows else "")
+        above = f"above {budget} VGPRs on {span_text}" if span_text else f"above {budget} VGPRs"
+        ideas = "; ".join(s.text for s in suggestions)
+        related: list[tuple[Span, str]] = [(peak_span, f"`{entry.name}`: the peak, ~{peak} VGPRs")]
+        for s in suggestions:
+            for v in s.values:
+                sym = v.symbol
+                node = sym.node if sym is not None else None
+                if node is not None:
+                    related.append((ctx.span(node), f"`{v.name}` is declared here"))
+        ctx.report(
+            anchor,
+            f"`{entry.name}` peaks at ~{peak} VGPRs{where}, {peak - budget} above the {budget} that "
+            f"give {waves + 1} instead of {waves} wave{wave}s per SIMD on {target} ({above}): "
+            f"{ideas}",
+            related=related,
+            extra={
+                "entry": entry.name,
+                "peak": peak,
+                "budget": budget,
+                "waves": waves,
+                "waves_after": waves + 1,
+                "savings": [s.saving for s in suggestions],
+            },
+        )
+
+
+def _loop_around(found: EntryAnalysis, region: list[Instr]) -> LoopRecord | None:
+    """The innermost loop whose blocks hold every instruction of the region, if any."""
+    blocks = {ins.block for ins in region}
+    best: LoopRecord | None = None
+    for loop in found.cfg.loops:
+        if blocks <= loop.blocks and (best is None or len(loop.blocks) < len(best.blocks)):
+            best = loop
+    return best
+
+
+def _zero_one(ctx: RuleContext, v: Value) -> bool:
+    """A local that only holds 0 or 1: the compiler keeps such a flag as a lane mask in SGPRs or
+    re-derives it where it is used (regtruth: four `x > 0 ? 1.0 : 0.0` flags carried through a
+    loop cost no VGPR), so parking it frees nothing."""
+    sym = v.symbol
+    if sym is None or sym.kind != "local":
+        return False
+    writes = list(assignments(ctx, sym) or [])
+    if not writes and sym.init is not None and sym.node is not None:
+        writes = [("=", sym.init, sym.node)]  # only initialised (or written in ways not followed)
+    return bool(writes) and all(
+        op == "=" and value is not None and holds_zero_or_one(ctx, value) for op, value, _ in writes
+    )
+
+
+def _row(ctx: RuleContext, span: Span) -> int:
+    at = row_of(ctx, span)
+    return at[1] if at is not None else 0
+
+
+def entry_analysis(model: Model, entry: EntryPoint) -> EntryAnalysis:
+    found = analyze(model).entry(entry.name)
+    return found if found is not None and found.entry is entry else EntryAnalysis(model, entry)
