@@ -20,6 +20,7 @@ from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule
 from hlsllint.semantic import EntryPoint, Model
+from hlsllint.syntax import Node
 
 Span = tuple[int, int]
 
@@ -262,7 +263,7 @@ void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         span_text = f"lines {rows[0]}-{rows[-1]}" if len(rows) > 1 else (f"line {rows[0]}" if rows else "")
         above = f"above {budget} VGPRs on {span_text}" if span_text else f"above {budget} VGPRs"
         ideas = "; ".join(s.text for s in suggestions)
-        related: list[tuple[Span, str]] = [(peak_span, f"`{entry.name}`: the peak, ~{peak} VGPRs")]
+        related: list[tuple[Node | Span, str]] = [(peak_span, f"`{entry.name}`: the peak, ~{peak} VGPRs")]
         for s in suggestions:
             for v in s.values:
                 sym = v.symbol
