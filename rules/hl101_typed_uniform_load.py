@@ -6,10 +6,13 @@ from hlsllint.rules._common import (
     Fetch,
     as_fetch,
     call_name,
+    is_assignment_target,
     is_uniform,
     is_written,
     loop_of,
+    same,
     unparen_up,
+    uses_of,
 )
 
 from hlsllint.analysis import analyze
@@ -46,6 +49,46 @@ def _single_lane(ctx: RuleContext, node: Node) -> bool:
         return False
     reaching = [e.entry for e in unit.entries.values() if span in e.cfg.expr]
     return bool(reaching) and all(e.threads_per_group == 1 for e in reaching)
+
+
+_COMPONENT = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
+
+
+def _components_read_through(ctx: RuleContext, node: Node) -> int | None:
+    """When the load initialises or is assigned whole to a local vector, the components of that
+    local that are ever read (`float4 row = buf[i]; ... row.x` gives 1); None when it is not
+    stored in a local or the local is read whole (`f(row)`, `row * 2`, `row[i]`)."""
+    model = ctx.model
+    site, parent = unparen_up(node)
+    sym = None
+    if parent is not None and parent.type == "init_declarator":
+        declarator = parent.child_by_field_name("declarator")
+        sym = (
+            model.resolve(declarator) if declarator is not None and declarator.type == "identifier" else None
+        )
+    elif parent is not None and parent.type == "assignment_expression":
+        left, op = parent.child_by_field_name("left"), parent.child_by_field_name("operator")
+        whole = op is None or ctx.node_text(op) == "="
+        if (
+            left is not None
+            and left.type == "identifier"
+            and whole
+            and same(parent.child_by_field_name("right"), site)
+        ):
+            sym = model.resolve(left)
+    if sym is None or sym.kind != "local" or sym.type.kind != "vector":
+        return None
+    used: set[int] = set()
+    for use in uses_of(ctx, sym):
+        if is_assignment_target(use) == "=":
+            continue
+        swizzle = swizzle_of(model.tree, use)
+        if swizzle is None:
+            return None
+        if is_written(ctx, use):
+            continue  # `row.w = 1`: a write of that component, not a read
+        used |= {_COMPONENT[c] for c in swizzle}
+    return len(used)
 
 
 def _why_uniform(ctx: RuleContext, address: list[Node]) -> str:
@@ -157,6 +200,10 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
         swizzle = swizzle_of(model.tree, fetch.node)
         if swizzle:  # only the components read are loaded
             regs = min(regs, len(set(swizzle)))
+        else:
+            read = _components_read_through(ctx, fetch.node)
+            if read is not None:  # `float4 row = buf[i];` then only `row.x` read
+                regs = min(regs, read)
         what = "sample" if fetch.kind == "sample" else "typed load"
         raw = (
             "a StructuredBuffer or ByteAddressBuffer"

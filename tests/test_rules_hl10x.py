@@ -306,3 +306,24 @@ void main(uint3 id : SV_DispatchThreadID)
     assert "marked `[loop]`" in rdna[0]
     assert "`numSteps` is a constant-buffer value" in rdna[1]
     assert "`itemCount` is a constant-buffer value" in rdna[2]
+
+
+def test_hl101_counts_the_components_read_from_the_local_that_holds_the_load() -> None:
+    src = """
+Buffer<float4> gTable : register(t0);
+RWBuffer<float4> gOut : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
+{
+    float4 row = gTable[group.x];
+    float4 col = gTable[group.x + 1];
+    float4 whole = gTable[group.x + 2];
+    float4 later;
+    later = gTable[group.x + 3];
+    later.w = 0;
+    gOut[id.x] = row.x + col.rg.xyxy * id.x + whole * 2 + later.b;
+}
+"""
+    counts = [d.message.split("fills ")[1].split(" per lane")[0] for d in lint_text(src, ("HL101",))]
+    # regtruth: `row.x` alone compiles to buffer_load_format_x, the whole float4 to _xyzw
+    assert counts == ["1 VGPR", "2 VGPRs", "4 VGPRs", "1 VGPR"]
