@@ -218,3 +218,14 @@ def test_driver_formula_matches_radv_lds_rounding() -> None:
     assert driver_waves_per_simd("gcn", 64, 24, 32, 32 * 1024, 1024) == 8
     # The driver formula ignores whole-group rounding.
     assert driver_waves_per_simd("gcn", 64, 40, 32, 0, 1024) == 6
+
+
+def test_driver_formula_counts_wave32_slots_twice_on_rdna() -> None:
+    # regtruth navi21 wave32 reports 32 waves/SIMD at 16 VGPRs and 21 at 48 (1024 / 48);
+    # wave64: 16 at 16 VGPRs, 12 at 40.
+    from hlsllint.analysis.occupancy import driver_waves_per_simd
+
+    assert driver_waves_per_simd("navi21", 32, 16) == 32
+    assert driver_waves_per_simd("navi21", 32, 48) == 21
+    assert driver_waves_per_simd("navi21", 64, 16) == 16
+    assert driver_waves_per_simd("navi21", 64, 40) == 12

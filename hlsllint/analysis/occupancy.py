@@ -445,13 +445,19 @@ def driver_waves_per_simd(
 ) -> int:
     """RADV's own occupancy formula (`radv_get_max_waves`), which regtruth reports.
 
-    It differs from `occupancy()` in two ways: it ignores whole-group rounding, and it divides
-    the LDS per SIMD by the LDS per wave rounding *up*. Used by the calibration bench to compare
-    like with like.
+    It differs from `occupancy()` in three ways: it ignores whole-group rounding, it divides
+    the LDS per SIMD by the LDS per wave rounding *up*, and it counts wave32 slots twice. Used by
+    the calibration bench to compare like with like.
     """
     t = resolve_target(target)
     wave = wave_size or t.default_wave
-    waves = min(t.max_waves, vgpr_waves(t, wave, allocated_vgprs), sgpr_waves(t, allocated_sgprs))
+    # RADV counts wave slots in wave64 units and doubles them for wave32
+    # (`max_wave64_per_simd * (64 / wave_size)`; regtruth navi21 wave32: 32 waves at 16 VGPRs)
+    slots = t.max_waves * (64 // wave) if t.family == "rdna" else t.max_waves
+    vgpr_limited = t.vgpr_file[wave] // round_up(max(allocated_vgprs, 1), t.vgpr_granule[wave])
+    waves = min(slots, vgpr_limited)
+    if allocated_sgprs is not None and t.sgpr_waves_table:
+        waves = min(waves, sgpr_waves(t, allocated_sgprs))
     if lds_bytes > 0:
         per_group = round_up(lds_bytes, t.lds_granule)
         waves_per_group = -(-(group_threads or wave) // wave)
