@@ -107,6 +107,13 @@ def trip_count(model: Model, loop: Node) -> tuple[Node, int] | None:
 
 
 def _step(model: Model, update: Node, var: Node) -> int | None:
+    if update.type == "comma_expression":  # `++i, ++j`: the part that steps the counter
+        steps = [_step(model, c, var) for c in update.named_children if c.type != "comment"]
+        mentions = [
+            c for c in update.named_children if any(_is_var(model, n, var) for n in model.tree.walk(c))
+        ]
+        found = [x for x in steps if x is not None]
+        return found[0] if len(found) == 1 and len(mentions) == 1 else None
     if update.type == "update_expression":
         arg = update.child_by_field_name("argument")
         if not _is_var(model, arg, var):

@@ -87,3 +87,12 @@ def test_locals_written_in_straight_line_or_unrolled_code_are_constant() -> None
     )
     (msg,) = _hl110(body)
     assert "`a[m]`" in msg and "written under a run-time condition" in msg
+
+
+def test_a_comma_update_still_steps_the_counter() -> None:
+    body = FILL8 + (
+        "    uint bits = 0;\n    float4 s = 0;\n"
+        "    for (uint j = 1, b = 0; j < 8; ++j, ++b) { s += a[j]; bits |= 1u << b; }\n"
+        "    dst[id.x] = s + bits;"
+    )
+    assert _hl110(body) == []
