@@ -316,7 +316,7 @@ class _Index:
         if sym.direction != "in" or any(is_written(model.tree, u) for u in uses_of(model, sym)):
             return node
         index = next((i for i, p in enumerate(fn.params) if p is sym), None)
-        sites = self._calls().get(fn.name, [])
+        sites = self._calls(fn.name)
         if index is None or depth >= _CALLABLE_DEPTH:
             return node
         if not sites:
@@ -330,17 +330,25 @@ class _Index:
                 return node
         return None
 
-    def _calls(self) -> dict[str, list[Node]]:
-        if self.state.calls is None:
-            calls: dict[str, list[Node]] = {}
+    def _calls(self, name: str) -> list[Node]:
+        """The calls of the function `name` in the unit: only the bodies that call it are read."""
+        calls = self.state.calls if self.state.calls is not None else {}
+        self.state.calls = calls
+        found = calls.get(name)
+        if found is None:
             tree = self.model.tree
-            for n in tree.walk(tree.root):
-                if n.type == "call_expression":
-                    name = call_name(tree, n)
-                    if name is not None and name in self.model.functions:
-                        calls.setdefault(name, []).append(n)
-            self.state.calls = calls
-        return self.state.calls
+            found = []
+            for fns in self.model.functions.values():
+                for f in fns:
+                    if f.body is None or name not in f.calls:
+                        continue
+                    found += [
+                        n
+                        for n in tree.walk(f.body)
+                        if n.type == "call_expression" and call_name(tree, n) == name
+                    ]
+            calls[name] = found
+        return found
 
 
 def _access(node: Node) -> tuple[Node, list[Node]] | None:
