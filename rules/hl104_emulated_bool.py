@@ -11,7 +11,6 @@ from hlsllint.rules._common import (
     is_condition,
     is_uniform,
     same,
-    unparen,
     unparen_up,
     uses_of,
 )
@@ -19,8 +18,8 @@ from hlsllint.rules._common import (
 from hlsllint.context import PendingEdit, RuleContext
 from hlsllint.diagnostics import Applicability, FixAvailability
 from hlsllint.rule import Rule
-from hlsllint.semantic import Model, Symbol
-from hlsllint.semantic.intrinsics import INTRINSICS
+from hlsllint.semantic import Symbol
+from hlsllint.semantic.queries import zero_or_one
 from hlsllint.syntax import Node
 
 _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
@@ -40,38 +39,7 @@ def _is_zero_one(ctx: RuleContext, node: Node) -> bool:
 
 
 def holds_zero_or_one(ctx: RuleContext, expr: Node) -> bool:
-    """True when the expression's value is always 0 or 1 (false or true)."""
-    model: Model = ctx.model
-    node = unparen(expr)
-    kind = node.type
-    if kind in ("true", "false") or _is_zero_one(ctx, node):
-        return True
-    if kind == "binary_expression":
-        return _operator(ctx, node) in _COMPARISONS | _LOGICAL
-    if kind == "unary_expression":
-        return _operator(ctx, node) == "!"
-    if kind == "conditional_expression":
-        a = node.child_by_field_name("consequence")
-        b = node.child_by_field_name("alternative")
-        return a is not None and b is not None and holds_zero_or_one(ctx, a) and holds_zero_or_one(ctx, b)
-    if kind == "cast_expression":
-        value = node.child_by_field_name("value")
-        return value is not None and holds_zero_or_one(ctx, value)
-    if kind == "call_expression":
-        name = call_name(ctx, node)
-        args = call_args(node)
-        if name in INTRINSICS and INTRINSICS[name][0] in ("bool", "bool_shape"):
-            return True
-        if name == "step" and len(args) == 2:
-            return True  # step(a, b) is (b >= a) as 0.0 or 1.0
-        if name == "saturate" and len(args) == 1:
-            inner = unparen(args[0])
-            # saturate(sign(x)) clamps -1 to 0: a 0/1 flag (x > 0)
-            return call_name(ctx, inner) == "sign" or holds_zero_or_one(ctx, inner)
-        if name is not None and model.lookup_type(name).is_numeric and args:
-            return all(holds_zero_or_one(ctx, a) for a in args)  # int3(a < b) or float2(0, 1)
-        return model.type_of(node).is_bool
-    return model.type_of(node).is_bool
+    return zero_or_one(ctx.model, expr)
 
 
 def _use_kind(ctx: RuleContext, use: Node) -> str:

@@ -8,21 +8,11 @@ from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic.intrinsics import INTRINSICS
+from hlsllint.semantic.loops import is_var, trip_count, unrolled
 from hlsllint.semantic.queries import uses_of
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import LOOP_TYPES, call_args, call_name, is_written, lvalue_top, same, unparen_up
 
-UNROLLED_TRIP_LIMIT = 32
-"""Constant-trip loops up to this many iterations are unrolled whatever they index, so their
-counter is a constant index (regtruth, RADV/ACO navi21: a 32-iteration loop reading a local
-`float v[32]` at `v[j]` and `v[31 - j]` was unrolled with no branch; the same loop of 40 iterations
-was kept, 15 branches)."""
-KEPT_TRIP_LIMIT = 128
-"""Above this many iterations a constant loop is kept (HL106's measurement: 128 unrolled,
-129/256/512 kept; here a 256-iteration loop filling `float v[256]` kept its branch and took
-65,536 bytes of scratch per wave). Between the two limits it depends on the body (the 40-iteration
-loop above was kept; loops of 40, 64 and 128 iterations reading only `v[j]` were unrolled), so an
-index from such a counter is not judged."""
 SCRATCH_BYTES = 256
 """RADV moves a function-local array past 256 bytes per lane to scratch memory (regtruth:
 `float4 a[16]` stayed in VGPRs, `float4 a[17]` took 17,408 bytes of scratch per wave64)."""
@@ -54,92 +44,6 @@ class _State:
     reported: set[int] = field(default_factory=set)
     calls: dict[str, list[Node]] | None = None
     constant_arrays: dict[int, bool] = field(default_factory=dict)
-
-
-def _is_var(model: Model, node: Node | None, var: Node) -> bool:
-    """`node` names the same variable as the identifier `var` (by symbol; by name when neither
-    resolves, as for a loop counter leaked from an earlier loop in old HLSL scoping)."""
-    if node is None or node.type != "identifier":
-        return False
-    sym = model.resolve(var)
-    if sym is not None:
-        return model.resolve(node) is sym
-    return model.resolve(node) is None and model.tree.node_text(node) == model.tree.node_text(var)
-
-
-def trip_count(model: Model, loop: Node) -> tuple[Node, int] | None:
-    """(counter identifier, constant trip count) of `for (i = A; i < B; i++ / i += C)` whose
-    body does not write the counter; None otherwise."""
-    if loop.type != "for_statement":
-        return None
-    init = loop.child_by_field_name("initializer")
-    cond = loop.child_by_field_name("condition")
-    update = loop.child_by_field_name("update")
-    if init is None or cond is None or update is None or cond.type != "binary_expression":
-        return None
-    if init.type == "declaration":
-        init = next((c for c in init.named_children if c.type == "init_declarator"), init)
-    var = init.child_by_field_name("declarator") or init.child_by_field_name("left")
-    start = init.child_by_field_name("value") or init.child_by_field_name("right")
-    if var is None or var.type != "identifier" or start is None:
-        return None
-    a = model.const_value(start)
-    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if not isinstance(a, int) or left is None or right is None or not _is_var(model, left, var):
-        return None
-    b = model.const_value(right)
-    op = model.tree.node_text(cond.child_by_field_name("operator") or cond)
-    step = _step(model, update, var)
-    if not isinstance(b, int) or isinstance(b, bool) or step is None or step == 0:
-        return None
-    body = loop.child_by_field_name("body")
-    if body is not None and any(
-        _is_var(model, n, var) and is_written(model.tree, n) for n in model.tree.walk(body)
-    ):
-        return None
-    if op in ("<=", ">="):
-        b += 1 if step > 0 else -1
-    if op in ("<", "<=", "!=") and step > 0:
-        return var, max(0, -(-(b - a) // step))
-    if op in (">", ">=", "!=") and step < 0:
-        return var, max(0, -(-(a - b) // -step))
-    return None
-
-
-def _step(model: Model, update: Node, var: Node) -> int | None:
-    if update.type == "comma_expression":  # `++i, ++j`: the part that steps the counter
-        steps = [_step(model, c, var) for c in update.named_children if c.type != "comment"]
-        mentions = [
-            c for c in update.named_children if any(_is_var(model, n, var) for n in model.tree.walk(c))
-        ]
-        found = [x for x in steps if x is not None]
-        return found[0] if len(found) == 1 and len(mentions) == 1 else None
-    if update.type == "update_expression":
-        arg = update.child_by_field_name("argument")
-        if not _is_var(model, arg, var):
-            return None
-        return 1 if "++" in model.tree.node_text(update) else -1
-    if update.type == "assignment_expression":
-        if not _is_var(model, update.child_by_field_name("left"), var):
-            return None
-        op = model.tree.node_text(update.child_by_field_name("operator") or update)
-        v = model.const_value(update.child_by_field_name("right"))
-        if not isinstance(v, int):
-            return None
-        return v if op == "+=" else -v if op == "-=" else None
-    return None
-
-
-def unrolled(model: Model, loop: Node) -> bool | None:
-    """Does the compiler unroll `loop`? False for loops it keeps (a run-time trip count, `[loop]`,
-    more than `KEPT_TRIP_LIMIT` iterations), None when the body decides (see the limits)."""
-    found = trip_count(model, loop)
-    attrs = {a.name.lower() for a in model.tree.attributes_of(loop)}
-    if found is None or "loop" in attrs:
-        return False
-    if "unroll" in attrs or found[1] <= UNROLLED_TRIP_LIMIT:
-        return True
-    return False if found[1] > KEPT_TRIP_LIMIT else None
 
 
 class _Index:
@@ -228,7 +132,7 @@ class _Index:
                 n.type == "identifier"
                 and model.resolve(n) is None
                 and model.tree.node_text(n) not in model.globals
-                and not _is_var(model, n, node)
+                and not is_var(model, n, node)
                 for n in model.tree.walk(cond)
             ):
                 raise _Unknown  # the bound comes from a header that was not found
@@ -303,7 +207,7 @@ class _Index:
                     if init is not None
                     else None
                 )
-                if var is not None and _is_var(self.model, node, var):
+                if var is not None and is_var(self.model, node, var):
                     return cur
             cur = cur.parent
         return None

@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hlsllint.rules.hl110_dynamic_local_array_index import unrolled
-
 from hlsllint.analysis.local_uniformity import is_uniform
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic.intrinsics import INTRINSICS
+from hlsllint.semantic.loops import unrolled
 from hlsllint.semantic.queries import Fetch, as_fetch, fetches_in, uses_of
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import LOOP_TYPES, call_args, call_name, is_written, unparen

@@ -9,7 +9,6 @@ from typing import ClassVar
 
 from hlsllint.rules._common import assignments
 from hlsllint.rules._pressure import entry_anchor, row_of, too_small_to_fill
-from hlsllint.rules.hl104_emulated_bool import holds_zero_or_one
 
 from hlsllint.analysis.cfg import Instr, LoopRecord, Value
 from hlsllint.analysis.liveness import Demand, register_demand
@@ -20,6 +19,7 @@ from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule
 from hlsllint.semantic import EntryPoint, Model
+from hlsllint.semantic.queries import zero_or_one
 from hlsllint.syntax import Node
 
 Span = tuple[int, int]
@@ -308,7 +308,7 @@ def _zero_one(ctx: RuleContext, v: Value) -> bool:
     if not writes and sym.init is not None and sym.node is not None:
         writes = [("=", sym.init, sym.node)]  # only initialised (or written in ways not followed)
     return bool(writes) and all(
-        op == "=" and value is not None and holds_zero_or_one(ctx, value) for op, value, _ in writes
+        op == "=" and value is not None and zero_or_one(ctx.model, value) for op, value, _ in writes
     )
 
 

@@ -10,7 +10,15 @@ from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import FETCH_KINDS, INTRINSICS, RESOURCE_METHODS
 from hlsllint.semantic.model import Function, Model, Symbol
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import LOOP_TYPES, call_args, call_name, is_assignment_target, same, unparen_up
+from hlsllint.syntax.queries import (
+    LOOP_TYPES,
+    call_args,
+    call_name,
+    is_assignment_target,
+    same,
+    unparen,
+    unparen_up,
+)
 
 
 def functions(model: Model) -> Iterator[Function]:
@@ -151,3 +159,51 @@ def assignments(model: Model, sym: Symbol) -> list[tuple[str, Node | None, Node]
             elif call is not None and name in ("InterlockedAdd", "modf", "frexp", "sincos"):
                 return None
     return out
+
+
+_COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
+_LOGICAL = frozenset({"&&", "||"})
+
+
+def _operator(model: Model, node: Node) -> str:
+    op = node.child_by_field_name("operator")
+    return model.tree.node_text(op).strip() if op is not None else ""
+
+
+def _is_zero_one(model: Model, node: Node) -> bool:
+    value = model.const_value(node)
+    return value is not None and not isinstance(value, bool) and value in (0, 1)
+
+
+def zero_or_one(model: Model, expr: Node) -> bool:
+    """True when the expression's value is always 0 or 1 (false or true)."""
+    node = unparen(expr)
+    kind = node.type
+    if kind in ("true", "false") or _is_zero_one(model, node):
+        return True
+    if kind == "binary_expression":
+        return _operator(model, node) in _COMPARISONS | _LOGICAL
+    if kind == "unary_expression":
+        return _operator(model, node) == "!"
+    if kind == "conditional_expression":
+        a = node.child_by_field_name("consequence")
+        b = node.child_by_field_name("alternative")
+        return a is not None and b is not None and zero_or_one(model, a) and zero_or_one(model, b)
+    if kind == "cast_expression":
+        value = node.child_by_field_name("value")
+        return value is not None and zero_or_one(model, value)
+    if kind == "call_expression":
+        name = call_name(model.tree, node)
+        args = call_args(node)
+        if name in INTRINSICS and INTRINSICS[name][0] in ("bool", "bool_shape"):
+            return True
+        if name == "step" and len(args) == 2:
+            return True  # step(a, b) is (b >= a) as 0.0 or 1.0
+        if name == "saturate" and len(args) == 1:
+            inner = unparen(args[0])
+            # saturate(sign(x)) clamps -1 to 0: a 0/1 flag (x > 0)
+            return call_name(model.tree, inner) == "sign" or zero_or_one(model, inner)
+        if name is not None and model.lookup_type(name).is_numeric and args:
+            return all(zero_or_one(model, a) for a in args)  # int3(a < b) or float2(0, 1)
+        return model.type_of(node).is_bool
+    return model.type_of(node).is_bool
