@@ -10,7 +10,7 @@ from typing import ClassVar
 from hlsllint.rules._common import assignments
 from hlsllint.rules._pressure import entry_anchor, row_of, too_small_to_fill
 
-from hlsllint.analysis.cfg import Instr, LoopRecord, Value
+from hlsllint.analysis.ir import Instr, LoopRecord, Value
 from hlsllint.analysis.liveness import Demand, register_demand
 from hlsllint.analysis.occupancy import max_vgprs_for_waves, resolve_target, vgpr_waves
 from hlsllint.analysis.pressure import analyse_entry

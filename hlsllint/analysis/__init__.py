@@ -24,8 +24,9 @@ by syntax, in preprocessed-text spans (`ctx.span(node)`):
 
 from __future__ import annotations
 
-from hlsllint.analysis.cfg import CFG, Instr, Value, build_cfg
+from hlsllint.analysis.cfg import build_cfg
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
+from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.liveness import Demand, LiveSets, liveness, register_demand
 from hlsllint.analysis.loops import LoopInfo, loop_info
 from hlsllint.analysis.pressure import EntryPressure, pressure

@@ -19,19 +19,18 @@ body gives the same peak (the scheduler's interleaving of unrolled iterations is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Span, Value
 from hlsllint.analysis.occupancy import resolve_target
+from hlsllint.analysis.passes import dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
 from hlsllint.syntax import Node
-
-Span = tuple[int, int]
 
 MAX_INLINE_DEPTH = 24
 MAX_INSTRUCTIONS = 200_000
@@ -43,7 +42,6 @@ PRELOADED_INPUTS = {
     "SV_INSTANCEID": "instance_id",
 }
 """System values that are exactly registers the hardware preloads (no instruction computes them)."""
-FETCH_OPS = frozenset({"sample", "gather", "load"})
 
 
 _OUT_INTRINSICS = frozenset({"sincos", "modf", "frexp", "asuint", "GetDimensions"})
@@ -53,156 +51,6 @@ SCRATCH_ARRAY_REGISTERS = 64
 """A local array past 256 bytes per lane lives in scratch memory, not in registers (RADV lowers
 such function-temporary arrays to scratch; regtruth: a dynamically indexed `float a[64]` stays in
 VGPRs, `float a[100]` takes 25,600 bytes of scratch per wave64)."""
-
-
-@dataclass(eq=False)
-class Value:
-    id: int
-    name: str
-    width: int
-    """Size in 32-bit components."""
-    kind: str
-    """`var`, `temp`, `input`, `preload`, `resource`."""
-    type: T.Type = T.UNKNOWN
-    symbol: Symbol | None = None
-    reg_class: str | None = None
-    """Forced class (`sgpr` for descriptors and scalar preloads, `scratch` for arrays too large
-    for registers), else by uniformity."""
-    parts: list[Value] | None = None
-    """For a struct-typed expression (a whole local read, an inlined call's result, a struct
-    loaded from a buffer): its member values. Such a value is never defined or read by an
-    instruction: `emit` reads its members instead, and a member access picks one, so a struct
-    that is only partly read costs only the members read."""
-
-    def __repr__(self) -> str:
-        return f"%{self.id}:{self.name}[{self.width}]"
-
-
-@dataclass(eq=False)
-class Instr:
-    op: str
-    """`input`, `preload`, `descriptor`, `undef` (a declaration without a value), `alu`, `copy`,
-    `cbload`, `load`, `sample`, `gather`, `lds_load`,
-    `lds_store`, `store`, `atomic`, `query`, `intrinsic`, `call`, `branch`, `export`, `discard`."""
-    dest: Value | None
-    reads: list[Value]
-    span: Span
-    rule: str = "pure"
-    """Uniformity of the result: `pure` (uniform iff every read is), `uniform`, `lane`,
-    `readlane` (uniform iff the second read is)."""
-    detail: dict[str, Any] = field(default_factory=dict)
-    """For fetches: `resource` (name), `typed`, `method`."""
-    block: int = 0
-
-    @property
-    def is_fetch(self) -> bool:
-        return self.op in FETCH_OPS
-
-    def __repr__(self) -> str:
-        return f"{self.dest!r} = {self.op} {self.reads!r}"
-
-
-@dataclass
-class LoopRecord:
-    span: Span
-    kind: str
-    """`for`, `while` or `do`."""
-    header: int
-    blocks: frozenset[int]
-    attributes: tuple[str, ...]
-    trip_count: int | None
-
-
-@dataclass
-class CFG:
-    entry_point: EntryPoint
-    graph: nx.DiGraph
-    entry: int
-    exit: int
-    values: list[Value]
-    loops: list[LoopRecord]
-    expr: dict[Span, list[Instr | Value | None]]
-    """Expression span -> what computed it (an instruction, a value read, or None for a
-    constant); an inlined function's expressions have one entry per call site."""
-    stage: str
-    truncated: bool = False
-    """True when lowering stopped early (instruction cap, recursion)."""
-    unreachable: frozenset[int] = frozenset()
-    """Blocks no path from the entry reaches (code after a `return`, `break`, `continue`); they
-    are removed from the graph, but their expressions stay in `expr`."""
-    preloaded_vgprs: int = 0
-    """VGPRs the hardware fills before the first instruction (all live when the wave starts)."""
-    dead: frozenset[Instr] = frozenset()
-    """Instructions whose result reaches no output, store or other side effect: the compiler
-    does not compute them, so liveness skips them (the rules still see them)."""
-
-    def instrs(self, block: int) -> list[Instr]:
-        result: list[Instr] = self.graph.nodes[block]["instrs"]
-        return result
-
-    def live_instrs(self, block: int) -> list[Instr]:
-        """The block's instructions that the compiler keeps (see `dead`)."""
-        instrs = self.instrs(block)
-        if not self.dead:
-            return instrs
-        return [i for i in instrs if i not in self.dead]
-
-    def all_instrs(self) -> list[Instr]:
-        out: list[Instr] = []
-        for b in sorted(self.graph.nodes):
-            out.extend(self.instrs(b))
-        return out
-
-
-ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
-"""Instructions kept whatever reads their result: side effects, control flow, and what the
-hardware preloads (those registers are filled when the wave starts). A stage input no one reads
-is neither interpolated nor fetched."""
-
-
-def sink_inputs(g: nx.DiGraph, instrs: list[Instr]) -> None:
-    """Move each stage input's definition to just before its first use when every use is in
-    one block: interpolants are interpolated, and thread IDs computed, where they are needed
-    (only the preloaded registers, barycentrics or local IDs, are live from the start)."""
-    readers: dict[Value, set[int]] = {}
-    for ins in instrs:
-        for r in ins.reads:
-            readers.setdefault(r, set()).add(ins.block)
-    for ins in instrs:
-        if ins.op != "input" or ins.dest is None:
-            continue
-        blocks = readers.get(ins.dest)
-        if not blocks or len(blocks) != 1:
-            continue
-        (target,) = blocks
-        src: list[Instr] = g.nodes[ins.block]["instrs"]
-        dst: list[Instr] = g.nodes[target]["instrs"]
-        src.remove(ins)
-        at = next(i for i, x in enumerate(dst) if ins.dest in x.reads)
-        dst.insert(at, ins)
-        ins.block = target
-
-
-def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
-    """Instructions no side effect depends on (aggressive dead-code elimination on values:
-    unused struct members, loads whose result is never read, computations only feeding them)."""
-    defs: dict[Value, list[Instr]] = {}
-    for ins in instrs:
-        if ins.dest is not None:
-            defs.setdefault(ins.dest, []).append(ins)
-    work = [i for i in instrs if i.dest is None or i.op in ROOT_OPS or i.rule == "effect"]
-    kept: set[Instr] = set()
-    needed: set[Value] = set()
-    while work:
-        ins = work.pop()
-        if ins in kept:
-            continue
-        kept.add(ins)
-        for r in ins.reads:
-            if r not in needed:
-                needed.add(r)
-                work.extend(defs.get(r, ()))
-    return frozenset(i for i in instrs if i not in kept)
 
 
 _ACCESS = ("field_expression", "subscript_expression")

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from hlsllint.analysis.cfg import CFG, Instr, Value
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
+from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.uniformity import Uniformity
 
 

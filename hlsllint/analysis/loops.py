@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hlsllint.analysis.cfg import CFG, Instr, Span
+from hlsllint.analysis.ir import CFG, Instr, Span
 
 
 @dataclass

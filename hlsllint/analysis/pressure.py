@@ -7,8 +7,8 @@ import bisect
 import weakref
 from dataclasses import dataclass, field
 
-from hlsllint.analysis.cfg import Span, Value
 from hlsllint.analysis.costs import CostModel
+from hlsllint.analysis.ir import Span, Value
 from hlsllint.analysis.liveness import Demand, register_demand
 from hlsllint.analysis.occupancy import (
     MAX_ADDRESSABLE_VGPRS,

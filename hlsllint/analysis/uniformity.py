@@ -29,7 +29,7 @@ from typing import Literal
 
 import networkx as nx
 
-from hlsllint.analysis.cfg import CFG, Instr, Value
+from hlsllint.analysis.ir import CFG, Instr, Value
 
 
 @dataclass

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from hlsllint.analysis.cfg import CFG, Instr, Span, build_cfg
+from hlsllint.analysis.cfg import build_cfg
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
+from hlsllint.analysis.ir import CFG, Instr, Span
 from hlsllint.analysis.liveness import LiveSets, liveness
 from hlsllint.analysis.loops import LoopInfo, loop_info
 from hlsllint.analysis.uniformity import Question, Uniformity, uniformity

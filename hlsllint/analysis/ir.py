@@ -1,0 +1,117 @@
+"""The instructions a control-flow graph is made of: values, instructions, loops, the graph.
+
+Built by `hlsllint.analysis.cfg.build_cfg`; read by uniformity, liveness and the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from hlsllint.semantic import types as T
+from hlsllint.semantic.model import EntryPoint, Symbol
+
+Span = tuple[int, int]
+
+FETCH_OPS = frozenset({"sample", "gather", "load"})
+
+
+@dataclass(eq=False)
+class Value:
+    id: int
+    name: str
+    width: int
+    """Size in 32-bit components."""
+    kind: str
+    """`var`, `temp`, `input`, `preload`, `resource`."""
+    type: T.Type = T.UNKNOWN
+    symbol: Symbol | None = None
+    reg_class: str | None = None
+    """Forced class (`sgpr` for descriptors and scalar preloads, `scratch` for arrays too large
+    for registers), else by uniformity."""
+    parts: list[Value] | None = None
+    """For a struct-typed expression (a whole local read, an inlined call's result, a struct
+    loaded from a buffer): its member values. Such a value is never defined or read by an
+    instruction: `emit` reads its members instead, and a member access picks one, so a struct
+    that is only partly read costs only the members read."""
+
+    def __repr__(self) -> str:
+        return f"%{self.id}:{self.name}[{self.width}]"
+
+
+@dataclass(eq=False)
+class Instr:
+    op: str
+    """`input`, `preload`, `descriptor`, `undef` (a declaration without a value), `alu`, `copy`,
+    `cbload`, `load`, `sample`, `gather`, `lds_load`,
+    `lds_store`, `store`, `atomic`, `query`, `intrinsic`, `call`, `branch`, `export`, `discard`."""
+    dest: Value | None
+    reads: list[Value]
+    span: Span
+    rule: str = "pure"
+    """Uniformity of the result: `pure` (uniform iff every read is), `uniform`, `lane`,
+    `readlane` (uniform iff the second read is)."""
+    detail: dict[str, Any] = field(default_factory=dict)
+    """For fetches: `resource` (name), `typed`, `method`."""
+    block: int = 0
+
+    @property
+    def is_fetch(self) -> bool:
+        return self.op in FETCH_OPS
+
+    def __repr__(self) -> str:
+        return f"{self.dest!r} = {self.op} {self.reads!r}"
+
+
+@dataclass
+class LoopRecord:
+    span: Span
+    kind: str
+    """`for`, `while` or `do`."""
+    header: int
+    blocks: frozenset[int]
+    attributes: tuple[str, ...]
+    trip_count: int | None
+
+
+@dataclass
+class CFG:
+    entry_point: EntryPoint
+    graph: nx.DiGraph
+    entry: int
+    exit: int
+    values: list[Value]
+    loops: list[LoopRecord]
+    expr: dict[Span, list[Instr | Value | None]]
+    """Expression span -> what computed it (an instruction, a value read, or None for a
+    constant); an inlined function's expressions have one entry per call site."""
+    stage: str
+    truncated: bool = False
+    """True when lowering stopped early (instruction cap, recursion)."""
+    unreachable: frozenset[int] = frozenset()
+    """Blocks no path from the entry reaches (code after a `return`, `break`, `continue`); they
+    are removed from the graph, but their expressions stay in `expr`."""
+    preloaded_vgprs: int = 0
+    """VGPRs the hardware fills before the first instruction (all live when the wave starts)."""
+    dead: frozenset[Instr] = frozenset()
+    """Instructions whose result reaches no output, store or other side effect: the compiler
+    does not compute them, so liveness skips them (the rules still see them)."""
+
+    def instrs(self, block: int) -> list[Instr]:
+        result: list[Instr] = self.graph.nodes[block]["instrs"]
+        return result
+
+    def live_instrs(self, block: int) -> list[Instr]:
+        """The block's instructions that the compiler keeps (see `dead`)."""
+        instrs = self.instrs(block)
+        if not self.dead:
+            return instrs
+        return [i for i in instrs if i not in self.dead]
+
+    def all_instrs(self) -> list[Instr]:
+        out: list[Instr] = []
+        for b in sorted(self.graph.nodes):
+            out.extend(self.instrs(b))
+        return out
