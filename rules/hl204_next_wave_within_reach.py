@@ -52,7 +52,9 @@ class NextWaveWithinReach(Rule):
         "most `max-gap` VGPRs above the step and leaving that value out brings every point "
         "above the step down to it; it names the value, the registers it frees and the waves "
         "it would buy. Values the compiler rematerialises itself (a load from a read-only "
-        "buffer) and 0/1 flags (kept as SGPR lane masks) free nothing and are not suggested. "
+        "buffer) and 0/1 flags (kept as SGPR lane masks) free nothing, and stage inputs arrive "
+        "in registers before the shader runs: none of these is suggested. Only entry points "
+        "below `min-occupancy` are considered: above it a wave more rarely shows. "
         "The estimate is the pre-scheduling live count, so the real compiler may land a step "
         "either side: measure the change (the claims table shows the fixtures' figures)."
     )
@@ -116,6 +118,12 @@ void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         "docs/amd-targets.md (waves per SIMD by VGPRs)",
     )
     options: ClassVar[Mapping[str, Option]] = {
+        "min-occupancy": Option(
+            float,
+            0.5,
+            "Report only entry points below this fraction of the SIMD's wave slots (0.5: fewer "
+            "than 8 of 16 on RDNA2, 5 of 10 on GCN): above it one more wave rarely shows.",
+        ),
         "max-gap": Option(
             int,
             8,
@@ -140,6 +148,9 @@ void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
             waves = vgpr_waves(target, wave, peak)
             if waves >= target.max_waves:
                 continue
+            minimum = float(self.option_values["min-occupancy"])
+            if waves >= max(1, int(minimum * target.max_waves + 0.999)):
+                continue  # already at or above the occupancy HL201 asks for: a wave more matters little
             budget = max_vgprs_for_waves(target, wave, waves + 1)
             gap = peak - budget
             if gap <= 0 or gap > max_gap:
@@ -189,6 +200,7 @@ void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
                     for v in live_all
                     if v not in touched
                     and v.kind == "var"
+                    and not (v.symbol is not None and v.symbol.kind == "param")
                     and demand.classes.get(v) == "vgpr"
                     and not _zero_one(ctx, v)
                 ),

@@ -208,3 +208,21 @@ def test_hl204_names_the_value_and_the_wave_it_buys() -> None:
         " float4 y = src[i + 320 + j], z = src[i + 384 + j];",
     ).replace("n = n * u + a;", "n = n * u + a + x * y * z;")
     assert not [x for x in lint_text(far, select=("HL204",)) if x.code == "HL204"]
+
+
+def test_hl201_does_not_rest_on_groupshared_rows_at_the_peak() -> None:
+    from hlsllint.rules.hl201_vgpr_occupancy import _without_shared_rows
+
+    from hlsllint.analysis.pressure import EntryDemand, LiveValue
+    from hlsllint.semantic import build_model
+    from hlsllint.syntax import parse
+
+    model = build_model(parse("groupshared float gs_U[16][16];\nvoid f() {}\n"))
+    peak = [LiveValue("gs_U[threadIndexWithinGroup]", 64), LiveValue("packed", 2), LiveValue("gs_U[0]", 1)]
+    result = EntryDemand(144, 20, (0, 1), peak, [])
+    adjusted, names = _without_shared_rows(model, result)
+    assert adjusted.max_live_vgprs == 80
+    assert names == "`gs_U[threadIndexWithinGroup]` (64)"
+    assert [v.name for v in adjusted.peak_values] == ["packed", "gs_U[0]"]
+    plain = EntryDemand(144, 20, (0, 1), [LiveValue("block", 64)], [])
+    assert _without_shared_rows(model, plain) == (plain, "")
