@@ -1213,7 +1213,8 @@ class _Lowerer:
         self.frames.pop()
         for _p, a, vals in outs:
             if a is not None and vals:
-                ins = self.emit("copy", None, list(vals), node)
+                # the value written back (a temporary the store renames or copies from)
+                ins = self.emit("copy", self.temp(a), list(vals), node)
                 self.store_to(a, ins, node, partial=False)
         if ret is None:
             return None

@@ -37,6 +37,8 @@ class CostModel:
     gfx1100 9, vega10 4), vertex and instance IDs included."""
     export_needs_vgprs: bool = True
     """Exported outputs (render targets, VS outputs) are moved into VGPRs, uniform or not."""
+    fold_constant_values: bool = True
+    """Values that only ever hold compile-time constants take no register (folded into uses)."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 

@@ -162,6 +162,34 @@ def streamed_temps(cfg: CFG) -> set[Value]:
     return out
 
 
+_FOLDABLE_OPS = frozenset({"alu", "copy", "undef"})
+
+
+def constant_values(cfg: CFG) -> set[Value]:
+    """Values that hold compile-time constants wherever they are read: every definition is an
+    arithmetic or copy of constants (literals, other such values, the value itself), as in an
+    offset table filled with `int2(1, 0)`... The compiler folds them into the instructions that
+    read them, so they take no register."""
+    defs: dict[Value, list[Instr]] = {}
+    for b in cfg.graph.nodes:
+        for ins in cfg.live_instrs(b):
+            if ins.dest is not None:
+                defs.setdefault(ins.dest, []).append(ins)
+    candidates = {
+        v
+        for v, ds in defs.items()
+        if v.kind in ("var", "temp") and v.reg_class is None and all(d.op in _FOLDABLE_OPS for d in ds)
+    }
+    changed = True
+    while changed:
+        changed = False
+        for v in list(candidates):
+            if any(r is not v and r not in candidates for d in defs[v] for r in d.reads):
+                candidates.discard(v)
+                changed = True
+    return candidates
+
+
 def register_demand(
     cfg: CFG,
     live: LiveSets,
@@ -174,9 +202,10 @@ def register_demand(
     classes: dict[Value, str] = {}
     sizes: dict[Value, int] = {}
     streamed = streamed_temps(cfg) if costs.stream_componentwise_temps else set()
+    constant = constant_values(cfg) if costs.fold_constant_values else set()
     for v in cfg.values:
         cls, n = value_class(v, uni, wave_size, costs)
-        classes[v], sizes[v] = cls, (1 if v in streamed and cls == "vgpr" else n)
+        classes[v], sizes[v] = cls, (0 if v in constant else 1 if v in streamed and cls == "vgpr" else n)
     mask = 2 if wave_size == 64 else 1
     # every register the hardware preloads is live when the wave starts, read later or not
     preloaded = cfg.preloaded_vgprs
@@ -204,7 +233,11 @@ def register_demand(
                         added.append(r)
             nv, ns = v_sum, s_sum
             if ins.op == "export" and costs.export_needs_vgprs:
-                nv += sum(sizes[x] for x in ins.reads if classes[x] == "sgpr")
+                nv += sum(
+                    x.width if x in constant else sizes[x]
+                    for x in ins.reads
+                    if classes[x] == "sgpr" or x in constant
+                )
             for x in added:
                 if classes[x] == "vgpr":
                     nv += sizes[x]

@@ -163,6 +163,8 @@ def _live_values(demand: Demand, live: list[Value]) -> list[LiveValue]:
         if demand.classes.get(v) == "scratch":
             continue
         size = demand.costs.get(v, v.width)
+        if size == 0:
+            continue  # a compile-time constant folded into its uses
         values.append(
             LiveValue(v.name, size, 0) if demand.classes.get(v) == "vgpr" else LiveValue(v.name, 0, size)
         )
