@@ -7,14 +7,13 @@ from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Applicability, FixAvailability, Severity
 from hlsllint.rule import Rule
 from hlsllint.semantic.model import Function, Model, Symbol
-from hlsllint.semantic.queries import as_fetch, uses_of
+from hlsllint.semantic.queries import as_fetch, unwritten, uses_of
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import call_args, call_name, is_written, lvalue_top, same, unparen, unparen_up
+from hlsllint.syntax.queries import call_args, call_name, unparen
 
 # Textures whose `tex[uint2]` reads the texel a 2D coordinate samples.
 _TEXTURES_2D = frozenset({"Texture2D"})
 _FLOAT_CASTS = frozenset({"float", "float2", "half2", "min16float2"})
-_WRITES_ARGUMENTS = frozenset({"GetDimensions", "sincos", "modf", "frexp"})
 _FOLLOW = 4
 """How many single-assignment locals are followed from the coordinate back to its definition."""
 
@@ -26,28 +25,6 @@ def _stages_by_function(model: Model) -> dict[int, set[str]]:
         for fn in reachable_functions(model, entry):
             out.setdefault(id(fn), set()).add(entry.stage)
     return out
-
-
-def unwritten(model: Model, sym: Symbol) -> bool:
-    """No use of `sym` writes it (or a part of it): not assigned, incremented, or passed to an
-    `out`/`inout` parameter or to an intrinsic that writes its arguments."""
-    for use in uses_of(model, sym):
-        if is_written(model.tree, use):
-            return False
-        site, parent = unparen_up(lvalue_top(use))
-        if parent is None or parent.type != "argument_list" or parent.parent is None:
-            continue
-        call = parent.parent
-        name = call_name(model.tree, call) or ""
-        if name in _WRITES_ARGUMENTS or name.startswith("Interlocked"):
-            return False
-        args = call_args(call)
-        fn = model.function(name, len(args))
-        if fn is not None:
-            index = next((i for i, a in enumerate(args) if same(a, site)), -1)
-            if 0 <= index < len(fn.params) and fn.params[index].direction != "in":
-                return False
-    return True
 
 
 def _single_value(model: Model, node: Node) -> Node:

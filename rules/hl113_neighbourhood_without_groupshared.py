@@ -10,15 +10,14 @@ from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Rule
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
-from hlsllint.semantic.queries import as_fetch, uses_of
+from hlsllint.semantic.queries import as_fetch, unwritten
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import call_args, call_name, is_written, lvalue_top, same, unparen, unparen_up
+from hlsllint.syntax.queries import call_args, call_name, is_written, same, unparen
 
 _THREAD_SEMANTICS = frozenset({"SV_DISPATCHTHREADID", "SV_GROUPTHREADID"})
 _CASTS = frozenset(
     {"int", "int2", "uint", "uint2", "float", "float2", "half2", "min16float2", "min16int2", "min16uint2"}
 )
-_WRITES_ARGUMENTS = frozenset({"GetDimensions", "sincos", "modf", "frexp"})
 _MIN_TEXELS = 8
 _MAX_LOOP_VALUES = 64
 _MAX_COMBINATIONS = 4096
@@ -27,27 +26,6 @@ _FOLLOW = 6
 Vec = tuple[float, float]
 Env = dict[int, float]
 """id(loop variable symbol) -> its value in one iteration."""
-
-
-def unwritten(model: Model, sym: Symbol) -> bool:
-    """No use of `sym` writes it (assignment, `++`, an `out` argument, a writing intrinsic)."""
-    for use in uses_of(model, sym):
-        if is_written(model.tree, use):
-            return False
-        site, parent = unparen_up(lvalue_top(use))
-        if parent is None or parent.type != "argument_list" or parent.parent is None:
-            continue
-        call = parent.parent
-        name = call_name(model.tree, call) or ""
-        if name in _WRITES_ARGUMENTS or name.startswith("Interlocked"):
-            return False
-        args = call_args(call)
-        fn = model.function(name, len(args))
-        if fn is not None:
-            index = next((i for i, a in enumerate(args) if same(a, site)), -1)
-            if 0 <= index < len(fn.params) and fn.params[index].direction != "in":
-                return False
-    return True
 
 
 @dataclass

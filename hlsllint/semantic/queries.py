@@ -15,6 +15,8 @@ from hlsllint.syntax.queries import (
     call_args,
     call_name,
     is_assignment_target,
+    is_written,
+    lvalue_top,
     same,
     unparen,
     unparen_up,
@@ -207,3 +209,29 @@ def zero_or_one(model: Model, expr: Node) -> bool:
             return all(zero_or_one(model, a) for a in args)  # int3(a < b) or float2(0, 1)
         return model.type_of(node).is_bool
     return model.type_of(node).is_bool
+
+
+_WRITES_ARGUMENTS = frozenset({"GetDimensions", "sincos", "modf", "frexp"})
+"""Intrinsics that write one of their arguments (besides the Interlocked* family)."""
+
+
+def unwritten(model: Model, sym: Symbol) -> bool:
+    """No use of `sym` writes it (or a part of it): not assigned, incremented, or passed to an
+    `out`/`inout` parameter or to an intrinsic that writes its arguments."""
+    for use in uses_of(model, sym):
+        if is_written(model.tree, use):
+            return False
+        site, parent = unparen_up(lvalue_top(use))
+        if parent is None or parent.type != "argument_list" or parent.parent is None:
+            continue
+        call = parent.parent
+        name = call_name(model.tree, call) or ""
+        if name in _WRITES_ARGUMENTS or name.startswith("Interlocked"):
+            return False
+        args = call_args(call)
+        fn = model.function(name, len(args))
+        if fn is not None:
+            index = next((i for i, a in enumerate(args) if same(a, site)), -1)
+            if 0 <= index < len(fn.params) and fn.params[index].direction != "in":
+                return False
+    return True
