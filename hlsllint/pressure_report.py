@@ -21,8 +21,8 @@ from hlsllint.analysis.pressure import (
     lds_bytes,
     live_values_per_instruction,
 )
-from hlsllint.config import Settings
-from hlsllint.lint import FileLoader, front_end
+from hlsllint.config import Settings, Variant
+from hlsllint.lint import FileLoader, analysis_settings, front_end
 from hlsllint.preprocess import PreprocessResult
 from hlsllint.semantic import Model, build_model
 
@@ -112,15 +112,20 @@ def analyse_file(
     loader: Any = None,
     costs: CostModel | None = None,
     with_values: bool = False,
+    variant: Variant | None = None,
 ) -> UnitPressure:
-    """Preprocess, parse, model and analyse `path`; one report per (selected) entry point."""
+    """Preprocess, parse, model and analyse `path`; one report per (selected) entry point.
+
+    With a `variant` (one compile of the file in the build's database, or a configured define
+    set), its defines and include folders apply, and its `-E` entry, when it names one, is the
+    only entry point, with the stage of its profile."""
     load = loader or FileLoader()
     main = load(path)
-    pp, tree = front_end(main, settings, None, load)
+    pp, tree = front_end(main, settings, variant, load)
     return analyse_model(
         main.path,
         pp,
-        build_model(tree, settings.analysis),
+        build_model(tree, analysis_settings(settings, variant)),
         settings,
         entry=entry,
         costs=costs,

@@ -79,3 +79,17 @@ def test_entry_points_config_key(tmp_path: Path) -> None:
     shader = tmp_path / "s.hlsl"
     shader.write_text((DATA / "helpers_and_entries.hlsl").read_text())
     assert ConfigResolver().for_path(str(shader)).entry_points == ("Unpack",)
+
+
+def test_pressure_takes_the_builds_entry_points(tmp_path: Path) -> None:
+    shader = tmp_path / "s.hlsl"
+    shader.write_text((DATA / "helpers_and_entries.hlsl").read_text())
+    # The build compiles a function nothing else marks as an entry point, as a pixel shader.
+    (tmp_path / "build.txt").write_text(
+        "dxc -T ps_6_0 -E Unpack s.hlsl\ndxc -T vs_6_0 -E FullscreenVS s.hlsl\n"
+    )
+    resolver = ConfigResolver(overrides={"compile_commands": str(tmp_path / "build.txt")})
+    out = io.StringIO()
+    assert run_pressure([str(shader)], resolver, output_format="json", out=out) == 0
+    reported = [(d["entry"], d["stage"]) for d in json.loads(out.getvalue())]
+    assert reported == [("Unpack", "pixel"), ("FullscreenVS", "vertex")]

@@ -19,7 +19,7 @@ from typing import IO, Any
 
 from hlsllint.analysis.occupancy import UnknownTarget
 from hlsllint.analysis.pressure import LiveValue
-from hlsllint.config import ConfigResolver
+from hlsllint.config import ConfigResolver, Variant
 from hlsllint.discovery import discover
 from hlsllint.output.pressure_html import render_html
 from hlsllint.pressure_report import (
@@ -216,17 +216,27 @@ def run_pressure(
             changes["wave_size"] = wave
         if changes:
             settings = dataclasses.replace(settings, **changes)
-        try:
-            unit = analyse_file(path, settings, entry=entry, with_values=output_format == "html")
-        except SourceError as e:
-            print(f"hlsllint: error: {path}: {e}", file=sys.stderr)
-            status = 2
-            continue
-        except UnknownTarget as e:
-            print(f"hlsllint: error: {e}", file=sys.stderr)
-            return 2
-        if unit.reports:
-            units.append(unit)
+        # The build's compiles of the file (`--compile-commands`, `variants`): one report per
+        # compile, with its defines, and only its -E entry point when it names one.
+        built: list[Variant | None] = [v for v in settings.variants_for(path) if v.entry is not None]
+        variants = built or [None]
+        seen: set[tuple[str, str]] = set()
+        for variant in variants:
+            try:
+                unit = analyse_file(
+                    path, settings, entry=entry, with_values=output_format == "html", variant=variant
+                )
+            except SourceError as e:
+                print(f"hlsllint: error: {path}: {e}", file=sys.stderr)
+                status = 2
+                break
+            except UnknownTarget as e:
+                print(f"hlsllint: error: {e}", file=sys.stderr)
+                return 2
+            unit.reports = [r for r in unit.reports if (r.entry, r.stage) not in seen]
+            seen.update((r.entry, r.stage) for r in unit.reports)
+            if unit.reports:
+                units.append(unit)
     if output_format == "json":
         render_json(units, out)
     elif output_format == "html":
