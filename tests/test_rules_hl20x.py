@@ -226,3 +226,18 @@ def test_hl201_does_not_rest_on_groupshared_rows_at_the_peak() -> None:
     assert [v.name for v in adjusted.peak_values] == ["packed", "gs_U[0]"]
     plain = EntryDemand(144, 20, (0, 1), [LiveValue("block", 64)], [])
     assert _without_shared_rows(model, plain) == (plain, "")
+
+
+def test_hl201_does_not_count_array_elements_beside_the_array() -> None:
+    from hlsllint.rules.hl201_vgpr_occupancy import _without_shared_rows
+
+    from hlsllint.analysis.pressure import EntryDemand, LiveValue
+    from hlsllint.semantic import build_model
+    from hlsllint.syntax import parse
+
+    model = build_model(parse("void f() {}\n"))
+    peak = [LiveValue("block", 48)] + [LiveValue(f"block[{k}]", 3) for k in range(16)] + [LiveValue("x", 2)]
+    adjusted, names = _without_shared_rows(model, EntryDemand(98, 20, (0, 1), peak, []))
+    assert adjusted.max_live_vgprs == 50
+    assert [v.name for v in adjusted.peak_values] == ["block", "x"]
+    assert names == "48 VGPRs of elements of `block` counted beside the array"
