@@ -241,3 +241,21 @@ def test_hl201_does_not_count_array_elements_beside_the_array() -> None:
     assert adjusted.max_live_vgprs == 50
     assert [v.name for v in adjusted.peak_values] == ["block", "x"]
     assert names == "48 VGPRs of elements of `block` counted beside the array"
+
+
+def test_hl201_peak_in_a_header_is_lsp_related_information() -> None:
+    from lsprotocol import types
+    from pygls.workspace.position_codec import PositionCodec
+
+    from hlsllint.server.convert import Positions, to_lsp
+
+    files = {"heavy.hlsli": HEAVY_HEADER, "a.hlsl": INCLUDER.format(name="BlurCS")}
+    result = lint_unit("a.hlsl", Settings(select=("HL201",)), loader=FileLoader(files))
+    (d,) = result.diagnostics
+    codec = PositionCodec(types.PositionEncodingKind.Utf16)
+    lsp = to_lsp(d, Positions(result.sources["a.hlsl"], codec), result.sources)
+    assert lsp.range.start.line == 4  # `BlurCS` on row 5
+    (info,) = lsp.related_information or []
+    assert info.location.uri.endswith("heavy.hlsli")
+    assert info.location.range.start.line == d.related[0].start.row - 1
+    assert "VGPRs live here" in info.message

@@ -8,9 +8,11 @@ them (on `\\n` only, so form feeds and other Unicode line breaks do not shift ro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 
 from lsprotocol import types
+from pygls import uris
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
 from hlsllint import rule_url
@@ -67,9 +69,36 @@ class Positions:
         return types.Range(start=types.Position(line=0, character=0), end=self.position(end))
 
 
-def to_lsp(d: Diagnostic, pos: Positions) -> types.Diagnostic:
+def to_lsp(
+    d: Diagnostic, pos: Positions, sources: Mapping[str, SourceFile] | None = None
+) -> types.Diagnostic:
+    """The LSP diagnostic of a finding; its related locations (a register peak in a header, a
+    declaration) become `relatedInformation`, positioned with the text of their own file when
+    `sources` holds it."""
     message = d.message + (f" [{d.variant}]" if d.variant else "")
     tags = [types.DiagnosticTag.Unnecessary] if d.code == "HL001" else None
+    related = None
+    if d.related:
+        related = []
+        for r in d.related:
+            here: Positions | None = pos
+            if os.path.normpath(r.path) != os.path.normpath(pos.src.path):
+                other = (sources or {}).get(r.path)
+                here = Positions(other, pos.codec) if other is not None else None
+            rng = (
+                here.range(r.start, r.end)
+                if here is not None
+                else types.Range(
+                    start=types.Position(line=r.start.row - 1, character=r.start.column - 1),
+                    end=types.Position(line=r.end.row - 1, character=r.end.column - 1),
+                )
+            )
+            uri = uris.from_fs_path(os.path.abspath(r.path)) or r.path
+            related.append(
+                types.DiagnosticRelatedInformation(
+                    location=types.Location(uri=uri, range=rng), message=r.message
+                )
+            )
     return types.Diagnostic(
         range=pos.range(d.start, d.end),
         message=message,
@@ -78,6 +107,7 @@ def to_lsp(d: Diagnostic, pos: Positions) -> types.Diagnostic:
         code_description=types.CodeDescription(href=rule_url(d.code)),
         source=SOURCE,
         tags=tags,
+        related_information=related,
     )
 
 

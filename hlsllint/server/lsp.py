@@ -198,7 +198,7 @@ class HlslLintServer(LanguageServer):
             outcome.messages.append((types.MessageType.Log, trace))
             return outcome
         outcome.diagnostics = found
-        outcome.items = [to_lsp(d, pos) for d in found]
+        outcome.items = [to_lsp(d, pos, outcome.sources) for d in found]
         return outcome
 
     def tell(self, messages: list[tuple[types.MessageType, str]]) -> None:
