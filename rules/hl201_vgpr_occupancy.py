@@ -53,7 +53,14 @@ class VgprOccupancy(Rule):
         "only one group runs and occupancy is 4 of 10 waves; cutting a 48-VGPR shader to 32 "
         "VGPRs made it 50% faster on one platform. The count here is a static estimate of "
         "the live values before instruction scheduling (what ACO calls max register demand); "
-        "the compiler's scheduler can add a few registers on top."
+        "the compiler's scheduler can add a few registers on top. The finding is reported once "
+        "per entry point, at its name, with the peak line (often in a shared header) as a "
+        "related location; past the 256 VGPRs a wave can address it says the compiler spills "
+        "to scratch memory. It stays silent on one-thread groups and on single groups smaller "
+        "than a wave (no `SV_DispatchThreadID`/`SV_GroupID` read), which cannot fill a SIMD "
+        "anyway, and it does not count groupshared rows copied into a value or array elements "
+        "counted beside their whole array at the peak (the estimate may count registers there "
+        "that the compiler does not keep)."
     )
     bad_example = """\
 Buffer<float4> src;

@@ -61,7 +61,11 @@ class LdsOccupancy(Rule):
         "lists LDS as one of the three resources (with VGPRs and SGPRs) that bound the waves "
         "a SIMD can host, and explains that a compute group's resources must all be available "
         "before any of its waves launches. The estimate assumes WGP mode on RDNA, as RADV "
-        "and AMD's drivers use for compute."
+        "and AMD's drivers use for compute. Groups are counted on the whole CU/WGP with integer "
+        "arithmetic (128 KiB / 20 KiB = 6 groups) and their waves spread over its SIMDs, as "
+        "regtruth measures; the advised budget is the largest that reaches the wanted waves. "
+        "Occupancy is not judged for one-thread groups or single sub-wave groups (the 32 KiB "
+        "limit still is)."
     )
     bad_example = """\
 groupshared float4 tile[1536];   // 24 KiB for a 256-thread group
