@@ -405,3 +405,38 @@ void Blend(inout float4 dst, float4 src) { dst = dst * (1 - src.a) + src; }
 """
     )
     assert 24 <= d.max_live_vgprs <= 32
+
+
+def test_an_array_filled_by_a_helper_and_passed_on_is_held_once() -> None:
+    # The shape of FastBlockCompress: an `out` array filled at constant indices, passed to a
+    # helper that reads it element by element and to one that loops over it. regtruth navi21
+    # wave64: presched_vgprs 30. Held as elements and as a copy of the whole array it was 49.
+    d = demand(
+        """
+Texture2D<float4> t : register(t0);
+RWStructuredBuffer<float4> o : register(u0);
+groupshared float3 lds[64];
+void LoadBlock(uint2 p, out float3 block[8]) {
+    block[0] = t.Load(int3(p.x, p.y, 0)).rgb;     block[1] = t.Load(int3(p.x + 1, p.y, 0)).rgb;
+    block[2] = t.Load(int3(p.x + 2, p.y, 0)).rgb; block[3] = t.Load(int3(p.x + 3, p.y, 0)).rgb;
+    block[4] = t.Load(int3(p.x, p.y + 1, 0)).rgb; block[5] = t.Load(int3(p.x + 1, p.y + 1, 0)).rgb;
+    block[6] = t.Load(int3(p.x + 2, p.y + 1, 0)).rgb; block[7] = t.Load(int3(p.x + 3, p.y + 1, 0)).rgb;
+}
+void Downsample(uint i, float3 block[8]) {
+    lds[i] = block[0] + block[1] + block[4] + block[5] + block[2] + block[3] + block[6] + block[7];
+}
+float3 MaxOf(float3 block[8]) {
+    float3 m = block[0];
+    for (int i = 1; i < 8; i++) m = max(m, block[i]);
+    return m;
+}
+[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex) {
+    float3 block[8];
+    LoadBlock(id.xy, block);
+    Downsample(gi, block);
+    GroupMemoryBarrierWithGroupSync();
+    o[id.x] = float4(MaxOf(block) + lds[gi ^ 1], 1);
+}
+"""
+    )
+    assert d.max_live_vgprs <= 36

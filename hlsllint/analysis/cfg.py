@@ -641,6 +641,21 @@ class _Lowerer:
             return v if op == "+=" else -v if op == "-=" else None
         return None
 
+    def _caller_elements(self, p: Symbol, arg: Node | None) -> Value | None:
+        """For an out/inout array parameter the callee indexes at run time, passed an array the
+        caller holds as one value per element: those elements, as one value (`Value.parts`)."""
+        if arg is None or arg.type != "identifier" or p.type.kind != "array" or self._split_array(p):
+            return None
+        sym = self.m.resolve(arg)
+        if sym is None or sym.kind not in ("local", "param", "static"):
+            return None
+        targets = self.var(sym)
+        if len(targets) < 2 or len(targets) != p.type.length:
+            return None
+        whole = self.value(p.name, p.type, "temp", p)
+        whole.parts = list(targets)
+        return whole
+
     def _param_written(self, fn: Function, p: Symbol) -> bool:
         """Does `fn`'s body write `p` or a part of it (a member, an element, a swizzle)?"""
         key = (id(fn), p)
@@ -1179,7 +1194,11 @@ class _Lowerer:
         for i, p in enumerate(fn.params):
             arg_vals.append((p, args[i] if i < len(args) else p.init))
         bound: list[tuple[list[Value], Node | None]] = []
+        aliases: dict[Symbol, Value] = {}
         for p, a in arg_vals:
+            alias = self._caller_elements(p, a) if p.direction in ("out", "inout") else None
+            if alias is not None:  # resolved in the caller's frame
+                aliases[p] = alias
             if p.direction == "out" or a is None:
                 bound.append(([], a))
                 continue
@@ -1191,7 +1210,13 @@ class _Lowerer:
         exit_b = self.new_block()
         frame.exit = exit_b
         self.frames.append(frame)
+        aliased: set[Symbol] = set()
         for (p, _a), (srcs, _) in zip(arg_vals, bound, strict=True):
+            alias = aliases.get(p)
+            if alias is not None:
+                frame.env[p] = [alias]  # the callee writes the caller's elements themselves
+                aliased.add(p)
+                continue
             if p.direction == "out":
                 for d in self.var(p):  # written by the callee, perhaps a part at a time
                     self.emit("undef", d, [], node, rule="uniform")
@@ -1202,6 +1227,16 @@ class _Lowerer:
                     # a parameter the callee only reads is the argument's registers (no copy)
                     frame.env[p] = list(srcs)
                     continue
+                if p.type.kind == "array" and n_values == 1:
+                    # an array the caller holds as one value per element: the callee reads
+                    # those elements (one by one, or all of them at a run-time index), no copy
+                    if self._split_array(p) and len(srcs) == p.type.length:
+                        frame.env[p] = list(srcs)
+                    else:
+                        whole = self.value(p.name, p.type, "temp", p)
+                        whole.parts = list(srcs)
+                        frame.env[p] = [whole]
+                    continue
             dests = self.var(p)
             for i, d in enumerate(dests):
                 if i < len(srcs):
@@ -1209,9 +1244,22 @@ class _Lowerer:
         self.stmt(fn.body)
         self.edge(self.block, exit_b)
         self.block = exit_b
-        outs = [(p, a, list(frame.env.get(p, []))) for p, a in arg_vals if p.direction in ("out", "inout")]
+        outs = [
+            (p, a, list(frame.env.get(p, [])))
+            for p, a in arg_vals
+            if p.direction in ("out", "inout") and p not in aliased
+        ]
         self.frames.pop()
         for _p, a, vals in outs:
+            targets = self._struct_values(a) if a is not None else None
+            if targets is None and a is not None and a.type == "identifier":
+                sym = self.m.resolve(a)
+                if sym is not None and sym.kind in ("local", "param", "static"):
+                    targets = self.var(sym)
+            if targets is not None and len(targets) == len(vals) > 1:
+                for d, v in zip(targets, vals, strict=True):  # member by member, element by element
+                    self.emit("copy", d, [v], node)
+                continue
             if a is not None and vals:
                 # the value written back (a temporary the store renames or copies from)
                 ins = self.emit("copy", self.temp(a), list(vals), node)
@@ -1272,6 +1320,8 @@ class _Lowerer:
                 return
             if sym.kind in ("local", "param", "static"):
                 vals = self.var(sym)
+                if len(vals) == 1 and vals[0].parts is not None:
+                    vals = list(vals[0].parts)  # the caller's elements, written whole
                 if len(vals) == 1:
                     if ins.dest is None or ins.dest.kind == "temp":
                         ins.dest = vals[0]
@@ -1319,7 +1369,10 @@ class _Lowerer:
                 self.emit("store", None, [res, src, *idx], node, rule="effect", resource=self._res_name(arg))
                 return
             base = self.expr_(arg)
-            if base is not None and base.kind == "var":
+            if base is not None and base.parts is not None:
+                for part in base.parts:  # a run-time index may write any element
+                    self.emit("alu", part, [part, src, *idx], node)
+            elif base is not None and base.kind == "var":
                 self.emit("alu", base, [base, src, *idx], node)
             elif arg is not None:
                 tmp = self.emit("alu", None, [base, src, *idx], node)
