@@ -25,6 +25,7 @@ from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import FETCH_KINDS, RESOURCE_METHODS
 from hlsllint.syntax import Node
+from hlsllint.syntax.queries import for_header
 
 _BRANCHES = frozenset({"if_statement", "conditional_expression", "switch_statement"})
 
@@ -60,19 +61,10 @@ def _trip_count(ctx: RuleContext, loop: Node, *, any_unsigned_start: bool = Fals
     iterations, `_NOT_CONSTANT` when it is not such a loop, None when constant but not counted.
     With `any_unsigned_start`, an unsigned start that is not constant (`i = GI`) counts as 0: the
     most iterations any thread runs."""
-    if loop.type != "for_statement":
+    header = for_header(loop)
+    if header is None:
         return _NOT_CONSTANT
-    init = loop.child_by_field_name("initializer")
-    cond = loop.child_by_field_name("condition")
-    update = loop.child_by_field_name("update")
-    if init is None or cond is None or update is None or cond.type != "binary_expression":
-        return _NOT_CONSTANT
-    if init.type == "declaration":
-        init = next((c for c in init.named_children if c.type == "init_declarator"), init)
-    start = init.child_by_field_name("value") or init.child_by_field_name("right")
-    var = init.child_by_field_name("declarator") or init.child_by_field_name("left")
-    if var is None or start is None:
-        return _NOT_CONSTANT
+    var, start, cond, update = header
     unsigned_start = any_unsigned_start and ctx.model.type_of(start).scalar == "uint"
     if not _constant(ctx, start) and not unsigned_start:
         return _NOT_CONSTANT

@@ -12,7 +12,7 @@ from hlsllint.rule import Rule
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
 from hlsllint.semantic.queries import as_fetch, unwritten
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import call_args, call_name, is_written, same, unparen
+from hlsllint.syntax.queries import call_args, call_name, for_header, is_written, same, unparen
 
 _THREAD_SEMANTICS = frozenset({"SV_DISPATCHTHREADID", "SV_GROUPTHREADID"})
 _CASTS = frozenset(
@@ -287,19 +287,12 @@ class _Reader:
 
     def loop_values(self, loop: Node) -> tuple[Symbol, list[float]] | None:
         """The variable of `for (i = A; i < B; i++ / i += C)` with constant A, B, C and its values."""
-        if loop.type != "for_statement":
+        header = for_header(loop)
+        if header is None:
             return None
-        init = loop.child_by_field_name("initializer")
-        cond = loop.child_by_field_name("condition")
-        update = loop.child_by_field_name("update")
-        if init is None or cond is None or update is None or cond.type != "binary_expression":
-            return None
-        if init.type == "declaration":
-            init = next((c for c in init.named_children if c.type == "init_declarator"), init)
-        var = init.child_by_field_name("declarator") or init.child_by_field_name("left")
-        start_node = init.child_by_field_name("value") or init.child_by_field_name("right")
-        sym = self.model.resolve(var) if var is not None and var.type == "identifier" else None
-        start = self.value(start_node, {}) if start_node is not None else None
+        var, start_node, cond, update = header
+        sym = self.model.resolve(var) if var.type == "identifier" else None
+        start = self.value(start_node, {})
         if sym is None or not isinstance(start, float):
             return None
         op = self.model.tree.node_text(cond.child_by_field_name("operator"))  # type: ignore[arg-type]

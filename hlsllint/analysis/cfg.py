@@ -31,6 +31,7 @@ from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
 from hlsllint.syntax import Node
+from hlsllint.syntax.queries import for_header
 
 MAX_INLINE_DEPTH = 24
 MAX_INSTRUCTIONS = 200_000
@@ -585,25 +586,13 @@ class _Lowerer:
     def trip_count(self, node: Node) -> int | None:
         """Constant trip count of `for (i = A; i < B; i++ / i += C)` with i not written in the
         body; None otherwise."""
-        init = node.child_by_field_name("initializer")
-        cond = node.child_by_field_name("condition")
-        upd = node.child_by_field_name("update")
-        if init is None or cond is None or upd is None:
+        header = for_header(node)
+        if header is None or header.counter.type != "identifier":
             return None
-        decl = init
-        if init.type == "declaration":
-            decl = next((c for c in init.named_children if c.type == "init_declarator"), init)
-        if decl.type == "init_declarator":
-            var, start = decl.child_by_field_name("declarator"), decl.child_by_field_name("value")
-        elif decl.type == "assignment_expression":
-            var, start = decl.child_by_field_name("left"), decl.child_by_field_name("right")
-        else:
-            return None
-        if var is None or var.type != "identifier":
-            return None
+        var, start, cond, upd = header
         sym = self.m.resolve(var)
         a = self.m.const_value(start)
-        if cond.type != "binary_expression" or sym is None or not isinstance(a, int):
+        if sym is None or not isinstance(a, int):
             return None
         left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
         op = self.tree.node_text(cond.child_by_field_name("operator") or cond)

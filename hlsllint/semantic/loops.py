@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hlsllint.semantic.model import Model
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import is_written
+from hlsllint.syntax.queries import for_header, is_written
 
 UNROLLED_TRIP_LIMIT = 32
 """Constant-trip loops up to this many iterations are unrolled whatever they index, so their
@@ -34,19 +34,10 @@ def is_var(model: Model, node: Node | None, var: Node) -> bool:
 def trip_count(model: Model, loop: Node) -> tuple[Node, int] | None:
     """(counter identifier, constant trip count) of `for (i = A; i < B; i++ / i += C)` whose
     body does not write the counter; None otherwise."""
-    if loop.type != "for_statement":
+    header = for_header(loop)
+    if header is None or header.counter.type != "identifier":
         return None
-    init = loop.child_by_field_name("initializer")
-    cond = loop.child_by_field_name("condition")
-    update = loop.child_by_field_name("update")
-    if init is None or cond is None or update is None or cond.type != "binary_expression":
-        return None
-    if init.type == "declaration":
-        init = next((c for c in init.named_children if c.type == "init_declarator"), init)
-    var = init.child_by_field_name("declarator") or init.child_by_field_name("left")
-    start = init.child_by_field_name("value") or init.child_by_field_name("right")
-    if var is None or var.type != "identifier" or start is None:
-        return None
+    var, start, cond, update = header
     a = model.const_value(start)
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
     if not isinstance(a, int) or left is None or right is None or not is_var(model, left, var):

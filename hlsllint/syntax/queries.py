@@ -4,6 +4,7 @@ assignment targets, conditions, enclosing statements, calls by name, swizzles.""
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from hlsllint.syntax import Node, SyntaxTree
 
@@ -132,3 +133,31 @@ def swizzle_of(tree: SyntaxTree, node: Node) -> str | None:
     field = parent.child_by_field_name("field")
     text = tree.node_text(field) if field is not None else ""
     return text if SWIZZLE_RE.match(text) else None
+
+
+class ForHeader(NamedTuple):
+    """The parts of `for (i = A; i OP B; STEP)` (or `for (T i = A; ...)`)."""
+
+    counter: Node
+    start: Node
+    condition: Node
+    """A binary expression."""
+    update: Node
+
+
+def for_header(loop: Node) -> ForHeader | None:
+    """The counter, start, condition and update of a `for` loop with all four, else None."""
+    if loop.type != "for_statement":
+        return None
+    init = loop.child_by_field_name("initializer")
+    cond = loop.child_by_field_name("condition")
+    update = loop.child_by_field_name("update")
+    if init is None or cond is None or update is None or cond.type != "binary_expression":
+        return None
+    if init.type == "declaration":
+        init = next((c for c in init.named_children if c.type == "init_declarator"), init)
+    counter = init.child_by_field_name("declarator") or init.child_by_field_name("left")
+    start = init.child_by_field_name("value") or init.child_by_field_name("right")
+    if counter is None or start is None:
+        return None
+    return ForHeader(counter, start, cond, update)
