@@ -860,19 +860,21 @@ class _Lowerer:
         self.record(node, v)
         return v
 
+    def _access_root(self, node: Node) -> tuple[Node | None, list[Node]]:
+        """(root, index expressions, outermost first) of a chain of member and element accesses
+        such as `cb.cameras[i].view` or `tile[y][x]`."""
+        indices: list[Node] = []
+        n: Node | None = node
+        while n is not None and n.type in _ACCESS:
+            if n.type == "subscript_expression":
+                indices.extend(self._indices(n))
+            n = n.child_by_field_name("argument")
+        return n, indices
+
     def _groupshared_path(self, node: Node) -> list[Node] | None:
         """The index expressions of an element or member access of a groupshared variable
         (`tile[y][x]`, `tile[i].pos`), else None: the access moves only what it names."""
-        indices: list[Node] = []
-        n: Node | None = node
-        while n is not None and n.type in ("field_expression", "subscript_expression"):
-            if n.type == "subscript_expression":
-                idx_node = n.child_by_field_name("indices") or n.child_by_field_name("index")
-                if idx_node is not None and idx_node.type == "subscript_argument_list":
-                    indices.extend(c for c in idx_node.named_children if c.type != "comment")
-                elif idx_node is not None:
-                    indices.append(idx_node)
-            n = n.child_by_field_name("argument")
+        n, indices = self._access_root(node)
         sym = self._base_symbol(n)
         if sym is None or sym.kind != "groupshared":
             return None
@@ -922,16 +924,7 @@ class _Lowerer:
     def _constant_path(self, node: Node) -> tuple[Symbol, Node, list[Node]] | None:
         """(root symbol, root identifier, index expressions) of a member/element read of constant
         memory: a cbuffer member, a `ConstantBuffer<T>` or a `static const`, else None."""
-        indices: list[Node] = []
-        n: Node | None = node
-        while n is not None and n.type in ("field_expression", "subscript_expression"):
-            if n.type == "subscript_expression":
-                idx_node = n.child_by_field_name("indices") or n.child_by_field_name("index")
-                if idx_node is not None and idx_node.type == "subscript_argument_list":
-                    indices.extend(idx_node.named_children)
-                elif idx_node is not None:
-                    indices.append(idx_node)
-            n = n.child_by_field_name("argument")
+        n, indices = self._access_root(node)
         if n is None or n.type != "identifier":
             return None
         sym = self.m.resolve(n)
