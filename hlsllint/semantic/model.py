@@ -1059,19 +1059,11 @@ class Model:
         return (dims[0], dims[1], dims[2])
 
     def _outputs(self, f: Function) -> list[str]:
-        sems: list[str] = []
-
-        def add(t: T.Type, sem: str | None) -> None:
-            if sem:
-                sems.append(sem.upper())
-            if t.kind == "struct":
-                for m in t.members:
-                    add(m.type, m.semantic)
-
-        add(f.return_type, f.return_semantic)
+        """Semantics of what the function writes: its result and out/inout parameters."""
+        sems = _semantics_of(f.return_type, f.return_semantic)
         for p in f.params:
             if p.direction in ("out", "inout"):
-                add(p.type, p.semantic)
+                sems += _semantics_of(p.type, p.semantic)
         return sems
 
     def _entry_signature(self, f: Function) -> bool:
@@ -1089,18 +1081,11 @@ class Model:
         return True
 
     def _inputs(self, f: Function) -> list[str]:
+        """Semantics of what the function reads: its in/inout parameters."""
         sems: list[str] = []
-
-        def add(t: T.Type, sem: str | None) -> None:
-            if sem:
-                sems.append(sem.upper())
-            if t.kind == "struct":
-                for m in t.members:
-                    add(m.type, m.semantic)
-
         for p in f.params:
             if p.direction in ("in", "inout"):
-                add(p.type, p.semantic)
+                sems += _semantics_of(p.type, p.semantic)
         return sems
 
     def _stage_of(self, f: Function) -> str | None:
@@ -1226,6 +1211,15 @@ class _Declarator:
     init: Node | None
     semantic: str | None
     register: str | None
+
+
+def _semantics_of(t: T.Type, sem: str | None) -> list[str]:
+    """The semantics (upper case) of a value and, for a struct, of its members, nested."""
+    found = [sem.upper()] if sem else []
+    if t.kind == "struct":
+        for m in t.members:
+            found += _semantics_of(m.type, m.semantic)
+    return found
 
 
 def _index_of(parent: Node, child: Node) -> int:
