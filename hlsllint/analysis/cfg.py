@@ -30,6 +30,7 @@ from hlsllint.analysis.passes import dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
+from hlsllint.semantic.queries import uses_of
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import for_header
 
@@ -192,24 +193,15 @@ class _Lowerer:
         return found
 
     def _only_constant_indices(self, sym: Symbol) -> bool:
-        scope = sym.decl
-        while scope is not None and scope.type != "function_definition":
-            scope = scope.parent
-        if scope is None:
-            return False
-        stack = [scope]
-        while stack:
-            n = stack.pop()
-            if n.type == "identifier" and n is not sym.node and self.m.resolve(n) is sym:
-                parent = n.parent
-                if parent is None or parent.type != "subscript_expression":
-                    continue  # a whole-array use: every element, which split values also give
-                if parent.child_by_field_name("argument") != n:
-                    return False
-                idx = self._indices(parent)
-                if len(idx) != 1 or not isinstance(self.m.const_value(idx[0]), int):
-                    return False
-            stack.extend(n.children)
+        for n in uses_of(self.m, sym):
+            parent = n.parent
+            if parent is None or parent.type != "subscript_expression":
+                continue  # a whole-array use: every element, which split values also give
+            if parent.child_by_field_name("argument") != n:
+                return False
+            idx = self._indices(parent)
+            if len(idx) != 1 or not isinstance(self.m.const_value(idx[0]), int):
+                return False
         return True
 
     @staticmethod

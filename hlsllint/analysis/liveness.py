@@ -180,13 +180,19 @@ def constant_values(cfg: CFG) -> set[Value]:
         for v, ds in defs.items()
         if v.kind in ("var", "temp") and v.reg_class is None and all(d.op in _FOLDABLE_OPS for d in ds)
     }
-    changed = True
-    while changed:
-        changed = False
-        for v in list(candidates):
-            if any(r is not v and r not in candidates for d in defs[v] for r in d.reads):
-                candidates.discard(v)
-                changed = True
+    readers: dict[Value, set[Value]] = {}  # value -> the candidates whose definitions read it
+    for v in candidates:
+        for d in defs[v]:
+            for r in d.reads:
+                readers.setdefault(r, set()).add(v)
+    work = [
+        v for v in candidates if any(r is not v and r not in candidates for d in defs[v] for r in d.reads)
+    ]
+    while work:
+        v = work.pop()
+        if v in candidates:
+            candidates.discard(v)  # it reads a value that varies, so it varies too
+            work.extend(u for u in readers.get(v, ()) if u in candidates)
     return candidates
 
 
