@@ -139,24 +139,37 @@ def _componentwise(ins: Instr) -> bool:
     return ins.op in _STREAM_OPS and ins.detail.get("name") not in _WHOLE_VECTOR
 
 
-def streamed_temps(cfg: CFG) -> set[Value]:
-    """Vector temporaries computed and consumed component by component within one expression:
-    `saturate(dot(l, n) * color)` feeding `+=` never holds all four components of the product,
-    the compiler finishes one component before the next (regtruth: two lights accumulated into a
-    float4 hold 6 VGPRs, not the 11 of whole vectors). Such a temporary costs one register."""
+@dataclass
+class DefUse:
+    """The instructions the compiler keeps that define and that read each value."""
+
+    defs: dict[Value, list[Instr]]
+    readers: dict[Value, list[Instr]]
+
+
+def def_use(cfg: CFG) -> DefUse:
+    defs: dict[Value, list[Instr]] = {}
     readers: dict[Value, list[Instr]] = {}
-    defs: dict[Value, Instr] = {}
     for b in cfg.graph.nodes:
         for ins in cfg.live_instrs(b):
             for r in ins.reads:
                 readers.setdefault(r, []).append(ins)
             if ins.dest is not None:
-                defs[ins.dest] = ins
+                defs.setdefault(ins.dest, []).append(ins)
+    return DefUse(defs, readers)
+
+
+def streamed_temps(du: DefUse) -> set[Value]:
+    """Vector temporaries computed and consumed component by component within one expression:
+    `saturate(dot(l, n) * color)` feeding `+=` never holds all four components of the product,
+    the compiler finishes one component before the next (regtruth: two lights accumulated into a
+    float4 hold 6 VGPRs, not the 11 of whole vectors). Such a temporary costs one register."""
     out: set[Value] = set()
-    for v, ins in defs.items():
+    for v, ds in du.defs.items():
         if v.kind != "temp" or v.width <= 1 or v.reg_class is not None or v.parts is not None:
             continue
-        rs = readers.get(v, [])
+        ins = ds[-1]
+        rs = du.readers.get(v, [])
         if len(rs) == 1 and rs[0].block == ins.block and _componentwise(ins) and _componentwise(rs[0]):
             out.add(v)
     return out
@@ -165,16 +178,12 @@ def streamed_temps(cfg: CFG) -> set[Value]:
 _FOLDABLE_OPS = frozenset({"alu", "copy", "undef"})
 
 
-def constant_values(cfg: CFG) -> set[Value]:
+def constant_values(du: DefUse) -> set[Value]:
     """Values that hold compile-time constants wherever they are read: every definition is an
     arithmetic or copy of constants (literals, other such values, the value itself), as in an
     offset table filled with `int2(1, 0)`... The compiler folds them into the instructions that
     read them, so they take no register."""
-    defs: dict[Value, list[Instr]] = {}
-    for b in cfg.graph.nodes:
-        for ins in cfg.live_instrs(b):
-            if ins.dest is not None:
-                defs.setdefault(ins.dest, []).append(ins)
+    defs = du.defs
     candidates = {
         v
         for v, ds in defs.items()
@@ -207,8 +216,9 @@ def register_demand(
 ) -> Demand:
     classes: dict[Value, str] = {}
     sizes: dict[Value, int] = {}
-    streamed = streamed_temps(cfg) if costs.stream_componentwise_temps else set()
-    constant = constant_values(cfg) if costs.fold_constant_values else set()
+    du = def_use(cfg)
+    streamed = streamed_temps(du) if costs.stream_componentwise_temps else set()
+    constant = constant_values(du) if costs.fold_constant_values else set()
     for v in cfg.values:
         cls, n = value_class(v, uni, wave_size, costs)
         classes[v], sizes[v] = cls, (0 if v in constant else 1 if v in streamed and cls == "vgpr" else n)
