@@ -6,9 +6,13 @@ SGPRs, and the peak). How a value counts:
 - per-lane values: `width` VGPRs; per-lane bools: a lane mask of SGPRs per component
   (2 in wave64, 1 in wave32);
 - uniform values, descriptors and scalar preloads: `width` SGPRs;
+- values that only ever hold compile-time constants: nothing (folded into their uses);
+- a vector temporary between two component-wise operations: one register;
 - under divergent control flow the saved exec masks (one lane mask per divergent level);
 - `costs.base_sgprs` always.
-At an instruction the count covers its operands and its result (live-in plus definitions).
+At an instruction the count covers its operands and its result (live-in plus definitions); an
+export also counts the uniform values it moves into VGPRs, and the first instructions count every
+VGPR the hardware preloads. Instructions the compiler drops (`CFG.dead`) are skipped.
 """
 
 from __future__ import annotations
