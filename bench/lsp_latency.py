@@ -1,26 +1,39 @@
 """Editor latency of `hlsllint server`: time from a `didChange` to the fresh `publishDiagnostics`.
 
-Generates a ~2,000-line shader (a main file and two headers it includes) in a temporary folder,
-starts the real server over stdio, opens the main file, then edits one line back and forth
-(`sign(x) < 0` <-> `x < 0`: the finding appears and disappears) and waits for the diagnostics of
-each new version. Edits are spaced beyond the debounce, as single edits after a pause are; a
-burst of keystrokes is linted once, `debounceMs` after the last one.
+Starts the real server over stdio (the same interpreter and installed `hlsllint` as this script),
+opens a shader, then edits one line back and forth: a probe statement whose `sign(p) < 0` HL105
+reports is appended to the line (`--edit inline`) or inserted as a new line after it (`--edit
+newline`), then removed. Each edit waits for the diagnostics of exactly its version, and the
+bench checks what arrived: the probe's HL105 present or absent as the text says, and every
+published list equal to a from-scratch lint of the same text in this process (`lint_document`,
+converted as the server converts). A run whose diagnostics are wrong fails (exit code 1) instead of
+printing a fast figure.
 
-    python bench/lsp_latency.py [--edits 40] [--lines 2000]
+The shader is a generated one (`--lines`, default 2,000: a main file and two headers it includes;
+one entry point reaching four of its ~170 functions) or a real file (`--file`, includes read from
+disk, `--line` the 1-based line after which the probe goes: a statement inside a function body).
+Edits are spaced beyond the debounce, as single edits after a pause are; a burst of keystrokes is
+linted once, `debounceMs` after the last one.
+
+    python bench/lsp_latency.py [--edits 40] [--lines 2000] [--edit inline|newline]
+    python bench/lsp_latency.py --file path/to/shader.hlsl --line 120
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
+from pygls.workspace.position_codec import PositionCodec
 
 FUNCTION = """\
 float3 {name}(float3 n, float3 l, float3 v, float rough)
@@ -74,7 +87,9 @@ void main(uint3 id : SV_DispatchThreadID)
 }
 """
 
-EDIT_LINE = 17  # 0-based line of `return x < 0 ? 1.0 : 0.0;` in MAIN_HEAD
+SYNTHETIC_LINE = 18  # 1-based line of `return x < 0 ? 1.0 : 0.0;` in MAIN_HEAD (inside `probe`)
+PROBE = "float hlsllint_probe = 0.5; hlsllint_probe = sign(hlsllint_probe) < 0 ? 1.0 : 0.0;"
+PROBE_CODE = "HL105"
 
 
 def functions(prefix: str, count: int) -> str:
@@ -90,19 +105,61 @@ def write_project(folder: Path, lines: int) -> Path:
     return main
 
 
-async def measure(main: Path, edits: int, pause: float, profile: str | None = None) -> list[float]:
+class Edit:
+    """The probe edit at the end of one line: its LSP change there and back, and the texts."""
+
+    def __init__(self, text: str, line: int, kind: str) -> None:
+        lines = text.split("\n")
+        if not 1 <= line <= len(lines):
+            raise SystemExit(f"--line {line}: the file has {len(lines)} lines")
+        body = lines[line - 1].rstrip("\r")
+        self.line = line - 1  # 0-based
+        self.at = types.Position(line=self.line, character=len(body))
+        if kind == "inline":
+            self.inserted = " " + PROBE
+            self.probe_line = self.line
+            self.probe_char = len(body) + 1
+            self.end = types.Position(line=self.line, character=len(body) + len(self.inserted))
+        else:
+            indent = body[: len(body) - len(body.lstrip())]
+            self.inserted = "\n" + indent + PROBE
+            self.probe_line = self.line + 1
+            self.probe_char = len(indent)
+            self.end = types.Position(line=self.line + 1, character=len(indent) + len(PROBE))
+        cut = sum(len(s) + 1 for s in lines[: self.line]) + len(body)
+        self.without = text
+        self.with_probe = text[:cut] + self.inserted + text[cut:]
+
+    def change(self, add: bool) -> types.TextDocumentContentChangePartial:
+        if add:
+            return types.TextDocumentContentChangePartial(
+                range=types.Range(start=self.at, end=self.at), text=self.inserted
+            )
+        return types.TextDocumentContentChangePartial(range=types.Range(start=self.at, end=self.end), text="")
+
+    def has_probe_finding(self, diags: Sequence[types.Diagnostic]) -> bool:
+        return any(d.code == PROBE_CODE and d.range.start.line == self.probe_line for d in diags)
+
+
+async def measure(
+    main: Path, edit: Edit, edits: int, pause: float, profile: str | None = None
+) -> tuple[list[float], dict[int, list[types.Diagnostic]]]:
     client = LanguageClient("lsp-latency-bench", "1")
     arrived: dict[int, float] = {}
+    received: dict[int, list[types.Diagnostic]] = {}
     event = asyncio.Event()
 
     @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
-        if params.version is not None:
+        if params.version is not None and params.version not in arrived:
             arrived[params.version] = time.perf_counter()
+            received[params.version] = list(params.diagnostics)
             event.set()
 
     profiler = ["-m", "cProfile", "-o", profile] if profile else []
-    await client.start_io(sys.executable, *profiler, "-m", "hlsllint", "server")
+    # -P: the server imports the installed hlsllint, as this script does, never a source tree
+    # that happens to be the working directory.
+    await client.start_io(sys.executable, "-P", *profiler, "-m", "hlsllint", "server")
     await client.initialize_async(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(),
@@ -112,54 +169,82 @@ async def measure(main: Path, edits: int, pause: float, profile: str | None = No
     )
     client.initialized(types.InitializedParams())
     uri = main.as_uri()
-    text = main.read_text(encoding="utf-8")
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="hlsl", version=1, text=text)
+            text_document=types.TextDocumentItem(uri=uri, language_id="hlsl", version=1, text=edit.without)
         )
     )
 
     async def wait_for(version: int) -> float:
         while version not in arrived:
             event.clear()
-            await asyncio.wait_for(event.wait(), 30)
+            await asyncio.wait_for(event.wait(), 60)
         return arrived[version]
 
     await wait_for(1)
     samples = []
     for i in range(edits):
         version = i + 2
-        old, new = ("x < 0", "sign(x) < 0") if i % 2 == 0 else ("sign(x) < 0", "x < 0")
-        start = types.Position(line=EDIT_LINE, character=11)
-        end = types.Position(line=EDIT_LINE, character=11 + len(old))
         await asyncio.sleep(pause)
         sent = time.perf_counter()
         client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(range=types.Range(start=start, end=end), text=new)
-                ],
+                content_changes=[edit.change(add=i % 2 == 0)],
             )
         )
         samples.append((await wait_for(version)) - sent)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return samples
+    return samples, received
 
 
-def lint_time(main: Path, runs: int = 8) -> float:
-    """Median milliseconds of `lint_unit` on the same shader in this process (the server's floor)."""
+def reference(main: Path, text: str) -> list[types.Diagnostic]:
+    """What a from-scratch lint of `text` publishes (the server's conversion, UTF-16 positions)."""
     from hlsllint.config import ConfigResolver
-    from hlsllint.lint import FileLoader, lint_unit
+    from hlsllint.server.convert import Positions, to_lsp
+    from hlsllint.server.lsp import lint_document
+    from hlsllint.source import SourceFile
 
-    text = main.read_text(encoding="utf-8")
-    settings = ConfigResolver().for_path(str(main))
+    path = os.path.normpath(str(main))
+    done = lint_document(path, text, ConfigResolver())
+    pos = Positions(SourceFile(path=path, text=text), PositionCodec(types.PositionEncodingKind.Utf16))
+    return [to_lsp(d, pos, done.sources) for d in done.diagnostics]
+
+
+def check(edit: Edit, main: Path, received: dict[int, list[types.Diagnostic]]) -> list[str]:
+    """What is wrong with the published diagnostics (empty when every version is right)."""
+    problems = []
+    expected = {False: reference(main, edit.without), True: reference(main, edit.with_probe)}
+    if not any(edit.has_probe_finding(d) for d in [expected[True]]):
+        problems.append(f"a fresh lint does not report {PROBE_CODE} on the probe: the edit tests nothing")
+    for version, diags in sorted(received.items()):
+        probe = version % 2 == 0  # version 1 is the original text, even versions add the probe
+        if edit.has_probe_finding(diags) != probe:
+            state = "missing" if probe else "stale"
+            problems.append(f"version {version}: the probe's {PROBE_CODE} is {state}")
+        if diags != expected[probe]:
+            problems.append(
+                f"version {version}: {len(diags)} diagnostics published, a fresh lint has "
+                f"{len(expected[probe])} (or they differ)"
+            )
+    return problems
+
+
+def lint_time(main: Path, edit: Edit, runs: int = 8) -> float:
+    """Median milliseconds of a from-scratch lint of the edited text in this process."""
+    from hlsllint.config import ConfigResolver
+    from hlsllint.lint import tune_gc
+    from hlsllint.server.lsp import lint_document
+
+    tune_gc()  # as the server does
+    path = os.path.normpath(str(main))
     times = []
-    for _ in range(runs + 1):
+    for i in range(runs + 1):
+        text = edit.with_probe if i % 2 else edit.without
         start = time.perf_counter()
-        lint_unit(str(main), settings, None, FileLoader({str(main): text}))
+        lint_document(path, text, ConfigResolver())
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times[1:])
 
@@ -169,20 +254,47 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--edits", type=int, default=40)
-    parser.add_argument("--lines", type=int, default=2000)
+    parser.add_argument("--lines", type=int, default=2000, help="size of the generated shader")
+    parser.add_argument("--file", type=Path, help="a real shader instead of the generated one")
+    parser.add_argument("--line", type=int, help="with --file: the probe goes after this line (1-based)")
+    parser.add_argument("--edit", choices=("inline", "newline"), default="inline")
     parser.add_argument("--pause", type=float, default=0.35, help="seconds between edits (> the debounce)")
     parser.add_argument("--profile", metavar="PATH", help="run the server under cProfile, stats to PATH")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        main_file = write_project(Path(tmp), args.lines)
-        total = sum(len(p.read_text().splitlines()) for p in Path(tmp).iterdir())
-        samples = asyncio.run(measure(main_file, args.edits, args.pause, args.profile))
-        floor = lint_time(main_file)
+        if args.file is not None:
+            if args.line is None:
+                parser.error("--file needs --line")
+            main_file = args.file.resolve()
+            line = args.line
+        else:
+            main_file = write_project(Path(tmp), args.lines)
+            line = SYNTHETIC_LINE
+        edit = Edit(main_file.read_text(encoding="utf-8"), line, args.edit)
+        samples, received = asyncio.run(measure(main_file, edit, args.edits, args.pause, args.profile))
+        problems = check(edit, main_file, received)
+        floor = lint_time(main_file, edit)
+        total, files = unit_size(main_file)
     ms = sorted(s * 1000 for s in samples)
     p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
-    print(f"shader: {total} lines in 3 files; {len(ms)} edits")
+    name = main_file.name if args.file is not None else "generated shader"
+    print(f"{name}: {total} lines in {files} files; {len(ms)} {args.edit} edits at line {line}")
     print(f"didChange -> publishDiagnostics: median {statistics.median(ms):.1f} ms, p95 {p95:.1f} ms")
-    print(f"lint_unit alone, in process: median {floor:.1f} ms")
+    print(f"a from-scratch lint of the document, in process: median {floor:.1f} ms")
+    if problems:
+        print(f"WRONG DIAGNOSTICS ({len(problems)}):", *problems[:10], sep="\n  ")
+        sys.exit(1)
+    print(f"checked: all {len(received)} versions published exactly a fresh lint's diagnostics")
+
+
+def unit_size(main: Path) -> tuple[int, int]:
+    """Lines and files of the translation unit (the file and what it includes)."""
+    from hlsllint.config import ConfigResolver
+    from hlsllint.lint import FileLoader, front_end
+
+    loader = FileLoader()
+    pp, _tree = front_end(loader(str(main)), ConfigResolver().for_path(str(main)), None, loader)
+    return sum(s.text.count("\n") for s in pp.sources.values()), len(pp.sources)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 from hlsllint import __version__
-from hlsllint.config import CONFIG_NAMES, ConfigError, ConfigResolver, Variant
+from hlsllint.config import CONFIG_NAMES, ConfigError, ConfigResolver, Settings, Variant
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Applicability, Diagnostic
 from hlsllint.fix import apply_fixes
@@ -172,31 +172,17 @@ class HlslLintServer(LanguageServer):
             outcome.messages.append((types.MessageType.Error, f"hlsllint: {e}"))
             return outcome
         try:
-            loader = FileLoader({path: text})
-            seen: set[tuple[str, str, int, int, str]] = set()
-            found: list[Diagnostic] = []
-            variants: list[Variant | None] = [*settings.variants_for(path)] or [None]
-            for variant in variants:
-                result = lint_unit(path, settings, variant, loader)
-                outcome.sources.update(result.sources)
-                if outcome.context is None:
-                    outcome.context = result.context
-                for err in result.errors:
-                    first = err.splitlines()[0]
-                    outcome.messages.append((types.MessageType.Warning, f"hlsllint: {first} (see the log)"))
-                    outcome.messages.append((types.MessageType.Log, err))
-                for d in result.diagnostics:
-                    if os.path.normpath(d.path) == path and d.key() not in seen:
-                        seen.add(d.key())
-                        found.append(d)
-            found = apply_suppressions(found, {path: src}, resolver)
-            found.sort(key=Diagnostic.sort_key)
+            done = lint_document(path, text, resolver, settings)
         except Exception:  # a bug must not take the server down: report it and carry on
             trace = traceback.format_exc()
             outcome.items = [_message_diagnostic("hlsllint: internal error while linting (see the log)")]
             outcome.messages.append((types.MessageType.Error, "hlsllint: internal error while linting"))
             outcome.messages.append((types.MessageType.Log, trace))
             return outcome
+        outcome.sources = done.sources
+        outcome.context = done.context
+        outcome.messages += done.messages
+        found = done.diagnostics
         outcome.diagnostics = found
         outcome.items = [to_lsp(d, pos, outcome.sources) for d in found]
         return outcome
@@ -278,6 +264,57 @@ class HlslLintServer(LanguageServer):
         view = await self.in_worker(lambda: build_pressure_view(outcome.path, context, settings))
         self.pressure[uri] = (key, view)
         return view
+
+
+@dataclass
+class DocumentLint:
+    """A from-scratch lint of one document's text (every variant of its unit)."""
+
+    diagnostics: list[Diagnostic]
+    """What the editor is sent: the document's own findings, once each across variants, after
+    `noqa` (with HL001), sorted."""
+    findings: list[Diagnostic]
+    """The same before `noqa`."""
+    sources: dict[str, SourceFile]
+    context: RuleContext | None
+    """The parse and model of the (first) unit linted, reused by the pressure view."""
+    messages: list[tuple[types.MessageType, str]]
+    """Internal errors for the client."""
+
+
+def lint_document(
+    path: str, text: str, resolver: ConfigResolver, settings: Settings | None = None
+) -> DocumentLint:
+    """Lint the unsaved `text` of the document at `path` from scratch (its includes from disk)."""
+    settings = settings or resolver.for_path(path)
+    loader = FileLoader({path: text})
+    done = DocumentLint([], [], {}, None, [])
+    seen: set[tuple[str, str, int, int, str]] = set()
+    variants: list[Variant | None] = [*settings.variants_for(path)] or [None]
+    for variant in variants:
+        result = lint_unit(path, settings, variant, loader)
+        done.sources.update(result.sources)
+        if done.context is None:
+            done.context = result.context
+        for err in result.errors:
+            first = err.splitlines()[0]
+            done.messages.append((types.MessageType.Warning, f"hlsllint: {first} (see the log)"))
+            done.messages.append((types.MessageType.Log, err))
+        for d in result.diagnostics:
+            if os.path.normpath(d.path) == path and d.key() not in seen:
+                seen.add(d.key())
+                done.findings.append(d)
+    done.diagnostics = publishable(done.findings, path, text, resolver)
+    return done
+
+
+def publishable(
+    findings: list[Diagnostic], path: str, text: str, resolver: ConfigResolver
+) -> list[Diagnostic]:
+    """The document's findings after its `noqa` comments (unused ones reported as HL001), sorted."""
+    found = apply_suppressions(list(findings), {path: SourceFile(path=path, text=text)}, resolver)
+    found.sort(key=Diagnostic.sort_key)
+    return found
 
 
 def _message_diagnostic(message: str) -> types.Diagnostic:
