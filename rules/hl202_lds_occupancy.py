@@ -7,12 +7,12 @@ from typing import ClassVar
 
 from hlsllint.rules._pressure import too_small_to_fill
 
+from hlsllint.analysis import analyze
 from hlsllint.analysis.occupancy import (
     D3D_MAX_GROUPSHARED,
     KIB,
     Occupancy,
     Target,
-    entry_groupshared,
     groupshared_bytes,
     occupancy,
     resolve_target,
@@ -117,7 +117,7 @@ void main(uint gi : SV_GroupIndex, uint3 id : SV_DispatchThreadID)
         for entry in model.entry_points:
             if entry.stage != "compute" or entry.threads_per_group is None:
                 continue
-            symbols = entry_groupshared(model, entry)
+            symbols = analyze(model).groupshared(entry)
             size = groupshared_bytes(model, symbols)
             if size <= 0:
                 continue

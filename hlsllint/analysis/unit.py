@@ -4,6 +4,7 @@ over every entry (`analyze(model)`, cached on the model)."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from functools import cached_property
 
 from hlsllint.analysis.cfg import build_cfg
@@ -11,8 +12,10 @@ from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Span
 from hlsllint.analysis.liveness import LiveSets, liveness
 from hlsllint.analysis.loops import LoopInfo, loop_info
+from hlsllint.analysis.occupancy import reachable_functions
 from hlsllint.analysis.uniformity import Question, Uniformity, uniformity
-from hlsllint.semantic.model import EntryPoint, Model
+from hlsllint.semantic.model import EntryPoint, Model, Symbol
+from hlsllint.semantic.queries import uses_of
 
 
 class EntryAnalysis:
@@ -66,6 +69,7 @@ class UnitAnalysis:
     def __init__(self, model: Model, costs: CostModel = DEFAULT_COSTS) -> None:
         self.model = model
         self.entries = {e.name: EntryAnalysis(model, e, costs) for e in model.entry_points}
+        self._groupshared: dict[int, list[Symbol]] = {}
 
     def entry(self, name: str) -> EntryAnalysis | None:
         return self.entries.get(name)
@@ -96,6 +100,15 @@ class UnitAnalysis:
         inside = [lp for lp in self.loops(entry) if lp.span[0] <= span[0] and span[1] <= lp.span[1]]
         return max(inside, key=lambda lp: lp.span[0], default=None)
 
+    def groupshared(self, entry: EntryPoint) -> list[Symbol]:
+        """The groupshared variables that the entry point (or a function it calls) names, in
+        declaration order (`occupancy.entry_groupshared`, answered once per entry from the
+        model's use index instead of a walk of every reachable body)."""
+        found = self._groupshared.get(id(entry))
+        if found is None:
+            found = self._groupshared[id(entry)] = _entry_groupshared(self.model, entry)
+        return found
+
     def fetch_at(self, span: Span, entry: str | None = None) -> list[Instr]:
         out = []
         for a in self._selected(entry):
@@ -103,6 +116,24 @@ class UnitAnalysis:
                 if isinstance(what, Instr) and what.is_fetch:
                     out.append(what)
         return out
+
+
+def _entry_groupshared(model: Model, entry: EntryPoint) -> list[Symbol]:
+    shared = model.groupshared
+    if not shared:
+        return []
+    bodies = sorted(
+        (fn.body.start_byte, fn.body.end_byte)
+        for fn in reachable_functions(model, entry)
+        if fn.body is not None
+    )
+    starts = [b[0] for b in bodies]
+
+    def reached(use: int) -> bool:
+        i = bisect_right(starts, use) - 1
+        return i >= 0 and use < bodies[i][1]
+
+    return [s for s in shared if any(reached(u.start_byte) for u in uses_of(model, s))]
 
 
 def analyze(model: Model, costs: CostModel = DEFAULT_COSTS) -> UnitAnalysis:
