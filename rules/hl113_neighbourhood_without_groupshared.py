@@ -5,11 +5,12 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from hlsllint.analysis.occupancy import entry_groupshared, reachable_functions
+from hlsllint.analysis import analyze
+from hlsllint.analysis.occupancy import reachable_functions
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Rule
-from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
+from hlsllint.semantic.model import EntryPoint, Model, Symbol
 from hlsllint.semantic.queries import as_fetch, unwritten
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import call_args, call_name, for_header, is_written, same, unparen
@@ -34,6 +35,15 @@ class _Unit:
 
     calls: dict[str, list[Node]] = field(default_factory=dict)
     reported: set[tuple[int, int]] = field(default_factory=set)
+
+
+@dataclass
+class _Seen:
+    """What the driver's walk handed to `visit`, in document order: every call, and per function
+    body (by node id) its calls and subscripts (the fetch candidates)."""
+
+    calls: list[Node] = field(default_factory=list)
+    in_body: dict[int, list[Node]] = field(default_factory=dict)
 
 
 class _Reader:
@@ -445,15 +455,26 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
         "Microsoft docs: groupshared and GroupMemoryBarrierWithGroupSync",
     )
 
+    node_kinds = frozenset({"call_expression", "subscript_expression"})
+
+    def visit(self, ctx: RuleContext, node: Node) -> None:
+        seen = ctx.scratch(_Seen)
+        if node.type == "call_expression":
+            seen.calls.append(node)
+        fn = ctx.function
+        if fn is not None and fn.body is not None:
+            seen.in_body.setdefault(fn.body.id, []).append(node)
+
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
         unit = _Unit()
-        for call in model.tree.nodes_of_type("call_expression"):
+        seen = ctx.scratch(_Seen)
+        for call in seen.calls:
             name = call_name(model.tree, call)
             if name and name in model.functions:
                 unit.calls.setdefault(name, []).append(call)
         for entry in model.entry_points:
-            if entry.stage != "compute" or entry.group_size is None or entry_groupshared(model, entry):
+            if entry.stage != "compute" or entry.group_size is None or analyze(model).groupshared(entry):
                 continue
             attr = entry.function.attribute("numthreads")
             if attr is None or not all(isinstance(a, int) for a in attr.args[:2]):
@@ -463,17 +484,17 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
             reader = _Reader(model, entry, unit)
             groups: dict[tuple[object, ...], _Group] = {}
             for fn in reachable_functions(model, entry):
-                self._collect(ctx, reader, fn, groups)
+                if fn.body is not None:
+                    self._collect(ctx, reader, seen.in_body.get(fn.body.id, []), groups)
             for group in groups.values():
                 self._report(ctx, entry, unit, group)
 
     def _collect(
-        self, ctx: RuleContext, reader: _Reader, fn: Function, groups: dict[tuple[object, ...], _Group]
+        self, ctx: RuleContext, reader: _Reader, nodes: list[Node], groups: dict[tuple[object, ...], _Group]
     ) -> None:
-        if fn.body is None:
-            return
+        """The fetches among a function's calls and subscripts `nodes`, grouped by what they read."""
         model = ctx.model
-        for node in model.tree.walk(fn.body):
+        for node in nodes:
             if node.type == "call_expression" and as_fetch(model, node) is None:
                 for obj, method, kind, address, extra in self._helper_fetches(reader, node):
                     found = self._offsets(reader, node, method, kind, address, extra)
