@@ -10,6 +10,7 @@ from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic import types as T
+from hlsllint.semantic.queries import uses_of
 from hlsllint.syntax import Node
 
 _XYZW = "xyzw"
@@ -144,26 +145,23 @@ void main(uint i : SV_GroupIndex, uint3 id : SV_DispatchThreadID)
         "AMD GPUOpen, Occupancy explained: LDS as an occupancy limiter",
     )
 
-    node_kinds = frozenset({"identifier"})
-
-    def visit(self, ctx: RuleContext, node: Node) -> None:
-        model: Model = ctx.model
-        sym = model.resolve(node)
-        if sym is None or sym.kind != "groupshared" or same(sym.node, node):
-            return
-        shape = _vector_array(sym.type)
-        if shape is None:
-            return
-        entry = ctx.scratch(_UnitState).arrays.setdefault(id(sym), _Reads())
-        if entry.read is None:
-            return
-        element = _element(ctx, node, _depth(sym.type))
-        read = _components_read(ctx, element) if element is not None else None
-        entry.read = None if read is None else entry.read | read
+    def _note_reads(self, ctx: RuleContext, sym: Symbol, state: _UnitState) -> None:
+        """The components of `sym`'s elements that its uses (the model's use index) read."""
+        for node in uses_of(ctx.model, sym):
+            entry = state.arrays.setdefault(id(sym), _Reads())
+            if entry.read is None:
+                return
+            element = _element(ctx, node, _depth(sym.type))
+            read = _components_read(ctx, element) if element is not None else None
+            entry.read = None if read is None else entry.read | read
 
     def check(self, ctx: RuleContext) -> None:
         model: Model = ctx.model
-        reads = ctx.scratch(_UnitState).arrays
+        state = _UnitState()
+        for sym in model.groupshared:
+            if _vector_array(sym.type) is not None:
+                self._note_reads(ctx, sym, state)
+        reads = state.arrays
         for sym in model.groupshared:
             shape = _vector_array(sym.type)
             entry = reads.get(id(sym))
