@@ -145,18 +145,20 @@ float4 main(float4 color : COLOR0) : SV_Target
         self._check_local(ctx, sym, n)
 
     def _check_local(self, ctx: RuleContext, sym: Symbol, name: Node) -> None:
-        writes = assignments(ctx, sym)
-        if not writes:
-            return
-        for op, value, _site in writes:
-            if op not in _BOOL_WRITES or value is None or not holds_zero_or_one(ctx, value):
-                return
+        # Every test below must pass for a finding; the cheap ones go first. Most locals are
+        # read as numbers, which settles them before their writes and values are looked at.
         reads = [u for u in uses_of(ctx, sym) if is_assignment_target(u) is None]
         kinds = {_use_kind(ctx, u) for u in reads}
         if not kinds or "value" in kinds:
             return  # unread, or used as a number (a counter, an index, an addend, an output)
         if "test" not in kinds and "scale" in kinds:
             return  # a 0/1 weight in arithmetic (`color * shadowed`) that is never tested
+        writes = assignments(ctx, sym)
+        if not writes:
+            return
+        for op, value, _site in writes:
+            if op not in _BOOL_WRITES or value is None or not holds_zero_or_one(ctx, value):
+                return
         if all(is_uniform(ctx, u) for u in reads):
             return  # a wave-uniform flag, read from constants: left alone
         if not in_main_file(ctx, name):
