@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from hlsllint.analysis.local_uniformity import is_uniform, local_uniform
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
@@ -158,14 +160,28 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         "must reach the call",
         "AMD RDNA ISA reference: S_BARRIER synchronises the waves of a work-group",
     )
-    node_kinds = frozenset({"call_expression"})
+    node_kinds = frozenset({"call_expression", *_JUMPS})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
-        name = call_name(ctx.tree, node)
-        if name not in BARRIERS or ctx.function is None:
+        fn = ctx.function
+        if fn is None or fn.body is None:
             return
+        seen = ctx.scratch(_Seen)
+        if node.type in _JUMPS:
+            seen.jumps.setdefault(fn.body.id, []).append(node)
+        elif call_name(ctx.tree, node) in BARRIERS:
+            seen.barriers.append((node, fn.body.id))
+
+    def check(self, ctx: RuleContext) -> None:
+        # After the walk: a barrier is judged with the jumps of its whole function, later ones too.
+        seen = ctx.scratch(_Seen)
+        for node, body in seen.barriers:
+            self._barrier(ctx, node, seen.jumps.get(body, []))
+
+    def _barrier(self, ctx: RuleContext, node: Node, jumps: list[Node]) -> None:
+        name = call_name(ctx.tree, node)
         model = ctx.model
-        found = self._earlier_jump(model, node) or self._enclosing_branch(model, node)
+        found = self._earlier_jump(model, node, jumps) or self._enclosing_branch(model, node)
         if found is None:
             return
         statement, part = found
@@ -192,23 +208,18 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
             child, cur = cur, cur.parent
         return None
 
-    def _earlier_jump(self, model: Model, call: Node) -> tuple[Node, Node] | None:
-        """A return/break/continue before the barrier taken only by some threads."""
-        fn = enclosing(call, frozenset({_FUNCTION}))
-        if fn is None:
+    def _earlier_jump(self, model: Model, call: Node, in_function: list[Node]) -> tuple[Node, Node] | None:
+        """A return/break/continue before the barrier taken only by some threads (`in_function`:
+        the jumps of the barrier's function, in document order)."""
+        if enclosing(call, frozenset({_FUNCTION})) is None:
             return None
         loops = [lp for lp in _ancestors(call) if lp.type in LOOP_TYPES]
-        stack = [fn]
-        jumps: list[Node] = []
-        while stack:
-            node = stack.pop()
-            if node.type in _JUMPS:
-                before = node.start_byte < call.start_byte
-                if before or any(_contains(lp, node) for lp in loops):
-                    jumps.append(node)
-                continue
-            stack.extend(node.named_children)
-        for jump in sorted(jumps, key=lambda n: n.start_byte):
+        jumps = [
+            node
+            for node in in_function
+            if node.start_byte < call.start_byte or any(_contains(lp, node) for lp in loops)
+        ]
+        for jump in jumps:
             if jump.type != "return_statement":
                 loop = enclosing(jump, LOOP_TYPES | {"switch_statement"})
                 # break/continue only matter when the barrier is inside the loop they leave
@@ -218,6 +229,15 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
             if found is not None:
                 return found
         return None
+
+
+@dataclass
+class _Seen:
+    """What the driver's walk handed to `visit`: the barrier calls (with their function's body
+    id) and every function's jump statements, in document order."""
+
+    barriers: list[tuple[Node, int]] = field(default_factory=list)
+    jumps: dict[int, list[Node]] = field(default_factory=dict)
 
 
 def _ancestors(node: Node) -> list[Node]:
