@@ -44,6 +44,8 @@ class _State:
     reported: set[int] = field(default_factory=set)
     calls: dict[str, list[Node]] | None = None
     constant_arrays: dict[int, bool] = field(default_factory=dict)
+    pure: dict[tuple[int, int], bool] = field(default_factory=dict)
+    """(body id, depth) -> `_pure` of that helper body (asked once per helper, not per call)."""
 
 
 class _Index:
@@ -409,7 +411,7 @@ void main(uint3 id : SV_DispatchThreadID)
         if known is not None:
             return known
         model = ctx.model
-        result = sym.init is not None and all(_literal(model, leaf) for leaf in _leaves(sym.init))
+        result = sym.init is not None and all(_literal(model, leaf, state.pure) for leaf in _leaves(sym.init))
         if result:
             for use in uses_of(model, sym):
                 if not is_written(ctx.tree, use):
@@ -426,7 +428,7 @@ void main(uint3 id : SV_DispatchThreadID)
                         found is None
                         or any(index.dynamic(i) is not None for i in found[1])
                         or value is None
-                        or not _literal(model, value)
+                        or not _literal(model, value, state.pure)
                     ):
                         result = False
                         break
@@ -448,34 +450,42 @@ def _leaves(init: Node) -> list[Node]:
     return out
 
 
-def _literal(model: Model, node: Node) -> bool:
+def _literal(model: Model, node: Node, pure: dict[tuple[int, int], bool]) -> bool:
     """A compile-time constant value: arithmetic on literals, or a vector/matrix constructor of
     them (`float3(1, 0, 0)`)."""
     if model.const_value(node) is not None:
         return True
     if node.type == "parenthesized_expression":
-        return all(_literal(model, c) for c in node.named_children if c.type != "comment")
+        return all(_literal(model, c, pure) for c in node.named_children if c.type != "comment")
     if node.type == "unary_expression":
         arg = node.child_by_field_name("argument")
-        return arg is not None and _literal(model, arg)
+        return arg is not None and _literal(model, arg, pure)
     if node.type == "call_expression":
         name = call_name(model.tree, node)
-        if name is None or not all(_literal(model, a) for a in call_args(node)):
+        if name is None or not all(_literal(model, a, pure) for a in call_args(node)):
             return False
         spec = INTRINSICS.get(name)
         if model.lookup_type(name).is_numeric or (spec is not None and spec[1] == "pure"):
             return True
         fn = model.function(name)
-        return fn is not None and _pure(model, fn.body)
-    return node.type == "initializer_list" and all(_literal(model, c) for c in _leaves(node))
+        return fn is not None and _pure(model, fn.body, pure)
+    return node.type == "initializer_list" and all(_literal(model, c, pure) for c in _leaves(node))
 
 
-def _pure(model: Model, body: Node | None, depth: int = 0) -> bool:
+def _pure(model: Model, body: Node | None, memo: dict[tuple[int, int], bool], depth: int = 0) -> bool:
     """A helper body that reads only its parameters, locals and constants (no resource,
     constant buffer, groupshared or global variable; calls only intrinsics and such helpers):
     with constant arguments the compiler folds its result."""
     if body is None or depth > 4:
         return False
+    key = (body.id, depth)
+    known = memo.get(key)
+    if known is None:
+        known = memo[key] = _pure_body(model, body, memo, depth)
+    return known
+
+
+def _pure_body(model: Model, body: Node, memo: dict[tuple[int, int], bool], depth: int) -> bool:
     for n in model.tree.walk(body):
         if n.type == "identifier":
             sym = model.resolve(n)
@@ -489,6 +499,6 @@ def _pure(model: Model, body: Node | None, depth: int = 0) -> bool:
             if model.lookup_type(name).is_numeric or (spec is not None and spec[1] == "pure"):
                 continue
             fn = model.function(name)
-            if fn is None or not _pure(model, fn.body, depth + 1):
+            if fn is None or not _pure(model, fn.body, memo, depth + 1):
                 return False
     return True
