@@ -272,11 +272,16 @@ void main(uint3 id : SV_DispatchThreadID)
         guarded = self._guarded(ctx, node)
         if guarded is None:
             return
+        # A branch without a fetch, or with more than a fetch and its accumulation, is settled
+        # before the condition is read as a bounds test (which asks uniformity questions).
+        fetches = fetches_in(model, guarded)
+        if not fetches or not self._light(ctx, guarded):
+            return
         test = _BoundsTest(model)
         if not test.check(cond):
             return
-        fetch = next((f for f in fetches_in(model, guarded) if self._addresses(ctx, f, test)), None)
-        if fetch is None or not self._light(ctx, guarded):
+        fetch = next((f for f in fetches if self._addresses(ctx, f, test)), None)
+        if fetch is None:
             return
         loop = node.parent
         while loop is not None and loop.type not in LOOP_TYPES and loop.type != "function_definition":
