@@ -32,10 +32,11 @@ class Arm:
     """The if statement (for `if` and `else` arms) or the case statement."""
 
 
-def arms(ctx: RuleContext) -> list[Arm]:
-    """Every arm of every if/else and switch in the unit."""
+def arms(ctx: RuleContext, branches: list[Node]) -> list[Arm]:
+    """Every arm of the if/else and switch statements `branches` (the unit's, in document order,
+    as the driver's walk handed them to `visit`)."""
     out: list[Arm] = []
-    for node in ctx.tree.walk():
+    for node in branches:
         if node.type == "if_statement":
             cond = node.child_by_field_name("condition")
             then = node.child_by_field_name("consequence")
@@ -55,6 +56,11 @@ def arms(ctx: RuleContext) -> list[Arm]:
             end = ctx.span(value)[1] if value is not None else span[0] + len("default")
             out.append(Arm(span, (span[0], end), "case", node))
     return out
+
+
+def _branches() -> list[Node]:
+    """The unit's if and case statements, in document order (gathered by `visit`)."""
+    return []
 
 
 def _inside(inner: Span, outer: Span) -> bool:
@@ -241,6 +247,11 @@ void main(uint i : SV_DispatchThreadID)
         ),
     }
 
+    node_kinds = frozenset({"if_statement", "case_statement"})
+
+    def visit(self, ctx: RuleContext, node: Node) -> None:
+        ctx.scratch(_branches).append(node)
+
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
         target = resolve_target(ctx.settings.target)
@@ -255,7 +266,7 @@ void main(uint i : SV_DispatchThreadID)
             if peak is None or not result.spans:
                 continue
             if all_arms is None:
-                all_arms = arms(ctx)
+                all_arms = arms(ctx, ctx.scratch(_branches))
             holding = sorted(
                 (a for a in all_arms if _inside(peak, a.span)), key=lambda a: a.span[1] - a.span[0]
             )
