@@ -98,6 +98,9 @@ class CFG:
     dead: frozenset[Instr] = frozenset()
     """Instructions whose result reaches no output, store or other side effect: the compiler
     does not compute them, so liveness skips them (the rules still see them)."""
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Derived facts the analyses share (successor lists, def-use indexes...), computed on first
+    use; the graph and its instructions must not change once it is filled."""
 
     def instrs(self, block: int) -> list[Instr]:
         result: list[Instr] = self.graph.nodes[block]["instrs"]
@@ -105,10 +108,36 @@ class CFG:
 
     def live_instrs(self, block: int) -> list[Instr]:
         """The block's instructions that the compiler keeps (see `dead`)."""
-        instrs = self.instrs(block)
-        if not self.dead:
-            return instrs
-        return [i for i in instrs if i not in self.dead]
+        return self.kept_instrs()[block]
+
+    def kept_instrs(self) -> dict[int, list[Instr]]:
+        """Block -> the instructions the compiler keeps (see `dead`), every block in graph order."""
+        found: dict[int, list[Instr]] | None = self.cache.get("kept")
+        if found is None:
+            nodes = self.graph.nodes
+            dead = self.dead
+            if dead:
+                found = {b: [i for i in nodes[b]["instrs"] if i not in dead] for b in nodes}
+            else:
+                found = {b: nodes[b]["instrs"] for b in nodes}
+            self.cache["kept"] = found
+        return found
+
+    def successors(self) -> dict[int, list[int]]:
+        """Block -> its successors (graph order), every block."""
+        found: dict[int, list[int]] | None = self.cache.get("succs")
+        if found is None:
+            adj = self.graph.adj
+            found = self.cache["succs"] = {b: list(adj[b]) for b in self.graph.nodes}
+        return found
+
+    def predecessors(self) -> dict[int, list[int]]:
+        """Block -> its predecessors (graph order), every block."""
+        found: dict[int, list[int]] | None = self.cache.get("preds")
+        if found is None:
+            pred = self.graph.pred
+            found = self.cache["preds"] = {b: list(pred[b]) for b in self.graph.nodes}
+        return found
 
     def all_instrs(self) -> list[Instr]:
         out: list[Instr] = []

@@ -17,7 +17,7 @@ VGPR the hardware preloads. Instructions the compiler drops (`CFG.dead`) are ski
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
@@ -25,27 +25,33 @@ from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.uniformity import Uniformity
 
 
+def _bit_indices(x: int) -> list[int]:
+    """The positions of the set bits of `x`, lowest first (one pass over its binary digits)."""
+    digits = bin(x)[:1:-1]  # lowest bit first, without the "0b"
+    out = []
+    i = digits.find("1")
+    while i != -1:
+        out.append(i)
+        i = digits.find("1", i + 1)
+    return out
+
+
 class _BitSets(Mapping[int, set[Value]]):
     """Block -> set of values, stored as Python ints used as bit sets (decoded on access)."""
 
     def __init__(self, bits: dict[int, int], values: list[Value]) -> None:
-        self._bits = bits
+        self.bits = bits
         self._values = values
 
     def __getitem__(self, block: int) -> set[Value]:
-        x = self._bits[block]
-        out = set()
-        while x:
-            low = x & -x
-            out.add(self._values[low.bit_length() - 1])
-            x ^= low
-        return out
+        values = self._values
+        return {values[i] for i in _bit_indices(self.bits[block])}
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._bits)
+        return iter(self.bits)
 
     def __len__(self) -> int:
-        return len(self._bits)
+        return len(self.bits)
 
 
 @dataclass
@@ -56,37 +62,36 @@ class LiveSets:
 
 def liveness(cfg: CFG) -> LiveSets:
     """Backward liveness with a worklist over bit sets (one bit per value)."""
-    g = cfg.graph
     index: dict[Value, int] = {}
     values: list[Value] = []
-
-    def bit(v: Value) -> int:
-        i = index.get(v)
-        if i is None:
-            i = index[v] = len(values)
-            values.append(v)
-        return 1 << i
-
     use: dict[int, int] = {}
     defs: dict[int, int] = {}
-    for b in g.nodes:
+    for b, instrs in cfg.kept_instrs().items():
         u = d = 0
-        for ins in cfg.live_instrs(b):
+        for ins in instrs:
             for r in ins.reads:
-                rb = bit(r)
+                i = index.get(r)
+                if i is None:
+                    i = index[r] = len(values)
+                    values.append(r)
+                rb = 1 << i
                 if not d & rb:
                     u |= rb
-            if ins.dest is not None:
-                d |= bit(ins.dest)
+            dest = ins.dest
+            if dest is not None:
+                i = index.get(dest)
+                if i is None:
+                    i = index[dest] = len(values)
+                    values.append(dest)
+                d |= 1 << i
         use[b], defs[b] = u, d
     live_in = dict(use)
-    live_out = dict.fromkeys(g.nodes, 0)
-    preds = {b: list(g.predecessors(b)) for b in g.nodes}
-    succs = {b: list(g.successors(b)) for b in g.nodes}
+    live_out = dict.fromkeys(use, 0)
+    preds = cfg.predecessors()
+    succs = cfg.successors()
     # Blocks are numbered roughly in program order: start from the end for fast convergence.
-    work = sorted(g.nodes, reverse=True)
+    work = sorted(use)
     queued = set(work)
-    work.reverse()  # pop() takes from the end: highest block first
     while work:
         b = work.pop()
         queued.discard(b)
@@ -152,15 +157,35 @@ class DefUse:
 
 
 def def_use(cfg: CFG) -> DefUse:
+    """The def-use index of the kept instructions (computed once per CFG)."""
+    found: DefUse | None = cfg.cache.get("def_use")
+    if found is not None:
+        return found
     defs: dict[Value, list[Instr]] = {}
     readers: dict[Value, list[Instr]] = {}
-    for b in cfg.graph.nodes:
-        for ins in cfg.live_instrs(b):
+    for instrs in cfg.kept_instrs().values():
+        for ins in instrs:
             for r in ins.reads:
-                readers.setdefault(r, []).append(ins)
+                found_r = readers.get(r)
+                if found_r is None:
+                    readers[r] = [ins]
+                else:
+                    found_r.append(ins)
             if ins.dest is not None:
-                defs.setdefault(ins.dest, []).append(ins)
-    return DefUse(defs, readers)
+                found_d = defs.get(ins.dest)
+                if found_d is None:
+                    defs[ins.dest] = [ins]
+                else:
+                    found_d.append(ins)
+    du = cfg.cache["def_use"] = DefUse(defs, readers)
+    return du
+
+
+def _cached_set(cfg: CFG, key: str, make: Callable[[DefUse], set[Value]]) -> set[Value]:
+    found: set[Value] | None = cfg.cache.get(key)
+    if found is None:
+        found = cfg.cache[key] = make(def_use(cfg))
+    return found
 
 
 def streamed_temps(du: DefUse) -> set[Value]:
@@ -220,74 +245,95 @@ def register_demand(
 ) -> Demand:
     classes: dict[Value, str] = {}
     sizes: dict[Value, int] = {}
-    du = def_use(cfg)
-    streamed = streamed_temps(du) if costs.stream_componentwise_temps else set()
-    constant = constant_values(du) if costs.fold_constant_values else set()
+    streamed = _cached_set(cfg, "streamed", streamed_temps) if costs.stream_componentwise_temps else set()
+    constant = _cached_set(cfg, "constant", constant_values) if costs.fold_constant_values else set()
+    vsize: dict[Value, int] = {}  # registers counted as VGPRs (0 for other classes)
+    ssize: dict[Value, int] = {}  # registers counted as SGPRs
     for v in cfg.values:
         cls, n = value_class(v, uni, wave_size, costs)
-        classes[v], sizes[v] = cls, (0 if v in constant else 1 if v in streamed and cls == "vgpr" else n)
+        n = 0 if v in constant else 1 if v in streamed and cls == "vgpr" else n
+        classes[v], sizes[v] = cls, n
+        vsize[v] = n if cls == "vgpr" else 0
+        ssize[v] = n if cls == "sgpr" else 0
     mask = 2 if wave_size == 64 else 1
     # every register the hardware preloads is live when the wave starts, read later or not
     preloaded = cfg.preloaded_vgprs
     operands = costs.count_operands_at_instruction
+    export_vgprs = costs.export_needs_vgprs
+    per_level = mask if costs.exec_mask_per_divergent_level else 0
+    divergent_blocks = uni.divergent_blocks
     vg: dict[Instr, int] = {}
     sg: dict[Instr, int] = {}
-    best: tuple[int, Instr | None, list[Value]] = (-1, None, [])
+    best_v = -1
+    best: tuple[Instr, int, set[Value]] | None = None  # instruction, block, live after it
     live_at: dict[Instr, list[Value]] = {}
-    for b in cfg.graph.nodes:
-        cur = set(live.live_out[b])
-        v_sum = sum(sizes[x] for x in cur if classes[x] == "vgpr")
-        s_sum = sum(sizes[x] for x in cur if classes[x] == "sgpr")
-        extra_s = costs.base_sgprs
-        if costs.exec_mask_per_divergent_level:
-            extra_s += mask * uni.divergent_blocks.get(b, 0)
-        for ins in reversed(cfg.live_instrs(b)):
+    live_out = live.live_out
+    for b, instrs in cfg.kept_instrs().items():
+        cur = set(live_out[b])
+        v_sum = sum(map(vsize.__getitem__, cur))
+        s_sum = sum(map(ssize.__getitem__, cur))
+        extra_s = costs.base_sgprs + per_level * divergent_blocks.get(b, 0)
+        for ins in reversed(instrs):
             # live before = (live after - dest) | reads; counted: live after | dest | reads
-            # (`added` is counted - cur, built without copying the live set per instruction)
             d = ins.dest
-            # a declaration without a value takes no register until it is written
-            added: list[Value] = [d] if d is not None and d not in cur and ins.op != "undef" else []
-            if operands:
-                for r in ins.reads:
-                    if r not in cur and r not in added:
-                        added.append(r)
+            op = ins.op
             nv, ns = v_sum, s_sum
-            if ins.op == "export" and costs.export_needs_vgprs:
+            # a declaration without a value takes no register until it is written
+            if d is not None and op != "undef" and d not in cur:
+                nv += vsize[d]
+                ns += ssize[d]
+            if operands:
+                seen: set[Value] = set()
+                for r in ins.reads:
+                    if r not in cur and r is not d and r not in seen:
+                        seen.add(r)
+                        nv += vsize[r]
+                        ns += ssize[r]
+            if op == "export" and export_vgprs:
                 nv += sum(
                     x.width if x in constant else sizes[x]
                     for x in ins.reads
                     if classes[x] == "sgpr" or x in constant
                 )
-            for x in added:
-                if classes[x] == "vgpr":
-                    nv += sizes[x]
-                elif classes[x] == "sgpr":
-                    ns += sizes[x]
-            if ins.op == "preload":
-                nv = max(nv, preloaded)
+            elif op == "preload" and nv < preloaded:
+                nv = preloaded
             vg[ins] = nv
             sg[ins] = ns + extra_s
-            if nv > best[0] or record_live:
-                counted = cur.union(added)
-                ordered = sorted(counted, key=lambda x: (-sizes[x], x.id))
-                if nv > best[0]:
-                    best = (nv, ins, ordered)
-                if record_live:
-                    live_at[ins] = ordered
-            # step backwards
+            if nv > best_v:
+                best_v = nv
+                best = (ins, b, cur)
+            if record_live:
+                live_at[ins] = _ordered(_counted(ins, cur, operands), sizes)
+            # step backwards (the live set of a new peak is kept: copy before changing it)
+            if best is not None and best[2] is cur:
+                cur = set(cur)
             if d is not None and d in cur:
                 cur.discard(d)
-                if classes[d] == "vgpr":
-                    v_sum -= sizes[d]
-                elif classes[d] == "sgpr":
-                    s_sum -= sizes[d]
+                v_sum -= vsize[d]
+                s_sum -= ssize[d]
             for r in ins.reads:
                 if r not in cur:
                     cur.add(r)
-                    if classes[r] == "vgpr":
-                        v_sum += sizes[r]
-                    elif classes[r] == "sgpr":
-                        s_sum += sizes[r]
+                    v_sum += vsize[r]
+                    s_sum += ssize[r]
     peak_v = max(vg.values(), default=0)
     peak_s = max(sg.values(), default=costs.base_sgprs)
-    return Demand(vg, sg, peak_v, peak_s, best[1], best[2], classes, sizes, live_at)
+    peak_instr = best[0] if best is not None else None
+    peak_live = _ordered(_counted(best[0], best[2], operands), sizes) if best is not None else []
+    return Demand(vg, sg, peak_v, peak_s, peak_instr, peak_live, classes, sizes, live_at)
+
+
+def _counted(ins: Instr, after: set[Value], operands: bool) -> set[Value]:
+    """The values counted at `ins`: live after it, its result (unless a bare declaration) and,
+    with `operands`, what it reads."""
+    counted = set(after)
+    d = ins.dest
+    if d is not None and ins.op != "undef":
+        counted.add(d)
+    if operands:
+        counted.update(ins.reads)
+    return counted
+
+
+def _ordered(values: set[Value], sizes: dict[Value, int]) -> list[Value]:
+    return sorted(values, key=lambda x: (-sizes[x], x.id))

@@ -19,11 +19,13 @@ Everything here is plain arithmetic on small frozen tables; no analysis state is
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hlsllint.semantic import EntryPoint, Function, Model, Symbol
+    from hlsllint.syntax import Node
 
 Span = tuple[int, int]
 
@@ -490,16 +492,32 @@ def entry_groupshared(model: Model, entry: EntryPoint) -> list[Symbol]:
     shared = model.groupshared
     if not shared:
         return []
+    per_model = _GROUPSHARED_CACHE.get(model)
+    if per_model is None:
+        per_model = _GROUPSHARED_CACHE[model] = {}
     used: set[int] = set()
     for fn in reachable_functions(model, entry):
         if fn.body is None:
             continue
-        for node in model.tree.walk(fn.body):
-            if node.type == "identifier":
-                sym = model.resolve(node)
-                if sym is not None and sym.kind == "groupshared":
-                    used.add(id(sym))
+        names = per_model.get(id(fn))
+        if names is None:
+            names = per_model[id(fn)] = _groupshared_named(model, fn.body)
+        used |= names
     return [s for s in shared if id(s) in used]
+
+
+_GROUPSHARED_CACHE: weakref.WeakKeyDictionary[Model, dict[int, set[int]]] = weakref.WeakKeyDictionary()
+"""Model -> id of a function -> ids of the groupshared symbols its body names."""
+
+
+def _groupshared_named(model: Model, body: Node) -> set[int]:
+    used: set[int] = set()
+    for node in model.tree.walk(body):
+        if node.type == "identifier":
+            sym = model.resolve(node)
+            if sym is not None and sym.kind == "groupshared":
+                used.add(id(sym))
+    return used
 
 
 def groupshared_bytes(model: Model, symbols: list[Symbol]) -> int:

@@ -27,8 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-import networkx as nx
-
 from hlsllint.analysis.ir import CFG, Instr, Value
 
 
@@ -60,104 +58,210 @@ _VECTOR_FETCHES = frozenset({"load", "sample", "gather", "lds_load"})
 """Fetches that fill VGPRs whatever their address: the same value in every lane when it is uniform."""
 
 
-def _instr_divergent(ins: Instr, div: set[Value], question: Question) -> bool:
-    rule = ins.rule
-    if rule == "lane" and question == "value" and ins.op in _VECTOR_FETCHES:
-        rule = "pure"
-    if rule == "lane":
-        return True
-    if rule in ("uniform", "effect"):
-        return False
-    if rule == "readlane":
-        return len(ins.reads) > 1 and ins.reads[1] in div
-    return any(r in div for r in ins.reads)
-
-
 def post_dominators(cfg: CFG) -> dict[int, int]:
     """Immediate post-dominators (blocks that cannot reach the exit post-dominate to it)."""
-    rev = nx.DiGraph()
-    rev.add_nodes_from(cfg.graph.nodes)
-    rev.add_edges_from((b, a) for a, b in cfg.graph.edges)
+    found: dict[int, int] | None = cfg.cache.get("ipdom")
+    if found is not None:
+        return found
+    succs = cfg.successors()
+    preds = cfg.predecessors()
     sink = -1
-    rev.add_node(sink)
-    rev.add_edge(sink, cfg.exit)
-    for b in cfg.graph.nodes:
-        if b != cfg.exit and cfg.graph.out_degree(b) == 0:
-            rev.add_edge(sink, b)
+    # the reverse graph, from a virtual sink before the exit and every block without successors
+    rev: dict[int, list[int]] = {b: list(preds[b]) for b in succs}
+    start = [cfg.exit] + [b for b in succs if b != cfg.exit and not succs[b]]
     # blocks in infinite loops never reach the exit: let them reach the sink too
-    reach = nx.descendants(rev, sink)
-    for b in cfg.graph.nodes:
-        if b not in reach:
-            rev.add_edge(sink, b)
-    idom: dict[int, int] = nx.immediate_dominators(rev, sink)
-    return {b: (d if d != sink else cfg.exit) for b, d in idom.items() if b != sink}
+    reach = _reachable(rev, [b for b in start if b in rev])
+    start += [b for b in succs if b not in reach]
+    rev[sink] = start
+    idom = _immediate_dominators(rev, sink)
+    result = {b: (d if d != sink else cfg.exit) for b, d in idom.items() if b != sink}
+    cfg.cache["ipdom"] = result
+    return result
+
+
+def _reachable(succs: dict[int, list[int]], roots: list[int]) -> set[int]:
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        for s in succs[stack.pop()]:
+            if s not in seen:
+                seen.add(s)
+                stack.append(s)
+    return seen
+
+
+def _immediate_dominators(succs: dict[int, list[int]], start: int) -> dict[int, int]:
+    """Immediate dominators of the nodes reachable from `start` (Cooper, Harvey and Kennedy's
+    iterative algorithm over a reverse post-order); `start` dominates itself."""
+    order: list[int] = []  # post-order
+    seen = {start}
+    stack: list[tuple[int, int]] = [(start, 0)]
+    while stack:
+        node, i = stack[-1]
+        out = succs.get(node, ())
+        if i < len(out):
+            stack[-1] = (node, i + 1)
+            nxt = out[i]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, 0))
+        else:
+            stack.pop()
+            order.append(node)
+    number = {n: i for i, n in enumerate(order)}
+    preds: dict[int, list[int]] = {n: [] for n in order}
+    for n in order:
+        for s in succs.get(n, ()):
+            preds[s].append(n)
+    idom = {start: start}
+    changed = True
+    rpo = order[::-1]
+    while changed:
+        changed = False
+        for n in rpo:
+            if n == start:
+                continue
+            new = None
+            for p in preds[n]:
+                if p not in idom:
+                    continue
+                if new is None:
+                    new = p
+                    continue
+                a, b = p, new
+                while a != b:
+                    while number[a] < number[b]:
+                        a = idom[a]
+                    while number[b] < number[a]:
+                        b = idom[b]
+                new = a
+            if new is not None and idom.get(n) != new:
+                idom[n] = new
+                changed = True
+    return idom
 
 
 def divergent_region(cfg: CFG, branch: int, ipdom: dict[int, int]) -> set[int]:
     """Blocks reached from `branch` before its immediate post-dominator."""
+    succs = cfg.successors()
     stop = ipdom.get(branch, cfg.exit)
     seen: set[int] = set()
-    stack = [s for s in cfg.graph.successors(branch) if s != stop]
+    stack = [s for s in succs[branch] if s != stop]
     while stack:
         b = stack.pop()
         if b in seen or b == stop:
             continue
         seen.add(b)
-        stack.extend(cfg.graph.successors(b))
+        stack.extend(succs[b])
     return seen
 
 
-def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
-    instrs = cfg.all_instrs()
-    readers: dict[Value, list[Instr]] = {}
-    defs: dict[Value, list[Instr]] = {}
-    for ins in instrs:
-        for r in ins.reads:
-            readers.setdefault(r, []).append(ins)
-        if ins.dest is not None:
-            defs.setdefault(ins.dest, []).append(ins)
-    branches = {}
-    for b in cfg.graph.nodes:
-        block_instrs = cfg.instrs(b)
-        if block_instrs and block_instrs[-1].op == "branch" and cfg.graph.out_degree(b) > 1:
-            branches[b] = block_instrs[-1]
-    ipdom = post_dominators(cfg) if branches else {}
-    regions: dict[int, set[int]] = {}
+class _Index:
+    """What both uniformity questions read: every instruction, the readers of each value, the
+    blocks ending in a conditional branch, and the divergent region of each such branch."""
 
+    def __init__(self, cfg: CFG) -> None:
+        self.instrs = cfg.all_instrs()
+        readers: dict[Value, list[Instr]] = {}
+        for ins in self.instrs:
+            for r in ins.reads:
+                found = readers.get(r)
+                if found is None:
+                    readers[r] = [ins]
+                else:
+                    found.append(ins)
+        self.readers = readers
+        succs = cfg.successors()
+        self.branches: dict[int, Instr] = {}
+        for b in cfg.graph.nodes:
+            block_instrs = cfg.instrs(b)
+            if block_instrs and block_instrs[-1].op == "branch" and len(succs[b]) > 1:
+                self.branches[b] = block_instrs[-1]
+        self.regions: dict[int, set[int]] = {}
+        self.region_vars: dict[int, list[Value]] = {}
+        """Branch block -> the variables its region defines (in instruction order)."""
+        self.cfg = cfg
+
+    def region(self, b: int) -> set[int]:
+        found = self.regions.get(b)
+        if found is None:
+            found = self.regions[b] = divergent_region(self.cfg, b, post_dominators(self.cfg))
+        return found
+
+    def vars_defined(self, b: int) -> list[Value]:
+        found = self.region_vars.get(b)
+        if found is None:
+            found = []
+            for blk in self.region(b):
+                for ins in self.cfg.instrs(blk):
+                    d = ins.dest
+                    if d is not None and d.kind == "var":
+                        found.append(d)
+            self.region_vars[b] = found
+        return found
+
+
+def _index(cfg: CFG) -> _Index:
+    found: _Index | None = cfg.cache.get("uniformity_index")
+    if found is None:
+        found = cfg.cache["uniformity_index"] = _Index(cfg)
+    return found
+
+
+def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
+    index = _index(cfg)
+    readers = index.readers
+    branches = index.branches
     div: set[Value] = set()
     div_instrs: set[Instr] = set()
     div_branches: set[int] = set()
-    work = list(instrs)
-    forced: set[Value] = set()
+    work = list(index.instrs)
+    value_question = question == "value"
     while True:
         while work:
             ins = work.pop()
-            if ins in div_instrs or not _instr_divergent(ins, div, question):
+            if ins in div_instrs:
                 continue
+            rule = ins.rule
+            if rule == "lane" and value_question and ins.op in _VECTOR_FETCHES:
+                rule = "pure"
+            if rule == "lane":
+                pass
+            elif rule in ("uniform", "effect"):
+                continue
+            elif rule == "readlane":
+                if not (len(ins.reads) > 1 and ins.reads[1] in div):
+                    continue
+            else:  # pure: per-lane when an operand is
+                for r in ins.reads:
+                    if r in div:
+                        break
+                else:
+                    continue
             div_instrs.add(ins)
             d = ins.dest
             if d is not None and d.reg_class != "sgpr" and d not in div:
                 div.add(d)
-                work.extend(readers.get(d, ()))
+                found = readers.get(d)
+                if found:
+                    work.extend(found)
         changed = False
         for b, br in branches.items():
             if b in div_branches or br not in div_instrs:
                 continue
             div_branches.add(b)
-            region = regions.setdefault(b, divergent_region(cfg, b, ipdom))
-            for blk in region:
-                for ins in cfg.instrs(blk):
-                    d = ins.dest
-                    if d is not None and d.kind == "var" and d not in div:
-                        div.add(d)
-                        forced.add(d)
-                        work.extend(readers.get(d, ()))
-                        changed = True
+            for d in index.vars_defined(b):
+                if d not in div:
+                    div.add(d)
+                    found = readers.get(d)
+                    if found:
+                        work.extend(found)
+                    changed = True
         if not changed and not work:
             break
     depth: dict[int, int] = {}
     for branch_block in div_branches:
-        for node in regions.get(branch_block, ()):
+        for node in index.region(branch_block):
             depth[node] = depth.get(node, 0) + 1
     # an instruction that defines a variable forced per-lane still computes a uniform value there
     return Uniformity(div, div_instrs, div_branches, depth, cfg.unreachable)
