@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Function
-from hlsllint.syntax import Node
 
 
 def _crash(rule: Rule, path: str) -> str:
@@ -47,15 +46,25 @@ def run_rules(
             for f in overloads:
                 if f.body is not None:
                     bodies[f.body.id] = f
-        tree = ctx.tree
-        nodes: list[Node] = []  # the document-order node list the tree caches, built on the way
-        stack: list[tuple[Node, Function | None]] = [(tree.root, None)]
-        while stack:
-            node, outer = stack.pop()
-            nodes.append(node)
-            fn = bodies.get(node.id, outer)
-            subscribers = dispatch.get(node.type)
+        body_types = {f.body.type for f in bodies.values() if f.body is not None}
+        nodes = ctx.tree.nodes()
+        # The function of a node is that of the innermost body around it; a body's subtree is
+        # the run of `descendant_count` nodes that starts at it in document order.
+        fn: Function | None = None
+        fn_end = len(nodes)
+        outer: list[tuple[Function | None, int]] = []
+        for i, kind in enumerate(ctx.tree.node_types()):
+            while i >= fn_end:
+                fn, fn_end = outer.pop()
+            if kind in body_types:
+                node = nodes[i]
+                inner = bodies.get(node.id)
+                if inner is not None:
+                    outer.append((fn, fn_end))
+                    fn, fn_end = inner, i + node.descendant_count
+            subscribers = dispatch.get(kind)
             if subscribers:
+                node = nodes[i]
                 ctx.function = fn
                 for rule in subscribers:
                     if rule.code in failed:
@@ -66,11 +75,7 @@ def run_rules(
                     except Exception:  # a rule bug must not take the run down
                         failed.add(rule.code)
                         errors.append(_crash(rule, path))
-            children = node.children
-            if children:
-                stack.extend((c, fn) for c in reversed(children))
         ctx.function = None
-        tree.set_nodes(nodes)
     for rule in rules:
         if rule.code in failed:
             continue

@@ -307,3 +307,44 @@ def test_matrix_orientation_in_template_arguments() -> None:
     tree = clean("StructuredBuffer<row_major float4x4> m; row_major float3x3 r;")
     assert tree.modifiers_of(find(tree, "type_descriptor")) == ["row_major"]
     assert tree.modifiers_of(nodes(tree, "declaration")[1]) == ["row_major"]
+
+
+def _reference_walk(node: Node) -> list[Node]:
+    out = [node]
+    for c in node.children:
+        out += _reference_walk(c)
+    return out
+
+
+def test_walks_are_document_order_and_stay_inside_the_node() -> None:
+    src = "struct S { float a; };\nfloat f(S s) { if (s.a > 0) { return s.a * 2; } return 1; }\nint y;"
+    tree = parse(src)
+    everything = _reference_walk(tree.root)
+    assert [n.id for n in tree.nodes()] == [n.id for n in everything]
+    assert tree.node_types() == [n.type for n in everything]
+    body = find(tree, "compound_statement")
+    inside = list(tree.walk(body))
+    assert [n.id for n in inside] == [n.id for n in _reference_walk(body)]
+    assert len(inside) == body.descendant_count
+    assert not any(n.type == "primitive_type" and tree.node_text(n) == "int" for n in inside)
+
+
+def test_nodes_of_type_in_document_order() -> None:
+    tree = parse("float f() { float a = 1; if (a > 0) { a = 2; } return a; }")
+    assert [tree.node_text(n) for n in tree.nodes_of_type("number_literal")] == ["1", "0", "2"]
+    mixed = tree.nodes_of_type("return_statement", "if_statement")
+    assert [n.type for n in mixed] == ["if_statement", "return_statement"]
+    assert tree.nodes_of_type("no_such_type") == []
+
+
+def test_spans_of_non_ascii_text_are_code_points() -> None:
+    src = "// é ü\nfloat é_x; float b : TEXCOORD0;"
+    tree = parse(src)
+    assert not tree.ascii
+    b = next(n for n in tree.nodes_of_type("identifier") if tree.node_text(n) == "b")
+    start, end = tree.span(b)
+    assert src[start:end] == "b" and start == src.index("b :")
+    decl = next(n for n in tree.nodes_of_type("declaration") if tree.node_text(n).startswith("float b"))
+    sem = tree.semantic_of(decl)
+    assert sem is not None and sem.name == "TEXCOORD0"
+    assert parse("float b : TEXCOORD0;").ascii

@@ -633,29 +633,24 @@ class Model:
                 words.update(self._text(c).split())
             elif not c.is_named and c.type in PARAM_MODIFIERS:
                 words.add(c.type)
-        modifiers_of = getattr(self.tree, "modifiers_of", None)
-        if modifiers_of is not None:
-            words.update(modifiers_of(decl))
+        words.update(self.tree.modifiers_of(decl))
         return frozenset(words)
 
     # -- annotations of the repaired tree (see hlsllint.syntax) -----------------------------
 
     def _annotated_semantic(self, node: Node) -> str | None:
-        get = getattr(self.tree, "semantic_of", None)
-        sem = get(node) if get is not None else None
+        sem = self.tree.semantic_of(node)
         return str(sem.name) if sem is not None else None
 
     def _annotated_register(self, node: Node) -> str | None:
-        get = getattr(self.tree, "register_of", None)
-        reg = get(node) if get is not None else None
+        reg = self.tree.register_of(node)
         return str(reg.slot) if reg is not None else None
 
     def _annotated_attributes(self, node: Node) -> list[Attribute]:
-        get = getattr(self.tree, "attributes_of", None)
-        out: list[Attribute] = []
-        for a in get(node) if get is not None else []:
-            out.append(Attribute(a.name, tuple(self._attr_arg(x) for x in a.args), a.span))
-        return out
+        return [
+            Attribute(a.name, tuple(self._attr_arg(x) for x in a.args), a.span)
+            for a in self.tree.attributes_of(node)
+        ]
 
     def _attr_arg(self, text: str) -> Any:
         a = text.strip()
@@ -668,9 +663,7 @@ class Model:
         return v if v is not None else a
 
     def block_kind(self, node: Node) -> str | None:
-        get = getattr(self.tree, "block_kind", None)
-        kind = get(node) if get is not None else None
-        return str(kind) if kind is not None else None
+        return self.tree.block_kind(node)
 
     def declare(self, decl: Node, kind: str, function: str | None = None) -> list[Symbol]:
         """Symbols of a `declaration` node (globals or locals); registers names for resolve()."""
@@ -932,53 +925,59 @@ class Model:
         if fn.body is None:
             return
         scopes: list[dict[str, Symbol]] = [{p.name: p for p in fn.params}]
-        scope_nodes = {
-            "compound_statement",
-            "for_statement",
-            "while_statement",
-            "do_statement",
-            "if_statement",
-            "switch_statement",
-            "case_statement",
-        }
         uses: list[tuple[int, Node, Symbol]] = []
-        # An explicit stack: bodies can nest deeper than Python's recursion limit.
-        stack: list[tuple[Node | None, bool]] = [(fn.body, False)]
+        refs = self._refs
+        calls = fn.calls
+        text = self.tree.text
+        node_text = None if self.tree.ascii else self.tree.node_text
+        walk = self.tree.walk
+        lookup = self._lookup
+        # An explicit stack (bodies can nest deeper than Python's recursion limit); None closes
+        # the innermost scope.
+        stack: list[Node | None] = [fn.body]
+        pop = stack.pop
+        push = stack.append
+        extend = stack.extend
         while stack:
-            node, closing = stack.pop()
-            if closing:
-                scopes.pop()
-                continue
+            node = pop()
             if node is None:
+                scopes.pop()
                 continue
             kind = node.type
             if kind == "identifier":
-                name = self._text(node)
-                sym = self._lookup(name, scopes)
+                start = node.start_byte
+                end = node.end_byte
+                name = text[start:end] if node_text is None else node_text(node)
+                sym = lookup(name, scopes)
                 if sym is not None:
-                    self._refs[(node.start_byte, node.end_byte)] = sym
+                    refs[(start, end)] = sym
                     if sym.node is None or sym.node.id != node.id:
-                        uses.append((node.start_byte, node, sym))
-                parent = node.parent
-                if parent is not None and parent.type == "call_expression":
-                    fn.calls.add(name)
+                        uses.append((start, node, sym))
                 continue
             if kind == "declaration" and node.child_by_field_name("type") is not None:
                 syms = self.declare(node, "local", function=fn.name)
-                for s in syms:
-                    scopes[-1][s.name] = s
-                    if s.init is not None:
-                        stack.append((s.init, False))
+                for sym in syms:
+                    scopes[-1][sym.name] = sym
+                    if sym.init is not None:
+                        push(sym.init)
                 for c in node.named_children:
                     if c.type == "array_declarator" or c.type == "init_declarator":
-                        for size in self.tree.walk(c):
-                            if size.type == "array_declarator":
-                                stack.append((size.child_by_field_name("size"), False))
+                        for inner in walk(c):
+                            if inner.type == "array_declarator":
+                                size = inner.child_by_field_name("size")
+                                if size is not None:
+                                    push(size)
                 continue
-            if kind in scope_nodes:
+            children = node.named_children
+            if kind in _SCOPE_NODES:
                 scopes.append({})
-                stack.append((None, True))
-            stack.extend((c, False) for c in reversed(node.named_children))
+                push(None)
+            elif kind == "call_expression":
+                # What the body calls: the identifiers whose parent is a call (the callee's name).
+                for c in children:
+                    if c.type == "identifier":
+                        calls.add(text[c.start_byte : c.end_byte] if node_text is None else node_text(c))
+            extend(reversed(children))
         uses.sort(key=lambda u: u[0])
         for _start, node_, sym_ in uses:
             self._uses.setdefault(id(sym_), []).append(node_)
@@ -1130,6 +1129,19 @@ class Model:
             return stage_from_name(f.name) or "vertex"
         return None
 
+
+_SCOPE_NODES = frozenset(
+    {
+        "compound_statement",
+        "for_statement",
+        "while_statement",
+        "do_statement",
+        "if_statement",
+        "switch_statement",
+        "case_statement",
+    }
+)
+"""Nodes that open a block scope for the names declared inside them."""
 
 _STAGE_PARAM_QUALIFIERS = frozenset(
     {"point", "line", "triangle", "lineadj", "triangleadj", "vertices", "indices", "primitives", "payload"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 
 SCALARS = {
     # name: (canonical scalar, bits)
@@ -255,6 +256,7 @@ UNKNOWN = Type("unknown", "?")
 VOID = Type("void", "void")
 
 
+@cache
 def numeric(scalar: str, rows: int = 1, cols: int = 1, *, matrix: bool = False) -> Type:
     """`numeric("float", 1, 4)` is float4; `numeric("float", 4, 4, matrix=True)` is float4x4."""
     if matrix:
@@ -272,6 +274,7 @@ UINT = numeric("uint")
 BOOL = numeric("bool")
 
 
+@cache
 def parse_numeric(name: str) -> Type | None:
     """`float4` -> vector, `half3x3` -> matrix, `uint` -> scalar; None when not numeric."""
     m = _NUMERIC_RE.match(name)

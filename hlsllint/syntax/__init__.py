@@ -87,11 +87,36 @@ def _parser() -> tree_sitter.Parser:
 
 
 def _walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
+    """`node` and every node below it, in document order (a tree cursor: the C library moves,
+    Python only collects)."""
+    cursor = node.walk()
+    down = cursor.goto_first_child
+    right = cursor.goto_next_sibling
+    up = cursor.goto_parent
+    while True:
+        yield cursor.node  # type: ignore[misc]
+        if down():
+            continue
+        while not right():
+            if not up():  # back at `node`: the cursor cannot leave it
+                return
+
+
+def _all_nodes(node: Node) -> list[Node]:
+    """`list(_walk(node))`, without a generator in the loop."""
+    out: list[Node] = []
+    add = out.append
+    cursor = node.walk()
+    down = cursor.goto_first_child
+    right = cursor.goto_next_sibling
+    up = cursor.goto_parent
+    while True:
+        add(cursor.node)  # type: ignore[arg-type]
+        if down():
+            continue
+        while not right():
+            if not up():
+                return out
 
 
 @dataclass
@@ -106,13 +131,20 @@ class SyntaxTree:
     _byte_to_char: list[tuple[int, int]] | None = field(default=None, repr=False)
     _index: _AnnotationIndex | None = field(default=None, repr=False)
     _nodes: list[Node] | None = field(default=None, repr=False)
-    _by_type: dict[str, list[Node]] | None = field(default=None, repr=False)
+    _types: list[str] | None = field(default=None, repr=False)
+    _by_type: dict[str, list[Node]] = field(default_factory=dict, repr=False)
     _ends: dict[int, list[int]] = field(default_factory=dict, repr=False)
     """Declarator end offsets per node id (semantics and registers are anchored there)."""
 
     @property
     def root(self) -> Node:
         return self.tree.root_node
+
+    @property
+    def ascii(self) -> bool:
+        """Whether byte offsets of the tree are code-point offsets of the text (no non-ASCII
+        character): then `text[node.start_byte : node.end_byte]` is `node_text(node)`."""
+        return self._byte_to_char is None
 
     def char_offset(self, byte_offset: int) -> int:
         table = self._byte_to_char
@@ -125,11 +157,14 @@ class SyntaxTree:
         return c + (byte_offset - b)
 
     def span(self, node: Node) -> tuple[int, int]:
+        if self._byte_to_char is None:  # ASCII text: a byte offset is a code-point offset
+            return node.start_byte, node.end_byte
         return self.char_offset(node.start_byte), self.char_offset(node.end_byte)
 
     def node_text(self, node: Node) -> str:
-        start, end = self.span(node)
-        return self.text[start:end]
+        if self._byte_to_char is None:
+            return self.text[node.start_byte : node.end_byte]
+        return self.text[self.char_offset(node.start_byte) : self.char_offset(node.end_byte)]
 
     def walk(self, node: Node | None = None) -> Iterator[Node]:
         """All nodes below `node` (default: the root), in document order.
@@ -142,24 +177,24 @@ class SyntaxTree:
     def nodes(self) -> list[Node]:
         """Every node of the tree in document order (computed once)."""
         if self._nodes is None:
-            self._nodes = list(_walk(self.root))
+            self._nodes = _all_nodes(self.root)
         return self._nodes
 
-    def set_nodes(self, nodes: list[Node]) -> None:
-        """Hand over a document-order list of every node (the rule driver builds one on its walk)."""
-        if self._nodes is None:
-            self._nodes = nodes
+    def node_types(self) -> list[str]:
+        """The types of `nodes()`, index for index (computed once)."""
+        if self._types is None:
+            self._types = [n.type for n in self.nodes()]
+        return self._types
 
     def nodes_of_type(self, *types: str) -> list[Node]:
-        """Every node of the given types, in document order (indexed once per tree)."""
-        if self._by_type is None:
-            index: dict[str, list[Node]] = {}
-            for n in self.nodes():
-                index.setdefault(n.type, []).append(n)
-            self._by_type = index
+        """Every node of the given types, in document order (each type indexed once per tree)."""
+        index = self._by_type
+        for t in types:
+            if t not in index:
+                index[t] = [n for n, nt in zip(self.nodes(), self.node_types(), strict=True) if nt == t]
         if len(types) == 1:
-            return self._by_type.get(types[0], [])
-        found = [n for t in types for n in self._by_type.get(t, [])]
+            return index[types[0]]
+        found = [n for t in types for n in index[t]]
         found.sort(key=lambda n: n.start_byte)
         return found
 
@@ -202,15 +237,24 @@ class SyntaxTree:
         return next((a for a in self.attributes_of(node) if a.name.lower() == lname), None)
 
     def semantic_of(self, node: Node) -> Semantic | None:
+        index = self.index
+        start, end = self.span(node)
+        # Semantics are anchored at declarator ends, all inside the node: most nodes have none.
+        if not _any_between(index.semantic_anchors, start, end):
+            return None
         for end in self._declarator_ends(node):
-            sem = self.index.semantics.get(end)
+            sem = index.semantics.get(end)
             if sem is not None:
                 return sem
         return None
 
     def bindings_of(self, node: Node) -> list[Register]:
+        index = self.index
+        start, end = self.span(node)
+        if not _any_between(index.register_anchors, start, end):
+            return []
         for end in self._declarator_ends(node):
-            regs = self.index.registers.get(end)
+            regs = index.registers.get(end)
             if regs:
                 return list(regs)
         return []
@@ -248,14 +292,16 @@ class SyntaxTree:
         if decl is not None and node.type != "init_declarator":
             end = self.span(decl)[0]
         found: list[tuple[int, str]] = []
+        plain = self._byte_to_char is None
         for child in node.children:
-            cs = self.span(child)[0]
+            cs = child.start_byte if plain else self.char_offset(child.start_byte)
             if cs >= end:
                 break
             if child.type in _QUALIFIER_TYPES:
                 found.append((cs, self.node_text(child)))
-        mods = self.index.modifiers
-        i = bisect.bisect_left(self.index.modifier_starts, end) - 1
+        index = self.index
+        mods = index.modifiers
+        i = bisect.bisect_left(index.modifier_starts, end) - 1
         norm = self.normalized
         while i >= 0:
             mod = mods[i]
@@ -305,6 +351,14 @@ class _AnnotationIndex:
         self.synthetic = {b.synthetic_semicolon for b in notes.blocks if b.synthetic_semicolon is not None}
         self.modifiers: list[Modifier] = sorted(notes.modifiers, key=lambda m: m.span)
         self.modifier_starts = [m.span[0] for m in self.modifiers]
+        self.semantic_anchors = sorted(self.semantics)
+        self.register_anchors = sorted(a for a, regs in self.registers.items() if regs)
+
+
+def _any_between(anchors: list[int], start: int, end: int) -> bool:
+    """Whether the sorted `anchors` hold an offset in [start, end]."""
+    i = bisect.bisect_left(anchors, start)
+    return i < len(anchors) and anchors[i] <= end
 
 
 def _byte_table(text: str) -> list[tuple[int, int]] | None:
