@@ -11,6 +11,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
+from test_lsp_incremental import HEADER, MAIN
 
 from hlsllint import rule_url
 
@@ -347,4 +348,60 @@ async def test_register_pressure_hints_and_hover(client: LanguageClient, workspa
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "**Live registers** in `main`" in hover.contents.value
     assert "Live here:" in hover.contents.value and "`a`" in hover.contents.value
+    close_doc(client, uri)
+
+
+async def test_edits_publish_what_a_lint_from_scratch_does(client: LanguageClient, workspace: Path) -> None:
+    """Edits go through the incremental lint; each version's diagnostics equal a fresh lint's."""
+    from pygls.workspace.position_codec import PositionCodec
+
+    from hlsllint.config import ConfigResolver
+    from hlsllint.server.convert import Positions, to_lsp
+    from hlsllint.server.lsp import STATS_COMMAND, lint_document
+    from hlsllint.source import SourceFile
+
+    (workspace / "lib.hlsli").write_text(HEADER, encoding="utf-8")
+    main = workspace / "incremental.hlsl"
+    path = str(main)
+
+    def fresh(text: str) -> list[types.Diagnostic]:
+        done = lint_document(path, text, ConfigResolver())
+        pos = Positions(SourceFile(path=path, text=text), PositionCodec(types.PositionEncodingKind.Utf16))
+        return [to_lsp(d, pos, done.sources) for d in done.diagnostics]
+
+    async def stats() -> dict[str, object]:
+        got = await client.workspace_execute_command_async(types.ExecuteCommandParams(command=STATS_COMMAND))
+        assert isinstance(got, dict)
+        return got
+
+    before = await stats()
+    text = MAIN
+    uri = open_doc(client, main, text)
+    await published(client, uri, lambda ds: list(ds) == fresh(text))
+    lines = MAIN.split("\n")
+    probe = next(i for i, line in enumerate(lines) if "return x < 0" in line)
+    lonely = next(i for i, line in enumerate(lines) if "return sign(z) == 0" in line)
+    edits = [
+        (rng(probe, 11, probe, 16), "sign(x) < 0", "return sign(x) < 0"),  # a finding appears
+        (rng(lonely, 0, lonely, 0), "    z = z * 0.5;\n", "z = z * 0.5;"),  # lines below move
+        (rng(probe, 11, probe, 22), "x < 0", "return x < 0"),  # and goes again
+    ]
+    for version, (where, new, check) in enumerate(edits, start=2):
+        start = sum(len(line) + 1 for line in text.split("\n")[: where.start.line]) + where.start.character
+        end = sum(len(line) + 1 for line in text.split("\n")[: where.end.line]) + where.end.character
+        text = text[:start] + new + text[end:]
+        assert check in text
+        expected = fresh(text)
+        change(client, uri, version, where, new)
+        assert list(await published(client, uri, lambda ds, e=expected: list(ds) == e)) == expected
+    after = await stats()
+    assert int(str(after["relints"])) - int(str(before["relints"])) == len(edits), after
+    assert after["mismatches"] == 0
+    # The pressure view still sees the whole unit (the last lint analysed part of it).
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), range=rng(0, 0, len(lines) + 2, 0)
+        )
+    )
+    assert hints and any("VGPR" in str(h.label) for h in hints)
     close_doc(client, uri)

@@ -14,6 +14,14 @@
   on a code inside a `noqa` comment, and the live registers of the line.
 - Register pressure: inlay hints with the live VGPRs on the lines near each entry's peak.
 
+- Edits are linted incrementally: an edit inside one function body re-analyses that function's
+  group (its callers up to the entry points, their callees, functions sharing its globals) and
+  reuses the rest of the last result (`hlsllint/server/incremental.py`); anything else, and the
+  first lint of a document, is a lint from scratch. Either way the diagnostics are those of a lint
+  from scratch. `HLSLLINT_LSP_INCREMENTAL=0` turns it off; `HLSLLINT_LSP_VERIFY=1` checks every
+  incremental result against a lint from scratch (slow: tests). The `hlsllint.stats` command
+  counts both kinds of lint.
+
 Linting runs on one worker thread so the server keeps answering while a file is analysed.
 """
 
@@ -38,9 +46,10 @@ from hlsllint.config import CONFIG_NAMES, ConfigError, ConfigResolver, Settings,
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Applicability, Diagnostic
 from hlsllint.fix import apply_fixes
-from hlsllint.lint import FileLoader, apply_suppressions, lint_unit
+from hlsllint.lint import FileLoader, analysis_settings, apply_suppressions, front_end, lint_unit
 from hlsllint.noqa import CODE_RE, FILE_RE, LINE_RE
 from hlsllint.registry import find_rule
+from hlsllint.server import incremental
 from hlsllint.server.convert import (
     SOURCE,
     Positions,
@@ -51,10 +60,12 @@ from hlsllint.server.convert import (
     text_edit,
     to_lsp,
 )
+from hlsllint.server.incremental import Snapshot, relint, snapshot
 from hlsllint.server.pressure_view import PressureView, build_pressure_view
 from hlsllint.source import SourceFile
 
 DEBOUNCE_SECONDS = 0.2
+STATS_COMMAND = "hlsllint.stats"
 CONFIG_GLOB = "**/{" + ",".join(CONFIG_NAMES) + "}"
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.hlsllint"
 MODES = ("auto", "push", "pull", "both")
@@ -79,6 +90,7 @@ class Outcome:
     """The parse and model of the (first) unit linted, reused by the pressure view."""
     messages: list[tuple[types.MessageType, str]] = field(default_factory=list)
     """Messages for the client (sent from the event loop, not the worker thread)."""
+    settings: Settings | None = None
 
     @property
     def result_id(self) -> str:
@@ -104,6 +116,11 @@ class HlslLintServer(LanguageServer):
         self.push = True
         self.debounce = DEBOUNCE_SECONDS
         self.pressure_hints = True
+        self.snapshots: dict[str, tuple[int, Snapshot]] = {}
+        """Per document: what its last lint leaves for an incremental one (with the generation)."""
+        self.incremental = os.environ.get("HLSLLINT_LSP_INCREMENTAL", "1") != "0"
+        self.verify = os.environ.get("HLSLLINT_LSP_VERIFY", "0") == "1"
+        self.relints = self.full_lints = self.mismatches = 0
 
     # -- documents and paths ------------------------------------------------------------------
 
@@ -172,7 +189,7 @@ class HlslLintServer(LanguageServer):
             outcome.messages.append((types.MessageType.Error, f"hlsllint: {e}"))
             return outcome
         try:
-            done = lint_document(path, text, resolver, settings)
+            done = self.lint_text(uri, path, text, settings)
         except Exception:  # a bug must not take the server down: report it and carry on
             trace = traceback.format_exc()
             outcome.items = [_message_diagnostic("hlsllint: internal error while linting (see the log)")]
@@ -181,11 +198,54 @@ class HlslLintServer(LanguageServer):
             return outcome
         outcome.sources = done.sources
         outcome.context = done.context
+        outcome.settings = settings
         outcome.messages += done.messages
         found = done.diagnostics
         outcome.diagnostics = found
         outcome.items = [to_lsp(d, pos, outcome.sources) for d in found]
         return outcome
+
+    def lint_text(self, uri: str, path: str, text: str, settings: Settings) -> DocumentLint:
+        """Lint the document's text: again only where the last version's results cannot be
+        reused (`incremental.relint`), else from scratch."""
+        resolver = self.resolver
+        last = self.snapshots.pop(uri, None)
+        if (
+            self.incremental
+            and last is not None
+            and last[0] == self.generation
+            and last[1].settings == settings
+        ):
+            again = relint(last[1], text)
+            if again is not None:
+                self.snapshots[uri] = (self.generation, again.snapshot)
+                done = DocumentLint(
+                    publishable(again.findings, path, text, resolver), again.findings, again.sources, None, []
+                )
+                self.relints += 1
+                if self.verify:
+                    self._verify(path, text, settings, done)
+                return done
+        done = lint_document(path, text, resolver, settings)
+        self.full_lints += 1
+        variants = settings.variants_for(path)
+        if self.incremental and len(variants) <= 1 and done.context is not None and not done.messages:
+            snap = snapshot(
+                done.context, path, text, settings, variants[0] if variants else None, done.findings
+            )
+            if snap is not None:
+                self.snapshots[uri] = (self.generation, snap)
+        return done
+
+    def _verify(self, path: str, text: str, settings: Settings, done: DocumentLint) -> None:
+        """HLSLLINT_LSP_VERIFY=1: check an incremental result against a lint from scratch (tests)."""
+        fresh = lint_document(path, text, self.resolver, settings)
+        if fresh.diagnostics != done.diagnostics:
+            self.mismatches += 1
+            done.messages.append(
+                (types.MessageType.Error, f"hlsllint: incremental lint differs from a fresh lint of {path}")
+            )
+            done.diagnostics, done.findings = fresh.diagnostics, fresh.findings
 
     def tell(self, messages: list[tuple[types.MessageType, str]]) -> None:
         for kind, text in messages:
@@ -257,11 +317,18 @@ class HlslLintServer(LanguageServer):
         cached = self.pressure.get(uri)
         if cached is not None and cached[0] == key:
             return cached[1]
-        context = outcome.context
-        if context is None:  # a broken config or an internal error
+        settings = outcome.settings
+        if settings is None:  # a broken config or an internal error
             return None
-        settings = self.resolver.for_path(outcome.path)
-        view = await self.in_worker(lambda: build_pressure_view(outcome.path, context, settings))
+        context = outcome.context
+        path, text = outcome.path, outcome.source.text
+
+        def build() -> PressureView | None:
+            # An incremental lint analysed part of the unit: the view needs all of it.
+            ctx = context if context is not None else unit_context(path, text, settings)
+            return build_pressure_view(path, ctx, settings)
+
+        view = await self.in_worker(build)
         self.pressure[uri] = (key, view)
         return view
 
@@ -315,6 +382,20 @@ def publishable(
     found = apply_suppressions(list(findings), {path: SourceFile(path=path, text=text)}, resolver)
     found.sort(key=Diagnostic.sort_key)
     return found
+
+
+def unit_context(path: str, text: str, settings: Settings) -> RuleContext:
+    """The parse of the document's (first) unit, for the pressure view, without running rules."""
+    variants: list[Variant | None] = [*settings.variants_for(path)] or [None]
+    variant = variants[0]
+    loader = FileLoader({path: text})
+    pp, tree = front_end(loader(path), settings, variant, loader)
+    return RuleContext(
+        pp=pp,
+        tree=tree,
+        settings=analysis_settings(settings, variant),
+        variant=variant.name if variant else None,
+    )
 
 
 def _message_diagnostic(message: str) -> types.Diagnostic:
@@ -374,6 +455,17 @@ def create_server() -> HlslLintServer:
             ls.reload_config()
             ls.relint_open_documents()
 
+    @server.command(STATS_COMMAND)
+    def stats(ls: HlslLintServer, *args: Any) -> dict[str, Any]:
+        """How documents were linted: incremental relints, from-scratch lints, why the last
+        relint was not possible, and (HLSLLINT_LSP_VERIFY=1) relints that differed."""
+        return {
+            "relints": ls.relints,
+            "fullLints": ls.full_lints,
+            "mismatches": ls.mismatches,
+            "lastFallback": incremental.last_reason,
+        }
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: HlslLintServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.schedule(params.text_document.uri, 0.0)
@@ -403,6 +495,7 @@ def create_server() -> HlslLintServer:
             task.cancel()
         ls.outcomes.pop(uri, None)
         ls.pressure.pop(uri, None)
+        ls.snapshots.pop(uri, None)
         ls.last_change.pop(uri, None)
         if ls.push:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

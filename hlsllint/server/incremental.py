@@ -1,0 +1,560 @@
+"""Re-linting an edited document: analyse what the edit can change, reuse the rest.
+
+The last lint of a document leaves a `Snapshot`: its text, its findings (before `noqa`), the
+files its unit read, and the unit's top-level functions: where each sits in its file and which
+top-level names (functions, globals, cbuffer members, types) its text mentions. Functions that
+mention a common name form one *group* (connected through the names: a caller and its callees,
+two entry points sharing a groupshared array, a struct type or a cbuffer member...).
+
+An edit inside one function body of the document (no `#` in the removed or inserted text, none in
+that body) can only change the findings of that function's group: every other function body of
+the unit, in the document and in its headers, is blanked (spaces, lines kept, so every offset and
+line stays where it was; a function that is not an entry point goes whole) and the unit is
+linted again; the blanked functions keep the findings they had, moved by the edit. A finding on
+a top-level declaration goes with the group of the names it declares. The identifiers of blanked
+bodies (macros expanded) go in a comment at the end of the text, so that rules naming a fresh
+variable see the unit's words. When the edit adds or removes lines, a group whose findings quote
+a number that could be a moved line is analysed again too (rules name a peak or a loop by its
+line in their messages).
+
+Anything this cannot vouch for is linted from scratch instead (`None`): the edit outside a single
+body, a header changed on disk or an include now found, several variants, a body the
+preprocessor did not copy verbatim, the blanked unit's functions not where they were expected, a
+crash or a time budget, a finding on a declaration that names both analysed and reused functions
+and differs from the reused one, or a fix that writes an identifier absent from the text (a fresh
+name, chosen across the unit).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from hlsllint.config import Settings, Variant
+from hlsllint.context import RuleContext
+from hlsllint.diagnostics import Diagnostic, Edit, Fix, Related
+from hlsllint.lint import FileLoader, lint_unit
+from hlsllint.source import Location, SourceError, SourceFile
+from hlsllint.syntax import Node
+
+IDENT = re.compile(r"[A-Za-z_]\w*")
+_NUMBER = re.compile(r"\d+")
+CONTAINERS = ("namespace_definition", "struct_specifier", "class_specifier", "linkage_specification")
+
+
+@dataclass(frozen=True)
+class Func:
+    """A top-level function definition of the unit, in source coordinates."""
+
+    name: str
+    path: str
+    start: int
+    """Where its region starts: its attributes and the comment above it belong to it."""
+    end: int
+    body: tuple[int, int] | None
+    """The text between its braces; None when it is never blanked (always analysed)."""
+    tokens: frozenset[str]
+    """The top-level names its text (macros expanded) mentions."""
+    words: frozenset[str] = frozenset()
+    """Every identifier of its text, macros expanded."""
+    whole: bool = False
+    """Its whole region can go when it is not analysed (not an entry point, no directive in it);
+    else only its body is blanked."""
+
+
+@dataclass
+class Snapshot:
+    """What the last lint of a document leaves for the next edit."""
+
+    path: str
+    text: str
+    settings: Settings
+    variant: Variant | None
+    functions: list[Func]
+    names: frozenset[str]
+    words: frozenset[str]
+    """Every identifier of the unit's expanded text."""
+    files: dict[str, SourceFile]
+    """The unit's other files, as read."""
+    missing: tuple[str, ...]
+    findings: list[Diagnostic]
+    """The document's findings before `noqa` (once each)."""
+    entries: list[str] = dataclasses.field(default_factory=list)
+    """The unit's entry points, in order."""
+    decls: list[Func] = dataclasses.field(default_factory=list)
+    """The document's other top-level declarations."""
+
+
+@dataclass
+class Relint:
+    findings: list[Diagnostic]
+    sources: dict[str, SourceFile]
+    snapshot: Snapshot
+    analysed: int
+    """How many of the unit's functions were analysed again."""
+
+
+def top_level_names(ctx: RuleContext) -> frozenset[str]:
+    """The names that join functions: functions, globals, cbuffers and their members, types."""
+    model = ctx.model
+    # A typedef of a scalar, vector or matrix type joins nothing (engine headers give every
+    # function such names); a struct type does (interpolators, arrays of structs).
+    typedefs = {n for n, t in model.typedefs.items() if t.kind not in ("scalar", "vector", "matrix")}
+    names = set(model.globals) | set(model.structs) | typedefs | set(model.functions)
+    for cb in model.cbuffers:
+        names.add(cb.name)
+        names.update(m.name for m in cb.members)
+    return frozenset(names)
+
+
+def entry_names(ctx: RuleContext) -> list[str]:
+    return [e.name for e in ctx.model.entry_points]
+
+
+def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list[Func]] | None:
+    """The unit's top-level functions (and, as never-blanked entries, other top-level code that
+    holds functions or mentions one), and its other top-level declarations (with the names they
+    mention). None when a function cannot be placed in a file."""
+    tree, sm = ctx.tree, ctx.pp.sourcemap
+    text = tree.text
+    functions = set(ctx.model.functions)
+    out: list[Func] = []
+    decls: list[Func] = []
+    prev_end = 0
+    for node in tree.root.named_children:
+        s, e = tree.span(node)
+        if node.type == "function_definition":
+            lead = text[prev_end:s]
+            own = prev_end + len(lead) - len(lead.lstrip())
+            f = _function(ctx, node, own, s, e, names)
+            if f is None:
+                return None
+            out.append(f)
+        elif node.type != "comment":
+            words = set(IDENT.findall(text[s:e]))
+            holds = node.type in CONTAINERS and _has_function(node)
+            path, start, _ = sm.map_offset(s)
+            epath, end, _ = sm.map_offset(max(s, e - 1))
+            stop = end + 1 if epath == path else start
+            entry = Func("", path, start, stop, None, frozenset(words & names), frozenset(words))
+            (out if holds or words & functions else decls).append(entry)
+        prev_end = e
+    # Source text that two functions share (a header included twice) is never blanked.
+    spans = sorted((f.path, f.start, f.end, i) for i, f in enumerate(out) if f.body is not None)
+    for (p1, _s1, e1, i), (p2, s2, _e2, j) in itertools.pairwise(spans):
+        if p1 == p2 and s2 < e1:
+            out[i] = dataclasses.replace(out[i], body=None)
+            out[j] = dataclasses.replace(out[j], body=None)
+    return out, decls
+
+
+def _has_function(node: Node) -> bool:
+    stack = list(node.children)
+    while stack:
+        n = stack.pop()
+        if n.type == "function_definition":
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def _function(ctx: RuleContext, node: Node, own: int, s: int, e: int, names: frozenset[str]) -> Func | None:
+    tree, sm = ctx.tree, ctx.pp.sourcemap
+    words = frozenset(IDENT.findall(tree.text[own:e]))
+    declarator = node.child_by_field_name("declarator")
+    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
+    name = tree.node_text(inner) if inner is not None and inner.type == "identifier" else ""
+    path, start, _ = sm.map_offset(s)
+    opath, ostart, _ = sm.map_offset(own)
+    if opath == path and ostart <= start:
+        start = ostart
+    src = ctx.source(path)
+    if src is None:
+        return None
+    body_node = node.child_by_field_name("body")
+    body: tuple[int, int] | None = None
+    epath, end, _ = sm.map_offset(max(s, e - 1))
+    end = end + 1 if epath == path else start
+    if body_node is not None and name:
+        bs, be = tree.span(body_node)
+        p1, o1, v1 = sm.map_offset(bs)
+        p2, o2, v2 = sm.map_offset(be - 1)
+        if (
+            v1
+            and v2
+            and p1 == p2 == path
+            and o1 < o2
+            and src.text[o1 : o1 + 1] == "{"
+            and src.text[o2 : o2 + 1] == "}"
+            and "#" not in src.text[o1:o2]
+        ):
+            body = (o1 + 1, o2)
+            end = max(end, o2 + 1)
+    entry = any(ep.function.node.id == node.id for ep in ctx.model.entry_points)
+    whole = body is not None and not entry and "#" not in src.text[start:end]
+    return Func(name, path, start, end, body, words & names, words, whole)
+
+
+def groups(functions: list[Func]) -> tuple[list[int], dict[str, int]]:
+    """The group of each function (functions joined through the top-level names they mention),
+    and of each name a function mentions."""
+    parent = list(range(len(functions)))
+    by_name: dict[str, int] = {}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, f in enumerate(functions):
+        for t in f.tokens | ({f.name} if f.name else set()):
+            j = by_name.setdefault(t, i)
+            a, b = find(i), find(j)
+            if a != b:
+                parent[b] = a
+    return [find(i) for i in range(len(functions))], {n: find(i) for n, i in by_name.items()}
+
+
+def snapshot(
+    ctx: RuleContext,
+    path: str,
+    text: str,
+    settings: Settings,
+    variant: Variant | None,
+    findings: list[Diagnostic],
+) -> Snapshot | None:
+    if any("__COUNTER__" in src.text for src in ctx.pp.sources.values()):
+        return None  # its value depends on every earlier use in the unit
+    names = top_level_names(ctx)
+    found = structure(ctx, names)
+    if found is None:
+        return None
+    functions, decls = found
+    files = {os.path.normpath(p): s for p, s in ctx.pp.sources.items() if os.path.normpath(p) != path}
+    return Snapshot(
+        path,
+        text,
+        settings,
+        variant,
+        functions,
+        names,
+        frozenset(IDENT.findall(ctx.tree.text)),
+        files,
+        tuple(ctx.pp.missing),
+        list(findings),
+        entry_names(ctx),
+        [d for d in decls if d.path == path],
+    )
+
+
+@dataclass(frozen=True)
+class _Change:
+    """The edit as one replaced range of the document: old [start, old_end) -> new [start, new_end)."""
+
+    start: int
+    old_end: int
+    new_end: int
+
+    @property
+    def delta(self) -> int:
+        return self.new_end - self.old_end
+
+
+def _diff(old: str, new: str) -> _Change:
+    p = _common_prefix(old, new)
+    s = _common_prefix(old[p:][::-1], new[p:][::-1])
+    return _Change(p, len(old) - s, len(new) - s)
+
+
+def _common_prefix(a: str, b: str, step: int = 4096) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i : i + step] == b[i : i + step]:
+        i += step
+    stop = min(i + step, n)
+    while i < stop and a[i] == b[i]:
+        i += 1
+    return min(i, n)
+
+
+last_reason = ""
+"""Why the last `relint` gave up (for the log, tests and the bench)."""
+
+
+def _give_up(reason: str) -> Relint | None:
+    global last_reason
+    last_reason = reason
+    return None
+
+
+def relint(snap: Snapshot, text: str) -> Relint | None:
+    """Lint the document's new `text` by analysing only what the edit can change; None when
+    a from-scratch lint is needed (see the module docstring)."""
+    path = snap.path
+    change = _diff(snap.text, text)
+    removed, inserted = snap.text[change.start : change.old_end], text[change.start : change.new_end]
+    if _risky(snap.text, change.start, change.old_end) or _risky(text, change.start, change.new_end):
+        return _give_up("a directive, comment or string delimiter at the edit")
+    edited = [
+        i
+        for i, f in enumerate(snap.functions)
+        if f.path == path and f.body is not None and f.body[0] <= change.start and change.old_end <= f.body[1]
+    ]
+    if len(edited) != 1:
+        return _give_up("the edit is not inside one function body")
+    files = _current_files(snap)
+    if files is None:
+        return _give_up("an included file changed or appeared")
+    old_src, new_src = SourceFile(path=path, text=snap.text), SourceFile(path=path, text=text)
+    lines_moved = removed.count("\n") != inserted.count("\n")
+    group, name_group = groups(snap.functions)
+    dirty_groups = {group[edited[0]]} | {group[i] for i, f in enumerate(snap.functions) if f.body is None}
+    if lines_moved:
+        # Lines below the edit moved: a group whose findings quote a number that may be one of
+        # those lines (rules name peaks and loops by line) is analysed again.
+        row = old_src.location(change.start).row
+        for dg in snap.findings:
+            i = _owner(snap.functions, path, dg.start_offset)
+            if i is not None and _quotes_row_from(dg, row):
+                dirty_groups.add(group[i])
+    dirty = [group[i] in dirty_groups for i in range(len(snap.functions))]
+
+    # The blanked unit: every clean function body emptied, its words kept in a comment at the end.
+    blanks: dict[str, list[tuple[int, int]]] = {}
+    for f, d in zip(snap.functions, dirty, strict=True):
+        if not d and f.body is not None:
+            blanks.setdefault(f.path, []).append((f.start, f.end) if f.whole else f.body)
+    overrides = {
+        p: _blank(src.text, tuple(_moved(s, change) if p == path else s for s in blanks.get(p, [])))
+        for p, src in [(path, new_src), *files.items()]
+    }
+    kept_words: set[str] = set()
+    for f, d in zip(snap.functions, dirty, strict=True):
+        if not d:
+            kept_words |= f.words
+    overrides[path] += "\n\n// " + " ".join(sorted(kept_words)) + "\n"
+    result = lint_unit(path, snap.settings, snap.variant, FileLoader(overrides))
+    ctx = result.context
+    if ctx is None or result.errors or any(d.code == "HL006" for d in result.diagnostics):
+        return _give_up("a crash or the time budget")
+    # The blanked unit must hold the same functions at the same places (else the edit changed
+    # more than one body), with the same entry points.
+    names = top_level_names(ctx)
+    shaped = structure(ctx, names)
+    if shaped is None:
+        return _give_up("a function cannot be placed")
+    now = shaped[0]
+    kept = [i for i, f in enumerate(snap.functions) if dirty[i] or not f.whole]
+    if len(now) != len(kept) or entry_names(ctx) != snap.entries:
+        return _give_up("the functions or entry points are not the expected ones")
+    gone = {f.name for f, d in zip(snap.functions, dirty, strict=True) if not d and f.whole}
+    if names - snap.names or snap.names - names - gone:
+        return _give_up("the top-level names changed")
+    functions = [_moved_func(f, change, path) for f in snap.functions]
+    for i, new in zip(kept, now, strict=True):
+        expected = functions[i]
+        if (new.name, new.path, new.start, new.end) != (
+            expected.name,
+            expected.path,
+            expected.start,
+            expected.end,
+        ):
+            return _give_up("a function moved")
+        if (new.body is None) != (expected.body is None) or (dirty[i] and new.body != expected.body):
+            return _give_up("a function body moved")
+        if dirty[i]:
+            functions[i] = new
+
+    # Findings: the analysed functions' from this run, the others' moved from the last one.
+
+    found: list[Diagnostic] = []
+    reused: list[Diagnostic] = []
+    old_global: list[Diagnostic] = []
+    new_global: list[Diagnostic] = []
+    decls = [_moved_func(d, change, path) for d in snap.decls]
+    dirty_set = {g for g, is_dirty in zip(group, dirty, strict=True) if is_dirty}
+
+    def side(fs: list[Func], ds: list[Func], offset: int) -> bool | None:
+        """Is a finding at `offset` the analysed part's (True), the reused part's (False), or
+        either's (None: a declaration that names both, or none)?"""
+        i = _owner(fs, path, offset)
+        if i is not None:
+            return dirty[i]
+        k = _owner(ds, path, offset)
+        if k is None:
+            return None
+        joined = {name_group[n] for n in ds[k].tokens if n in name_group}
+        if joined <= dirty_set and joined:
+            return True
+        return None if joined & dirty_set else False
+
+    for dg in snap.findings:
+        where = side(snap.functions, snap.decls, dg.start_offset)
+        if where is None:
+            old_global.append(_move(dg, change, old_src, new_src))
+        elif not where:
+            reused.append(_move(dg, change, old_src, new_src))
+    seen: set[tuple[str, str, int, int, str]] = set()
+    for dg in result.diagnostics:
+        if os.path.normpath(dg.path) != path or dg.key() in seen:
+            continue
+        seen.add(dg.key())
+        where = side(functions, decls, dg.start_offset)
+        if where is None:
+            new_global.append(dg)
+        elif where:
+            found.append(dg)
+    if sorted(old_global, key=_order) != sorted(new_global, key=_order):
+        return _give_up("a finding outside the functions changed")
+    found += new_global + reused
+    # A name a fix writes that the text does not hold may be made up across the unit (a fresh
+    # variable): reused fixes must not write one the old text lacked, new ones one it lacks.
+    words = frozenset(IDENT.findall(ctx.tree.text))
+    if any(_fresh_names(dg) - words for dg in found) or any(_fresh_names(dg) - snap.words for dg in reused):
+        return _give_up("a fix writes a name made up across the unit")
+    found.sort(key=_order)
+    sources = dict(files)
+    sources[path] = new_src
+    fresh = Snapshot(
+        path,
+        text,
+        snap.settings,
+        snap.variant,
+        functions,
+        snap.names,
+        words,
+        files,
+        snap.missing,
+        found,
+        snap.entries,
+        decls,
+    )
+    return Relint(found, sources, fresh, sum(dirty))
+
+
+def _owner(functions: list[Func], path: str, offset: int) -> int | None:
+    """The function of `path` whose region holds `offset`."""
+    for i, f in enumerate(functions):
+        if f.path == path and f.start <= offset < max(f.end, f.start + 1):
+            return i
+    return None
+
+
+def _quotes_row_from(d: Diagnostic, row: int) -> bool:
+    return any(int(n) >= row for n in _NUMBER.findall(d.message + repr(d.extra)))
+
+
+def _risky(text: str, start: int, end: int) -> bool:
+    """A directive, a comment or string delimiter or a line splice in or at the edges of the
+    edited text (these can change code outside the edited body)."""
+    window = text[max(0, start - 1) : end + 1]
+    return any(t in window for t in ("#", "/*", "*/", "//", '"', "'", "\\"))
+
+
+def _order(d: Diagnostic) -> tuple[Any, ...]:
+    return (d.start_offset, d.end_offset, d.code, d.message, repr(d))
+
+
+def _fresh_names(d: Diagnostic) -> set[str]:
+    """The identifiers a finding's fix writes (a fix that declares a variable names it so that
+    no identifier of the unit, and no other fix of the unit, uses the name: that depends on the
+    whole unit, in order)."""
+    out: set[str] = set()
+    if d.fix is not None:
+        for e in d.fix.edits:
+            out.update(IDENT.findall(e.content))
+    return out
+
+
+def _current_files(snap: Snapshot) -> dict[str, SourceFile] | None:
+    """The unit's other files, when none changed on disk and no missing include appeared."""
+    for p in snap.missing:
+        if os.path.exists(p):
+            return None
+    for p, old in snap.files.items():
+        try:
+            now = SourceFile.read(p)
+        except SourceError:
+            return None
+        if now.text != old.text:
+            return None
+    return snap.files
+
+
+@functools.lru_cache(maxsize=64)
+def _blank(text: str, spans: tuple[tuple[int, int], ...]) -> str:
+    """`text` with each span's characters but line breaks replaced by spaces (a header gets the
+    same spans edit after edit: cached)."""
+    out: list[str] = []
+    pos = 0
+    for s, e in sorted(spans):
+        out.append(text[pos:s])
+        out.append("\n".join(" " * len(line) for line in text[s:e].split("\n")))
+        pos = e
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _moved(span: tuple[int, int], change: _Change) -> tuple[int, int]:
+    return _at(span[0], change), _at(span[1], change)
+
+
+def _at(offset: int, change: _Change) -> int:
+    """Where an offset of the old text is in the new one (the edit's own text stretches)."""
+    return offset + change.delta if offset >= change.old_end else offset
+
+
+def _moved_func(f: Func, change: _Change, path: str) -> Func:
+    if f.path != path:
+        return f
+    body = _moved(f.body, change) if f.body is not None else None
+    return dataclasses.replace(f, start=_at(f.start, change), end=_at(f.end, change), body=body)
+
+
+def _move(d: Diagnostic, change: _Change, old: SourceFile, new: SourceFile) -> Diagnostic:
+    """A finding of the old text placed in the new one (the edit lies outside it)."""
+    if change.delta == 0 and old.text.count("\n") == new.text.count("\n"):
+        return d
+    path = old.path
+
+    def loc(location: Location) -> Location:
+        row = min(max(location.row, 1), len(old.line_starts))
+        offset = old.line_starts[row - 1] + location.column - 1
+        return new.location(_at(offset, change))
+
+    fix = d.fix
+    if fix is not None:
+        edits = tuple(
+            Edit(
+                e.path,
+                _at(e.start, change),
+                _at(e.end, change),
+                e.content,
+                loc(e.start_location),
+                loc(e.end_location),
+            )
+            if os.path.normpath(e.path) == path
+            else e
+            for e in fix.edits
+        )
+        fix = Fix(fix.message, fix.applicability, edits)
+    related = tuple(
+        Related(r.path, loc(r.start), loc(r.end), r.message) if os.path.normpath(r.path) == path else r
+        for r in d.related
+    )
+    start, end = _at(d.start_offset, change), _at(d.end_offset, change)
+    return dataclasses.replace(
+        d,
+        start_offset=start,
+        end_offset=end,
+        start=new.location(start),
+        end=new.location(end),
+        fix=fix,
+        related=related,
+    )

@@ -1,0 +1,186 @@
+"""The editor's incremental lint (hlsllint/server/incremental.py): after every edit, what it
+publishes equals a lint of the new text from scratch."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+from hlsllint.config import ConfigResolver
+from hlsllint.server.incremental import Snapshot, relint, snapshot
+from hlsllint.server.lsp import lint_document, publishable
+
+HEADER = """\
+float3 shade(float3 n, float3 l)
+{
+    float ndl = saturate(dot(n, l));
+    return ndl * float3(1, 1, 1);
+}
+
+float unused_helper(float x)
+{
+    return sign(x) < 0 ? 0.0 : x;
+}
+"""
+
+MAIN = """\
+#include "lib.hlsli"
+#define SCALE 2.0
+
+cbuffer Constants : register(b0)
+{
+    float4x4 ViewProj;
+    float Exposure;
+};
+
+RWTexture2D<float4> Output : register(u0);
+Texture2D<float4> Input : register(t0);
+SamplerState Linear : register(s0);
+groupshared float4 Tile[64];
+
+float probe(float x)
+{
+    return x < 0 ? 1.0 : 0.0;
+}
+
+float lonely(float y)
+{
+    float z = y * SCALE;
+    return sign(z) == 0 ? 1.0 : z;
+}
+
+float4 blur(uint i)
+{
+    float4 sum = 0;
+    for (int k = 0; k < 8; ++k)
+        sum += Input.Load(int3(i + k, 0, 0));
+    return sum / 8.0;
+}
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    Tile[gi] = Input.SampleLevel(Linear, float2(id.xy) / 64.0, 0);
+    GroupMemoryBarrierWithGroupSync();
+    float3 c = shade(Tile[gi].xyz, float3(0, 1, 0)) * Exposure;
+    Output[id.xy] = float4(c * probe(c.x), 1.0) + blur(gi);
+}
+
+float4 ps(float4 pos : SV_Position) : SV_Target
+{
+    float v = lonely(pos.x);
+    return float4(v, v * v, sign(pos.y) * pos.x, 1.0);
+}
+"""
+
+PIECES = [" ", "\n", "1", "x", " + 1.0", "sign(c.x) < 0 ? 1.0 : 0.0", ";", "(", ")", "{", "}", "k", "\n    "]
+
+
+@pytest.fixture()
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "hlsllint.toml").write_text('select = ["HL"]\n', encoding="utf-8")
+    (tmp_path / "lib.hlsli").write_text(HEADER, encoding="utf-8")
+    return tmp_path
+
+
+def _edit(rng: random.Random, snap: Snapshot) -> str:
+    """A random small edit of the text, mostly inside a function body."""
+    text = snap.text
+    bodies = [f.body for f in snap.functions if f.path == snap.path and f.body is not None]
+    if bodies and rng.random() < 0.9:
+        start, end = rng.choice(bodies)
+        at = rng.randint(start, end)
+    else:
+        at = rng.randint(0, len(text))
+    if rng.random() < 0.4:
+        return text[:at] + text[min(len(text), at + rng.randint(1, 6)) :]
+    return text[:at] + rng.choice(PIECES) + text[at:]
+
+
+def _walk(path: str, text: str, steps: int, seed: int) -> tuple[int, int]:
+    """Edit `text` `steps` times as the server would; every result must equal a fresh lint.
+    Returns (incremental results, from-scratch results)."""
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    rng = random.Random(seed)
+    done = lint_document(path, text, resolver, settings)
+    assert done.context is not None
+    snap = snapshot(done.context, path, text, settings, None, done.findings)
+    assert snap is not None
+    incremental = full = 0
+    for _ in range(steps):
+        text = _edit(rng, snap)
+        fresh = lint_document(path, text, resolver, settings)
+        again = relint(snap, text)
+        if again is None:
+            full += 1
+            assert fresh.context is not None
+            new = snapshot(fresh.context, path, text, settings, None, fresh.findings)
+            if new is None:
+                return incremental, full
+            snap = new
+            continue
+        incremental += 1
+        assert publishable(again.findings, path, text, resolver) == fresh.diagnostics, text
+        snap = again.snapshot
+    return incremental, full
+
+
+def test_edits_in_one_body_reanalyse_only_its_group(folder: Path) -> None:
+    path = os.path.normpath(str(folder / "main.hlsl"))
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    done = lint_document(path, MAIN, resolver, settings)
+    assert done.context is not None
+    snap = snapshot(done.context, path, MAIN, settings, None, done.findings)
+    assert snap is not None
+    # `lonely` is reached from `ps` only: main, probe, blur and the header's shade are not analysed.
+    at = MAIN.index("    return sign(z) == 0")
+    text = MAIN[:at] + "    z = z * 0.5;\n" + MAIN[at:]
+    again = relint(snap, text)
+    assert again is not None
+    assert again.analysed == 2  # lonely and ps
+    assert (
+        publishable(again.findings, path, text, resolver) == lint_document(path, text, resolver).diagnostics
+    )
+    # An edit in `probe` re-analyses main's group (and the header's helpers it calls).
+    at = MAIN.index("return x < 0")
+    text = MAIN[:at] + "return sign(x) < 0 ? 1.0 : 0.0; " + MAIN[at:]
+    again = relint(snap, text)
+    assert again is not None
+    codes = [d.code for d in publishable(again.findings, path, text, resolver)]
+    assert codes == [d.code for d in lint_document(path, text, resolver).diagnostics]
+    assert codes.count("HL105") == 3  # the new one, `lonely`'s and `ps`'s (reused)
+    # An edit outside any body (a global) is linted from scratch.
+    assert relint(snap, MAIN.replace("float Exposure;", "float Exposure; float Gain;")) is None
+    # So is a directive typed into a body.
+    assert relint(snap, MAIN.replace("float z = y * SCALE;", "#define Q 1\n    float z = y * SCALE;")) is None
+
+
+def test_random_edits_equal_a_fresh_lint(folder: Path) -> None:
+    path = os.path.normpath(str(folder / "main.hlsl"))
+    incremental, full = _walk(path, MAIN, 40, seed=7)
+    assert incremental >= 10, (incremental, full)  # the incremental path is exercised
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "HL105/bad_long_operands.hlsl",
+        "HL201/bad_many_accumulators.hlsl",
+        "HL204/bad_loop_carried_value.hlsl",
+        "HL107/bad_unused_by_pixel.hlsl",
+        "HL113/bad_neighbourhoods.hlsl",
+        "HL101/bad_uniform_typed_loads.hlsl",
+    ],
+)
+def test_random_edits_of_fixtures_equal_a_fresh_lint(folder: Path, fixture: str) -> None:
+    source = FIXTURES / fixture
+    if not source.exists():
+        pytest.skip(f"{fixture} is gone")
+    path = os.path.normpath(str(folder / source.name))
+    _walk(path, source.read_text(encoding="utf-8"), 8, seed=len(fixture))
