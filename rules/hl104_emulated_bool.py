@@ -148,9 +148,14 @@ float4 main(float4 color : COLOR0) : SV_Target
         # Every test below must pass for a finding; the cheap ones go first. Most locals are
         # read as numbers, which settles them before their writes and values are looked at.
         reads = [u for u in uses_of(ctx, sym) if is_assignment_target(u) is None]
-        kinds = {_use_kind(ctx, u) for u in reads}
-        if not kinds or "value" in kinds:
-            return  # unread, or used as a number (a counter, an index, an addend, an output)
+        kinds: set[str] = set()
+        for u in reads:
+            kind = _use_kind(ctx, u)
+            if kind == "value":
+                return  # used as a number (a counter, an index, an addend, an output)
+            kinds.add(kind)
+        if not kinds:
+            return  # unread
         if "test" not in kinds and "scale" in kinds:
             return  # a 0/1 weight in arithmetic (`color * shadowed`) that is never tested
         writes = assignments(ctx, sym)
