@@ -20,6 +20,7 @@ from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic import types as T
+from hlsllint.semantic.queries import declared_symbols, functions
 from hlsllint.syntax import Node
 
 
@@ -31,6 +32,8 @@ class _UnitState:
     member_uses: dict[str, dict[str, list[Node]] | None] = field(default_factory=dict)
     holders: dict[str, tuple[str, int | None, str]] = field(default_factory=dict)
     """struct name -> (holder name, element count or None, storage `constant`/`structured`)."""
+    locals: list[tuple[Node, Symbol]] = field(default_factory=list)
+    """Locals of a struct type, with their name nodes, as the walk found their declarations."""
 
 
 # How a use reads the matrix.
@@ -176,14 +179,15 @@ float3 skin(float3 p, uint bone)
         "(GPUOpen), section Unneeded data",
     )
 
-    node_kinds = frozenset({"identifier"})
+    node_kinds = frozenset({"declaration"})
 
-    def visit(self, ctx: RuleContext, n: Node) -> None:
+    def visit(self, ctx: RuleContext, decl: Node) -> None:
         if ctx.function is None:
             return
-        s = ctx.model.resolve(n)
-        if s is not None:
-            self._note_member_use(ctx, n, s, ctx.scratch(_UnitState))
+        state = ctx.scratch(_UnitState)
+        for n, sym in declared_symbols(ctx.model, decl):
+            if sym.kind == "local" and _struct_holder(sym)[0] is not None:
+                state.locals.append((n, sym))
 
     def check(self, ctx: RuleContext) -> None:
         model: Model = ctx.model
@@ -192,7 +196,28 @@ float3 skin(float3 p, uint bone)
             if held is not None:
                 self._check_holder(ctx, sym, *held)
         state = ctx.scratch(_UnitState)
+        for n, sym in self._struct_reads(ctx, state):
+            self._note_member_use(ctx, n, sym, state)
         self._check_struct_members(ctx, state)
+
+    @staticmethod
+    def _struct_reads(ctx: RuleContext, state: _UnitState) -> list[tuple[Node, Symbol]]:
+        """Every name in a function body that refers to a holder of a struct (a constant-buffer
+        array or StructuredBuffer of structs, or a struct variable), in document order: the
+        holders' and parameters' uses (the model's use index), and the locals' declarations
+        (gathered by `visit`) and uses."""
+        model: Model = ctx.model
+        found: list[tuple[Node, Symbol]] = []
+        symbols = [sym for sym in model.globals.values() if _struct_holder(sym)[0] is not None]
+        symbols += [p for fn in functions(model) for p in fn.params if _struct_holder(p)[0] is not None]
+        for n, sym in state.locals:
+            if n.type == "identifier":
+                found.append((n, sym))
+            symbols.append(sym)
+        for sym in symbols:
+            found += [(use, sym) for use in uses_of(ctx, sym)]
+        found.sort(key=lambda pair: pair[0].start_byte)
+        return found
 
     @staticmethod
     def _note_member_use(ctx: RuleContext, n: Node, sym: Symbol, state: _UnitState) -> None:

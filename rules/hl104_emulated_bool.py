@@ -19,7 +19,7 @@ from hlsllint.context import PendingEdit, RuleContext
 from hlsllint.diagnostics import Applicability, FixAvailability
 from hlsllint.rule import Rule
 from hlsllint.semantic import Symbol
-from hlsllint.semantic.queries import zero_or_one
+from hlsllint.semantic.queries import declared_symbols, zero_or_one
 from hlsllint.syntax import Node
 
 _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
@@ -132,17 +132,17 @@ float4 main(float4 color : COLOR0) : SV_Target
         "(GPUOpen), section Booleans",
     )
 
-    node_kinds = frozenset({"identifier"})
+    node_kinds = frozenset({"declaration"})
 
-    def visit(self, ctx: RuleContext, n: Node) -> None:
+    def visit(self, ctx: RuleContext, decl: Node) -> None:
         if ctx.function is None:
             return
-        sym = ctx.model.resolve(n)
-        if sym is None or sym.kind != "local" or not same(sym.node, n):
-            return
-        if sym.type.kind not in ("scalar", "vector") or sym.type.scalar not in _SCALARS:
-            return
-        self._check_local(ctx, sym, n)
+        for n, sym in declared_symbols(ctx.model, decl):
+            if n.type != "identifier" or sym.kind != "local":
+                continue
+            if sym.type.kind not in ("scalar", "vector") or sym.type.scalar not in _SCALARS:
+                continue
+            self._check_local(ctx, sym, n)
 
     def _check_local(self, ctx: RuleContext, sym: Symbol, name: Node) -> None:
         # Every test below must pass for a finding; the cheap ones go first. Most locals are

@@ -34,6 +34,36 @@ def uses_of(model: Model, sym: Symbol) -> list[Node]:
     return model._uses.get(id(sym), [])
 
 
+_NAMES = frozenset({"identifier", "field_identifier", "type_identifier"})
+
+
+def declared_symbols(model: Model, decl: Node) -> list[tuple[Node, Symbol]]:
+    """The symbols a declaration declares, each with its name node (`Symbol.node`), in document
+    order: read from the declarators, not from initial values or array sizes (a declaration
+    nested in an initial value is not included)."""
+    out: list[tuple[Node, Symbol]] = []
+    stack = [decl]
+    while stack:
+        n = stack.pop()
+        kind = n.type
+        if kind in _NAMES:
+            sym = model.resolve(n)
+            if sym is not None and same(sym.node, n):
+                out.append((n, sym))
+            continue
+        if kind == "declaration" and n is not decl:
+            continue
+        skip = (
+            n.child_by_field_name("value")
+            if kind == "init_declarator"
+            else n.child_by_field_name("size")
+            if kind == "array_declarator"
+            else None
+        )
+        stack.extend(c for c in reversed(n.children) if skip is None or c.id != skip.id)
+    return out
+
+
 def struct_node(model: Model, name: str) -> Node | None:
     """The `struct name { ... }` definition in the tree."""
     tree = model.tree
