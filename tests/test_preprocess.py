@@ -442,3 +442,159 @@ def test_headers_are_lexed_once_per_process(monkeypatch: pytest.MonkeyPatch) -> 
         r = _run_store('#include "common.hlsli"\n', header, path=f"unit{i}.hlsl")
         assert code(r) == ["int shared;"]
     assert len(calls) == 6  # five main files + the header once
+
+
+# -- header expansions reused across units -----------------------------------------------------
+
+
+def _unit(main: str, files: dict[str, str], path: str = "main.hlsl", *defines: tuple[str, str]) -> tuple:
+    """Preprocess one unit with a fresh Preprocessor; (its result's fingerprint, headers reused)."""
+    from hlsllint.preprocess.engine import Preprocessor
+
+    store = {path: main, **files}
+
+    def loader(p: str) -> SourceFile:
+        if p not in store:
+            raise SourceError("No such file or directory")
+        return SourceFile(p, store[p])
+
+    pre = Preprocessor(loader, (), defines)
+    pre.run(SourceFile(path, main))
+    text, smap = pre.out.result(path)
+    fingerprint = (
+        text,
+        [(s.out_start, s.out_end, s.path, s.src_start, s.src_end, s.verbatim) for s in smap.segments],
+        [(d.code, d.message, d.path, d.start, d.end) for d in pre.diagnostics],
+        list(pre.included),
+        list(pre.sources),
+        sorted(pre.missing),
+        {k: v for k, v in pre.macros.items() if not v.builtin},
+    )
+    return fingerprint, pre.replayed
+
+
+def _fresh(main: str, files: dict[str, str], path: str = "main.hlsl", *defines: tuple[str, str]) -> tuple:
+    from hlsllint.preprocess import clear_cache
+
+    clear_cache()
+    fingerprint, reused = _unit(main, files, path, *defines)
+    assert reused == 0
+    clear_cache()  # what it recorded is not reused by the test that follows
+    return fingerprint
+
+
+def _same_result(a: tuple, b: tuple) -> bool:
+    """Same output, mapping, diagnostics, files and final macro definitions (compared by shape)."""
+    from hlsllint.preprocess.engine import _same_macro
+
+    return a[:6] == b[:6] and a[6].keys() == b[6].keys() and all(_same_macro(a[6][k], b[6][k]) for k in a[6])
+
+
+HEADERS = {
+    "common.hlsli": (
+        "#ifndef COMMON_HLSLI\n#define COMMON_HLSLI\n"
+        '#include "types.hlsli"\n'
+        "#define SQUARE(x) ((x) * (x))\n"
+        "float shared_value = SQUARE(SCALE);\n"
+        "#endif\n"
+    ),
+    "types.hlsli": "#pragma once\ntypedef float real;\n#define SCALE 2\n",
+}
+
+
+def test_a_header_expansion_is_reused_and_matches_a_fresh_one() -> None:
+    main_a = '#include "common.hlsli"\nfloat a = SQUARE(3);\n'
+    main_b = 'float before;\n#include "common.hlsli"\n#include "common.hlsli"\nreal b = SCALE;\n'
+    fresh_b = _fresh(main_b, HEADERS, "b.hlsl")
+    _unit(main_a, HEADERS, "a.hlsl")  # records common.hlsli (and types.hlsli inside it)
+    reused_b, reused = _unit(main_b, HEADERS, "b.hlsl")
+    assert reused == 1  # common.hlsli replayed whole; its second inclusion is skipped by its guard
+    assert _same_result(reused_b, fresh_b)
+    text = reused_b[0]
+    assert "float shared_value = ((2) * (2));" in text
+    assert "real b = 2;" in text  # the header's #define took effect in the includer
+    assert text.count("shared_value") == 1
+    # The mapping still points into the header's own text.
+    at = text.index("shared_value")
+    seg = next(s for s in reused_b[1] if s[0] <= at < s[1])
+    assert seg[2] == "common.hlsli" and seg[5]
+    assert HEADERS["common.hlsli"][seg[3] + at - seg[0] :].startswith("shared_value")
+
+
+def test_a_header_is_not_reused_when_a_macro_it_reads_differs() -> None:
+    headers = {"h.hlsli": "float v = VALUE;\n#ifdef FAST\nint fast;\n#endif\n"}
+    first, _ = _unit('#define VALUE 1\n#include "h.hlsli"\n', headers, "a.hlsl")
+    assert "float v = 1;" in first[0]
+    main_b = '#define VALUE 2\n#include "h.hlsli"\n'
+    fresh_b = _fresh(main_b, headers, "b.hlsl")
+    _unit('#define VALUE 1\n#include "h.hlsli"\n', headers, "a.hlsl")
+    got_b, reused = _unit(main_b, headers, "b.hlsl")
+    assert reused == 0
+    assert _same_result(got_b, fresh_b)
+    assert "float v = 2;" in got_b[0]
+    # A -D define the header tests with #ifdef is read too.
+    with_fast, reused = _unit('#define VALUE 1\n#include "h.hlsli"\n', headers, "a.hlsl", ("FAST", "1"))
+    assert reused == 0
+    assert "int fast;" in with_fast[0]
+    # The same state again is reused.
+    again, reused = _unit('#define VALUE 1\n#include "h.hlsli"\n', headers, "c.hlsl", ("FAST", "1"))
+    assert reused == 1
+    assert again[0] == with_fast[0]
+
+
+def test_a_macro_defined_by_a_nested_macro_body_is_a_dependency() -> None:
+    headers = {"h.hlsli": "float v = OUTER;\n"}
+    main = '#define OUTER INNER + 1\n#define INNER {}\n#include "h.hlsli"\n'
+    _unit(main.format(1), headers, "a.hlsl")
+    got, reused = _unit(main.format(5), headers, "b.hlsl")
+    assert reused == 0
+    assert "float v = 5 + 1;" in got[0]
+
+
+def test_pragma_once_and_guards_replay_their_state() -> None:
+    headers = {
+        "once.hlsli": "#pragma once\nint once_value;\n",
+        "user.hlsli": '#include "once.hlsli"\nint user_value;\n',
+    }
+    main_a = '#include "user.hlsli"\n#include "once.hlsli"\n'
+    main_b = '#include "once.hlsli"\n#include "user.hlsli"\n'
+    fresh_a = _fresh(main_a, headers, "a.hlsl")
+    fresh_b = _fresh(main_b, headers, "b.hlsl")
+    _unit(main_a, headers, "x.hlsl")
+    got_a, _ = _unit(main_a, headers, "a.hlsl")
+    got_b, reused_b = _unit(main_b, headers, "b.hlsl")
+    assert _same_result(got_a, fresh_a) and _same_result(got_b, fresh_b)
+    assert got_a[0].count("once_value") == 1 and got_b[0].count("once_value") == 1
+    # In b, once.hlsli was already included when user.hlsli comes: its recording (which
+    # included once.hlsli) does not fit, and user.hlsli is expanded afresh.
+    assert reused_b == 1  # only once.hlsli itself
+
+
+def test_a_changed_nested_header_is_not_reused() -> None:
+    outer = {"outer.hlsli": '#include "inner.hlsli"\n'}
+    first, _ = _unit('#include "outer.hlsli"\n', {**outer, "inner.hlsli": "int old_name;\n"}, "a.hlsl")
+    assert "old_name" in first[0]
+    got, reused = _unit('#include "outer.hlsli"\n', {**outer, "inner.hlsli": "int new_name;\n"}, "a.hlsl")
+    assert reused == 0
+    assert "new_name" in got[0] and "old_name" not in got[0]
+    # A header that appears where the search once found nothing is taken.
+    probe = {"p.hlsli": '#include "maybe.hlsli"\n'}
+    missing, _ = _unit('#include "p.hlsli"\n', probe, "a.hlsl")
+    assert "maybe.hlsli" in missing[5] and any(d[0] == "HL002" for d in missing[2])
+    found, reused = _unit('#include "p.hlsli"\n', {**probe, "maybe.hlsli": "int maybe;\n"}, "a.hlsl")
+    assert reused == 0
+    assert "int maybe;" in found[0] and not found[2]
+
+
+def test_counter_and_include_cycles_are_expanded_afresh() -> None:
+    headers = {"c.hlsli": "int id = __COUNTER__;\n"}
+    _unit('#include "c.hlsli"\n', headers, "a.hlsl")
+    got, reused = _unit('int x = __COUNTER__;\n#include "c.hlsli"\n', headers, "b.hlsl")
+    assert reused == 0
+    assert "int id = 1;" in got[0]
+    cyc = {"x.hlsli": '#include "y.hlsli"\n', "y.hlsli": '#include "x.hlsli"\nint y;\n'}
+    fresh = _fresh('#include "y.hlsli"\n', cyc, "a.hlsl")
+    _unit('#include "x.hlsli"\n', cyc, "b.hlsl")  # records y.hlsli with x.hlsli on the stack
+    got, _ = _unit('#include "y.hlsli"\n', cyc, "a.hlsl")
+    assert _same_result(got, fresh)
+    assert [d[0] for d in got[2]] == ["HL003"]

@@ -19,9 +19,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from hlsllint.preprocess.engine import Preprocessor
+from hlsllint.preprocess import lexer
+from hlsllint.preprocess.engine import Preprocessor, clear_expansions
 from hlsllint.preprocess.includes import resolve_include, scan_includes
-from hlsllint.preprocess.lexer import clear_cache
 from hlsllint.preprocess.sourcemap import MappedRange, Segment, SourceMap
 from hlsllint.source import SourceFile
 
@@ -70,6 +70,12 @@ class PreprocessResult:
     """Every file the expanded text maps into, the main file included."""
     missing: list[str] = field(default_factory=list)
     """Paths the include search probed and did not find (sorted)."""
+
+
+def clear_cache() -> None:
+    """Forget this process's lexed files and recorded header expansions."""
+    lexer.clear_cache()
+    clear_expansions()
 
 
 def preprocess(main: SourceFile, options: PreprocessOptions, loader: Loader) -> PreprocessResult:

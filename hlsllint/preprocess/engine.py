@@ -13,10 +13,13 @@ and inactive groups become blank lines; an included file's output is spliced in 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import cast
 
 from hlsllint.preprocess.expression import ExpressionError, evaluate
 from hlsllint.preprocess.includes import resolve_include
@@ -76,6 +79,23 @@ class Macro:
     path: str = ""
     start: int = 0
     builtin: bool = False
+    ids: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    """The identifiers of the body (the names its expansion can look up)."""
+
+
+def _same_macro(a: Macro | None, b: Macro | None) -> bool:
+    """Whether two definitions expand alike (where they were written does not matter)."""
+    if a is b:
+        return True
+    if a is None or b is None:
+        return False
+    if a.params != b.params or a.variadic != b.variadic or a.builtin != b.builtin:
+        return False
+    if len(a.body) != len(b.body):
+        return False
+    return all(
+        x.kind == y.kind and x.text == y.text and x.ws == y.ws for x, y in zip(a.body, b.body, strict=True)
+    )
 
 
 class _LimitError(Exception):
@@ -280,6 +300,120 @@ class _Cond:
         self.end = end
 
 
+@dataclass(frozen=True)
+class _Expansion:
+    """What expanding one header did, and everything that made it come out that way.
+
+    Reused when the current state gives the same answer to every question the expansion asked:
+    the definition (or absence) of every name it could have looked up (a superset: the
+    identifiers of every file it read and of every macro body it expanded, pasted names and
+    include guards), whether each include target was already `#pragma once`d, included, or on
+    the include stack, and what every include probe and file read found.
+    """
+
+    deps: tuple[tuple[str, Macro | None], ...]
+    """Names and their definitions when the header was entered (None: not defined)."""
+    names: frozenset[str]
+    paths: tuple[tuple[str, bool, bool, bool], ...]
+    """Include targets consulted: (path, in `_once`, included already, on the stack) on entry."""
+    io: tuple[tuple[str, bool | str], ...]
+    depth: int
+    """The deepest include-stack check, relative to the stack on entry (-1: none)."""
+    # What it did:
+    writes: tuple[tuple[str, Macro | None], ...]
+    """Macros it defined (or undefined: None), with their definitions at its end."""
+    once: tuple[str, ...]
+    sources: tuple[str, ...]
+    diagnostics: tuple[Diag, ...]
+    text: str
+    segs: tuple[tuple[int, int, str, int, int, str], ...]
+    """Output segments, offsets relative to the start of `text`."""
+    inclusions: int
+    tokens: int
+
+
+class _Mark:
+    """Where a recording started in each of the preprocessor's logs."""
+
+    def __init__(self, pp: Preprocessor) -> None:
+        self.files = len(pp._rec_files)
+        self.names = len(pp._rec_names)
+        self.writes = len(pp._rec_writes)
+        self.paths = len(pp._rec_paths)
+        self.once = len(pp._rec_once)
+        self.incl = len(pp._rec_incl)
+        self.io = len(pp._rec_io)
+        self.sources = len(pp._rec_sources)
+        self.depths = len(pp._rec_depths)
+        self.bad = len(pp._rec_bad)
+        self.diagnostics = len(pp.diagnostics)
+        out = pp.out
+        self.parts = len(out.parts)
+        self.segs = len(out.segs)
+        self.pos = out.pos
+        self.last_end = out.segs[-1][1] if out.segs else None
+        self.inclusions = pp._inclusions
+        self.tokens = pp._total_tokens
+        self.counter = pp._counter
+        self.stack = len(pp._stack)
+
+    def expansion(self, pp: Preprocessor) -> _Expansion | None:
+        """The recording from the mark to now, or None when it cannot be reused."""
+        out = pp.out
+        if len(pp._rec_bad) > self.bad or pp._counter != self.counter:
+            return None
+        if self.segs and out.segs[self.segs - 1][1] != self.last_end:
+            return None  # its first segment merged with the includer's last one
+        before: dict[str, Macro | None] = {}
+        for name, old in pp._rec_writes[self.writes :]:
+            before.setdefault(name, old)
+        names = frozenset().union(
+            *(lf.ids for lf in pp._rec_files[self.files :]), *pp._rec_names[self.names :]
+        )
+        macros = pp.macros
+        deps = tuple((n, before[n] if n in before else macros.get(n)) for n in names)
+        writes = tuple((n, macros.get(n)) for n in before)
+        new_once = set(pp._rec_once[self.once :])
+        new_incl = set(pp._rec_incl[self.incl :])
+        once, incl, stack = pp._once, pp._included_set, pp._stack
+        paths = tuple(
+            (p, p in once and p not in new_once, p in incl and p not in new_incl, p in stack)
+            for p in dict.fromkeys(pp._rec_paths[self.paths :])
+        )
+        depths = pp._rec_depths[self.depths :]
+        return _Expansion(
+            deps=deps,
+            names=names,
+            paths=paths,
+            io=tuple(pp._rec_io[self.io :]),
+            depth=max(depths) - self.stack if depths else -1,
+            writes=writes,
+            once=tuple(pp._rec_once[self.once :]),
+            sources=tuple(pp._rec_sources[self.sources :]),
+            diagnostics=tuple(pp.diagnostics[self.diagnostics :]),
+            text="".join(out.parts[self.parts :]),
+            segs=tuple(_relative(seg, self.pos) for seg in out.segs[self.segs :]),
+            inclusions=pp._inclusions - self.inclusions,
+            tokens=pp._total_tokens - self.tokens,
+        )
+
+
+def _relative(seg: list[object], base: int) -> tuple[int, int, str, int, int, str]:
+    a, b, p, s, e, k = seg
+    return cast(int, a) - base, cast(int, b) - base, cast(str, p), cast(int, s), cast(int, e), cast(str, k)
+
+
+_EXPANSIONS: OrderedDict[tuple[str, str, tuple[str, ...]], list[_Expansion]] = OrderedDict()
+"""Recorded header expansions, per (path, text, include dirs), most recently used last."""
+_EXPANSION_CACHE_SIZE = 1024
+_CONTEXTS_PER_FILE = 8
+"""Different expansions kept per header (the macro states it is included under)."""
+
+
+def clear_expansions() -> None:
+    _EXPANSIONS.clear()
+
+
 class Preprocessor:
     def __init__(
         self,
@@ -308,6 +442,29 @@ class Preprocessor:
         self._depth = 0
         self._in_if = False
         self.out = _Output()
+        # What the expansion of a header reads and does, for _Expansion (appended as it happens;
+        # a recording is a slice of each list, so recordings nest).
+        self._rec_files: list[LexedFile] = []
+        """Files read (their identifiers are names the expansion may have looked up)."""
+        self._rec_names: list[frozenset[str]] = []
+        """Other names looked up: bodies of expanded macros, pasted names, include guards."""
+        self._rec_writes: list[tuple[str, Macro | None]] = []
+        """Macro definitions changed: (name, the definition before)."""
+        self._rec_paths: list[str] = []
+        """Include targets whose #pragma once / included / on-the-stack state was consulted."""
+        self._rec_once: list[str] = []
+        self._rec_incl: list[str] = []
+        """Paths newly added to `_once` and `_included_set`."""
+        self._rec_io: list[tuple[str, bool | str]] = []
+        """Include probes (path, found) and files read (path, text), in order."""
+        self._rec_sources: list[str] = []
+        """Include targets added to `sources`, in order."""
+        self._rec_depths: list[int] = []
+        """Include-stack depths at which nesting was checked."""
+        self._rec_bad: list[str] = []
+        """Reasons an expansion cannot be reused (limits hit, unreadable files...)."""
+        self.replayed = 0
+        """Header expansions reused from the process-wide cache (for tests and benches)."""
         # Context for __LINE__ / __FILE__.
         self._cur_path = ""
         self._cur_lexed: LexedFile | None = None
@@ -371,7 +528,9 @@ class Preprocessor:
                 expect_name = False
             params = tuple(names)
         body = tuple(toks[i:hi])
-        self.macros[name] = Macro(name, params, variadic, body, path, start)
+        ids = frozenset(t.text for t in body if t.kind == ID)
+        self._rec_writes.append((name, self.macros.get(name)))
+        self.macros[name] = Macro(name, params, variadic, body, path, start, ids=ids)
         return ""
 
     def _line(self) -> int:
@@ -387,6 +546,7 @@ class Preprocessor:
             quoted = self._cur_path.replace("\\", "\\\\").replace('"', '\\"')
             return _Tok(STR, f'"{quoted}"', t.ws, t.hs)
         self._counter += 1
+        self._rec_bad.append("__COUNTER__")
         return _Tok(NUM, str(self._counter - 1), t.ws, t.hs)
 
     def _expand(self, reader: _Reader) -> list[_Tok]:
@@ -415,11 +575,13 @@ class Preprocessor:
                 out.append(self._builtin(t))
                 continue
             if m.params is None:
+                self._rec_names.append(m.ids)
                 reader.push(self._subst(m, [], t.hs | {m.name}, t.ws))
                 continue
             if not reader.peek_is_lparen():
                 out.append(t)
                 continue
+            self._rec_names.append(m.ids)
             args, rparen = self._collect_args(reader, m)
             hs = (t.hs & rparen.hs) | {m.name}
             reader.push(self._subst(m, args, hs, t.ws))
@@ -535,6 +697,7 @@ class Preprocessor:
                 left = result.pop()
                 joined = left.text + rtoks[0].text
                 fused = lex_tokens(joined)
+                self._rec_names.append(frozenset(f.text for f in fused if f.kind == ID))
                 if len(fused) != 1:
                     self._error(f"pasting '{left.text}' and '{rtoks[0].text}' does not give a token")
                 for f_i, f in enumerate(fused):
@@ -570,8 +733,10 @@ class Preprocessor:
 
     def _process(self, sf: SourceFile) -> None:
         lf = lexed(sf.path, sf.text)
-        if lf.pragma_once:
+        self._rec_files.append(lf)
+        if lf.pragma_once and sf.path not in self._once:
             self._once.add(sf.path)
+            self._rec_once.append(sf.path)
         path, text, toks = sf.path, sf.text, lf.tokens
         out = self.out
         saved = (self._cur_path, self._cur_lexed, self._cur_offset)
@@ -605,6 +770,7 @@ class Preprocessor:
                         self._error(err, c.hash, c.end)
                 elif name == "undef":
                     if c.lo < c.hi and toks[c.lo].kind == ID:
+                        self._rec_writes.append((toks[c.lo].text, self.macros.get(toks[c.lo].text)))
                         self.macros.pop(toks[c.lo].text, None)
                     else:
                         self._error("macro name missing in #undef", c.hash, c.end)
@@ -647,6 +813,7 @@ class Preprocessor:
                 i += 1
                 continue
             except (_LimitError, RecursionError) as e:
+                self._rec_bad.append("limit")
                 self._error(f"{e or 'macro expansion too deep'}; not expanded", t.start, t.end)
                 i += 1
                 continue
@@ -658,6 +825,7 @@ class Preprocessor:
             pos = end
             i = reader.pos
             if self._total_tokens > MAX_TOTAL_TOKENS or out.pos > MAX_OUTPUT_CHARS:
+                self._rec_bad.append("limit")
                 self._error("translation unit too large: macro expansion stopped", t.start, end)
                 self.macros.clear()
                 macros = self.macros
@@ -729,6 +897,7 @@ class Preprocessor:
         except ExpressionError as e:
             self._error(str(e), c.hash, c.end)
         except RecursionError:
+            self._rec_bad.append("limit")
             self._error(f"#{name} expression nested too deeply", c.hash, c.end)
         finally:
             self._in_if = False
@@ -770,6 +939,7 @@ class Preprocessor:
         try:
             expanded = self._expand_directive(lf, c.lo, c.hi)
         except (_UnterminatedError, _LimitError, RecursionError):
+            self._rec_bad.append("limit")
             return None
         if expanded and expanded[0].kind == STR and expanded[0].text.startswith('"'):
             return expanded[0].text[1:-1], False
@@ -780,12 +950,121 @@ class Preprocessor:
     def _exists(self, p: str) -> bool:
         """A file on disk, or one the loader can serve (e.g. an unsaved editor buffer)."""
         if p in self.sources or p in self._loaded or os.path.isfile(p):
+            self._rec_io.append((p, True))
             return True
         try:
             self._loaded[p] = self.loader(p)
         except Exception:
             self.missing.add(p)
+            self._rec_io.append((p, False))
             return False
+        self._rec_io.append((p, True))
+        return True
+
+    def _read(self, resolved: str) -> SourceFile | SourceError:
+        """The file an include resolved to (recorded: a reused expansion checks it is unchanged)."""
+        sf = self.sources.get(resolved) or self._loaded.get(resolved)
+        if sf is None:
+            try:
+                sf = self.loader(resolved)
+            except SourceError as e:
+                return e
+        self._rec_io.append((resolved, sf.text))
+        return sf
+
+    def _add_source(self, resolved: str, sf: SourceFile) -> None:
+        self.sources.setdefault(sf.path, sf)
+        self.sources.setdefault(resolved, sf)
+        self._rec_sources.append(resolved)
+        if resolved not in self._included_set:
+            self._included_set.add(resolved)
+            self.included.append(resolved)
+            self._rec_incl.append(resolved)
+
+    # -- reusing the expansion of a header --------------------------------------------------------
+
+    def _expand_file(self, sf: SourceFile) -> None:
+        """`_process(sf)` for an included file, reusing an earlier expansion of the same file
+        (in this or another unit of the process) when everything it read is the same here."""
+        key = (sf.path, sf.text, self.include_dirs)
+        for exp in list(_EXPANSIONS.get(key, ())):
+            ok = self._replay(exp)
+            if ok is None:
+                continue
+            if ok:
+                with contextlib.suppress(KeyError):
+                    _EXPANSIONS.move_to_end(key)
+                return
+            with contextlib.suppress(KeyError, ValueError):
+                _EXPANSIONS[key].remove(exp)  # a file it read has changed
+            break
+        mark = _Mark(self)
+        self._process(sf)
+        recorded = mark.expansion(self)
+        if recorded is not None:
+            entries = _EXPANSIONS.setdefault(key, [])
+            entries.insert(0, recorded)
+            del entries[_CONTEXTS_PER_FILE:]
+            _EXPANSIONS.move_to_end(key)
+            if len(_EXPANSIONS) > _EXPANSION_CACHE_SIZE:
+                _EXPANSIONS.popitem(last=False)
+
+    def _replay(self, exp: _Expansion) -> bool | None:
+        """Apply a recorded expansion if it fits the current state: None when it does not (and
+        nothing was done), False when a file it read differs (the include probes and reads done
+        while checking are the ones a fresh expansion starts with), True when applied."""
+        macros = self.macros
+        for name, value in exp.deps:
+            if not _same_macro(macros.get(name), value):
+                return None
+        once, incl, stack = self._once, self._included_set, self._stack
+        for path, in_once, in_incl, on_stack in exp.paths:
+            if (path in once) != in_once or (path in incl) != in_incl or (path in stack) != on_stack:
+                return None
+        out = self.out
+        if (
+            self._inclusions + exp.inclusions > MAX_INCLUSIONS
+            or out.pos + len(exp.text) > MAX_OUTPUT_CHARS
+            or self._total_tokens + exp.tokens > MAX_TOTAL_TOKENS
+            or len(stack) + exp.depth > MAX_INCLUDE_DEPTH
+            or (out.segs and exp.segs and out.segs[-1][2] == exp.segs[0][2])
+        ):
+            return None
+        files: dict[str, SourceFile] = {}
+        for path, seen in exp.io:
+            if isinstance(seen, bool):
+                if self._exists(path) != seen:
+                    return False
+                continue
+            sf = self._read(path)
+            if isinstance(sf, SourceError) or (sf.text is not seen and sf.text != seen):
+                return False
+            files[path] = sf
+        # Everything the expansion read is the same: do what it did.
+        for name, value in exp.writes:
+            self._rec_writes.append((name, macros.get(name)))
+            if value is None:
+                macros.pop(name, None)
+            else:
+                macros[name] = value
+        for path in exp.once:
+            if path not in once:
+                once.add(path)
+                self._rec_once.append(path)
+        for path in exp.sources:
+            self._add_source(path, files[path])
+        self.diagnostics.extend(exp.diagnostics)
+        base = out.pos
+        out.parts.append(exp.text)
+        out.segs.extend([a + base, b + base, p, s, e, k] for a, b, p, s, e, k in exp.segs)
+        out.pos += len(exp.text)
+        self._inclusions += exp.inclusions
+        self._total_tokens += exp.tokens
+        self._rec_names.append(exp.names)
+        self._rec_paths.extend(p for p, _, _, _ in exp.paths)
+        if exp.depth >= 0:
+            self._rec_depths.append(len(stack) + exp.depth)
+        self.replayed += 1
         return True
 
     def _include(self, lf: LexedFile, includer: SourceFile, c: Directive) -> None:
@@ -801,37 +1080,37 @@ class Preprocessor:
                 Diag("HL002", f"include file '{name}' not found", includer.path, c.hash, c.end)
             )
             return
+        self._rec_paths.append(resolved)
         if resolved in self._once:
             return
-        sf = self.sources.get(resolved) or self._loaded.get(resolved)
-        if sf is None:
-            try:
-                sf = self.loader(resolved)
-            except SourceError as e:
-                self._error(f"cannot read include file '{name}': {e}", c.hash, c.end)
-                return
-        target = lexed(sf.path, sf.text)
-        if target.guard is not None and target.guard in self.macros:
+        sf = self._read(resolved)
+        if isinstance(sf, SourceError):
+            self._rec_bad.append("unreadable")
+            self._error(f"cannot read include file '{name}': {sf}", c.hash, c.end)
             return
+        target = lexed(sf.path, sf.text)
+        if target.guard is not None:
+            self._rec_names.append(frozenset((target.guard,)))
+            if target.guard in self.macros:
+                return
         if target.pragma_once and resolved in self._included_set:
             return
         if resolved in self._stack:
             self._error(f"#include cycle: '{name}' includes itself", c.hash, c.end)
             return
+        self._rec_depths.append(len(self._stack))
         if len(self._stack) > MAX_INCLUDE_DEPTH:
+            self._rec_bad.append("limit")
             self._error(f"#include nested deeper than {MAX_INCLUDE_DEPTH}", c.hash, c.end)
             return
         self._inclusions += 1
         if self._inclusions > MAX_INCLUSIONS or self.out.pos > MAX_OUTPUT_CHARS:
+            self._rec_bad.append("limit")
             self._error("translation unit too large: #include skipped", c.hash, c.end)
             return
-        self.sources.setdefault(sf.path, sf)
-        self.sources.setdefault(resolved, sf)
-        if resolved not in self._included_set:
-            self._included_set.add(resolved)
-            self.included.append(resolved)
+        self._add_source(resolved, sf)
         self._stack.append(resolved)
-        self._process(sf)
+        self._expand_file(sf)
         self._stack.pop()
         if target.open_comment:
             # Close a comment left open by the header so it does not swallow the includer's text.

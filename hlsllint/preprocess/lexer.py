@@ -94,6 +94,15 @@ class LexedFile:
     open_comment: bool = False
     """The file ends inside a `/*` comment."""
     line_starts: list[int] = field(default_factory=list)
+    _ids: frozenset[str] | None = field(default=None, repr=False)
+
+    @property
+    def ids(self) -> frozenset[str]:
+        """Every identifier in the file, active or not (a superset of the names the
+        preprocessor can look up while it reads the file)."""
+        if self._ids is None:
+            self._ids = frozenset(t.text for t in self.tokens if t.kind == ID)
+        return self._ids
 
 
 def lex_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]:

@@ -118,13 +118,14 @@ _MASK = re.compile(
     rb"|^[ \t]*#(?:[^\n\\]|\\.|\\\n)*",
     re.S | re.M,
 )
-_NON_NL = re.compile(rb"[^\n]")
 _NON_NL_STR = re.compile(r"[^\n]")
+_BLANK = bytes(10 if b == 10 else 32 for b in range(256))
+"""`bytes.translate` table: every byte but a newline becomes a space."""
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 _WS = re.compile(rb"\s*")
 _ATTR_NAME = re.compile(rb"\s*([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*")
 _BRACKET = re.compile(rb"\[")
-_COLON = re.compile(rb"(?<!:):(?!:)")
+_COLON = re.compile(rb":(?<!::)(?!:)")  # the literal first: re scans for it fast
 _BUFFER = re.compile(rb"\b([ct]buffer)(\s+)([A-Za-z_]\w*)")
 _SPECIAL_FLOAT = re.compile(rb"\.#(?:INF|IND|QNAN|SNAN)\b")
 _BINDING = re.compile(rb"(register|packoffset|read|write)\s*\(")
@@ -180,9 +181,10 @@ class _Scanner:
         self.buf = raw
         self.orig = bytes(raw)
         # Masked bytes keep their newlines so line-based patterns still work.
-        for m in _MASK.finditer(self.orig):
+        orig = self.orig
+        for m in _MASK.finditer(orig):
             s, e = m.span()
-            raw[s:e] = _NON_NL.sub(b" ", self.orig[s:e])
+            raw[s:e] = orig[s:e].translate(_BLANK)
         self.edits: dict[int, tuple[int, str]] = {}
         """start -> (end, replacement) for the output text."""
 
@@ -190,7 +192,7 @@ class _Scanner:
 
     def blank(self, start: int, end: int, text: str) -> None:
         """Replace [start, end) by spaces (newlines kept) in both the analysis copy and output."""
-        self.buf[start:end] = _NON_NL.sub(b" ", self.buf[start:end])
+        self.buf[start:end] = self.buf[start:end].translate(_BLANK)
         piece = text[start:end]
         self.edits[start] = (end, _NON_NL_STR.sub(" ", piece) if "\n" in piece else " " * len(piece))
 
@@ -524,6 +526,8 @@ def _modifiers(sc: _Scanner, text: str, notes: Annotations) -> None:
 
 
 def _typedefs(sc: _Scanner, text: str, notes: Annotations) -> None:
+    if b"typedef" not in sc.buf:  # most units have none; the substring test is far cheaper
+        return
     for m in _TYPEDEF_QUALIFIERS.finditer(sc.buf):
         for w in _WORD.finditer(sc.buf, m.start(1), m.end(1)):
             notes.modifiers.append(Modifier(text[w.start() : w.end()], w.span()))
