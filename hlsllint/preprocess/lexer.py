@@ -22,10 +22,10 @@ CHR = "chr"
 PUNCT = "punct"
 OTHER = "other"
 
-_TOKEN_RE = re.compile(
-    r"""
-      (?P<ws>(?:[ \t\f\v]|\\\r?\n|\\\r)+)
-    | (?P<nl>\r?\n|\r)
+_BLANKS = r"(?:[ \t\f\v]|\\\r?\n|\\\r)"
+"""Spaces, tabs and backslash-newline splices."""
+_ALTERNATIVES = r"""
+      (?P<nl>\r?\n|\r)
     | (?P<bc>/\*.*?\*/|/\*.*)
     | (?P<lc>//(?:\\\r?\n|[^\r\n])*)
     | (?P<id>(?:[^\W\d]|\$)[\w$]*)
@@ -35,14 +35,20 @@ _TOKEN_RE = re.compile(
     | (?P<punct>%:%:|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-*/%+&^|]=|\#\#|%:|::
         |[-+*/%&|^!~<>=?:;,.(){}\[\]\#])
     | (?P<other>.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
+"""
+_TOKEN_RE = re.compile(rf"(?P<ws>{_BLANKS}+) | {_ALTERNATIVES}", re.VERBOSE | re.DOTALL)
+# For lex_file: each match takes the blanks in front of its token (half as many matches).
+# Possessive, so that blanks at the end of the text never give a character back to `other`.
+_LINE_RE = re.compile(rf"{_BLANKS}*+ (?: {_ALTERNATIVES} )", re.VERBOSE | re.DOTALL)
 # Kind of each group number (the groups are numbered in the order above).
 _KINDS: list[str] = [""] * (_TOKEN_RE.groups + 1)
 for _name, _index in _TOKEN_RE.groupindex.items():
     _KINDS[_index] = _name
 _WS, _NL, _BC, _LC = (_TOKEN_RE.groupindex[g] for g in ("ws", "nl", "bc", "lc"))
+_L_KINDS: list[str] = [""] * (_LINE_RE.groups + 1)
+for _name, _index in _LINE_RE.groupindex.items():
+    _L_KINDS[_index] = _name
+_L_NL, _L_BC, _L_LC = (_LINE_RE.groupindex[g] for g in ("nl", "bc", "lc"))
 _new_token = tuple.__new__
 
 
@@ -157,9 +163,9 @@ def lex_file(text: str) -> LexedFile:
             text_start = line_start
         last_line_end = line_end
 
-    for m in _TOKEN_RE.finditer(text):
+    for m in _LINE_RE.finditer(text):
         g = m.lastindex
-        if g == _NL:
+        if g == _L_NL:
             finish_line(m.start(g))
             line_start = m.end()
             line_starts.append(line_start)
@@ -168,9 +174,9 @@ def lex_file(text: str) -> LexedFile:
             is_directive = False
             ws = True
             continue
-        if g in (_WS, _BC, _LC):
+        if g in (_L_BC, _L_LC):
             ws = True
-            if g == _BC:
+            if g == _L_BC:
                 # A block comment spanning lines: keep line_starts right for __LINE__.
                 s = m.group(g)
                 if len(s) < 4 or not s.endswith("*/"):
@@ -181,13 +187,13 @@ def lex_file(text: str) -> LexedFile:
                     line_starts.append(base + i + 1)
                     i = s.find("\n", i + 1)
             continue
-        start, end = m.span()
+        start, end = m.span(g or 0)
         value = text[start:end]
-        kind = _KINDS[g or 0]
+        kind = _L_KINDS[g or 0]
         if at_line_start:
             at_line_start = False
             is_directive = kind == PUNCT and value in ("#", "%:")
-        append(_new_token(Token, (kind, value, start, end, ws)))
+        append(_new_token(Token, (kind, value, start, end, ws or start != m.start())))
         ws = False
     finish_line(len(text))
     if text_lo >= 0:
