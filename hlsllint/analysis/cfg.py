@@ -19,6 +19,7 @@ body gives the same peak (the scheduler's interleaving of unrolled iterations is
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import networkx as nx
@@ -79,12 +80,81 @@ class _Frame:
         self.exit = exit_block
 
 
+class _NodeFacts:
+    """What lowering asks of a syntax node, answered once per unit (keyed by node id): an inlined
+    function's nodes are lowered again at every call site and in every entry point, and their
+    spans, texts and constant values do not change."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.tree = model.tree
+        self.spans: dict[int, Span] = {}
+        self.names: dict[int, str] = {}
+        self.consts: dict[int, Any] = {}
+        self.widths: dict[tuple[int, bool], tuple[T.Type, int]] = {}
+
+    def span(self, node: Node) -> Span:
+        key = node.id
+        found = self.spans.get(key)
+        if found is None:
+            found = self.spans[key] = self.tree.span(node)
+        return found
+
+    def text(self, node: Node) -> str:
+        start, end = self.span(node)
+        return self.tree.text[start:end]
+
+    def temp_name(self, node: Node) -> str:
+        key = node.id
+        found = self.names.get(key)
+        if found is None:
+            text = " ".join(self.text(node).split())
+            found = self.names[key] = text if len(text) <= 40 else text[:37] + "..."
+        return found
+
+    def const_value(self, node: Node | None) -> Any:
+        if node is None:
+            return None
+        key = node.id
+        found = self.consts.get(key, _UNSET)
+        if found is _UNSET:
+            found = self.consts[key] = self.model.const_value(node)
+        return found
+
+    def width(self, t: T.Type, sixteen: bool) -> int:
+        """Registers of a value of type `t` (see `_Lowerer.value`)."""
+        key = (id(t), sixteen)
+        found = self.widths.get(key)
+        if found is None or found[0] is not t:
+            found = self.widths[key] = (t, max(1, t.components(sixteen)) if t.kind != "void" else 0)
+        return found[1]
+
+
+_UNSET = object()
+_FACTS: weakref.WeakKeyDictionary[Model, _NodeFacts] = weakref.WeakKeyDictionary()
+
+
+def _facts(model: Model) -> _NodeFacts:
+    found = _FACTS.get(model)
+    if found is None or found.tree is not model.tree:
+        found = _FACTS[model] = _NodeFacts(model)
+    return found
+
+
 class _Lowerer:
     def __init__(self, model: Model, entry: EntryPoint, costs: CostModel) -> None:
         self.m = model
         self.tree = model.tree
         self.entry_point = entry
         self.costs = costs
+        facts = _facts(model)
+        self.facts = facts
+        self.span = facts.span
+        self.text = facts.text
+        self.temp_name = facts.temp_name
+        self.const_value = facts.const_value
+        self.blocks: list[list[Instr]] = []
+        self.edges: list[tuple[int, int]] = []
         self.g = nx.DiGraph()
         self.values: list[Value] = []
         self.loops: list[LoopRecord] = []
@@ -104,15 +174,15 @@ class _Lowerer:
     # -- building blocks ------------------------------------------------------------------
 
     def new_block(self) -> int:
-        b = self.g.number_of_nodes()
-        self.g.add_node(b, instrs=[])
-        return b
+        """A new block (numbered in creation order; the graph is built by `finish`)."""
+        self.blocks.append([])
+        return len(self.blocks) - 1
 
     def edge(self, a: int, b: int) -> None:
-        self.g.add_edge(a, b)
+        self.edges.append((a, b))
 
     def value(self, name: str, t: T.Type, kind: str, sym: Symbol | None = None) -> Value:
-        width = max(1, t.components(self.sixteen)) if t.kind != "void" else 0
+        width = self.facts.width(t, self.sixteen)
         scratch = t.kind == "array" and width > SCRATCH_ARRAY_REGISTERS
         v = Value(len(self.values), name, width, kind, t, sym, "scratch" if scratch else None)
         self.values.append(v)
@@ -127,9 +197,9 @@ class _Lowerer:
         rule: str = "pure",
         **detail: Any,
     ) -> Instr:
-        span = node if isinstance(node, tuple) else self.tree.span(node)
+        span = node if isinstance(node, tuple) else self.span(node)
         ins = Instr(op, dest, _flatten(reads), span, rule, detail, self.block)
-        self.g.nodes[self.block]["instrs"].append(ins)
+        self.blocks[self.block].append(ins)
         self.n_instrs += 1
         if self.n_instrs > MAX_INSTRUCTIONS:
             self.truncated = True
@@ -157,12 +227,13 @@ class _Lowerer:
             parts.append(d)
         return self.aggregate(node, t, parts)
 
-    def temp_name(self, node: Node) -> str:
-        text = " ".join(self.tree.node_text(node).split())
-        return text if len(text) <= 40 else text[:37] + "..."
-
     def record(self, node: Node, what: Instr | Value | None) -> None:
-        self.expr.setdefault(self.tree.span(node), []).append(what)
+        span = self.span(node)
+        found = self.expr.get(span)
+        if found is None:
+            self.expr[span] = [what]
+        else:
+            found.append(what)
 
     # -- variables ------------------------------------------------------------------------
 
@@ -200,7 +271,7 @@ class _Lowerer:
             if parent.child_by_field_name("argument") != n:
                 return False
             idx = self._indices(parent)
-            if len(idx) != 1 or not isinstance(self.m.const_value(idx[0]), int):
+            if len(idx) != 1 or not isinstance(self.const_value(idx[0]), int):
                 return False
         return True
 
@@ -220,7 +291,7 @@ class _Lowerer:
         if sym is None or not self._split_array(sym):
             return None
         idx = self._indices(node)
-        k = self.m.const_value(idx[0]) if len(idx) == 1 else None
+        k = self.const_value(idx[0]) if len(idx) == 1 else None
         vals = self.var(sym)
         if not isinstance(k, int) or not 0 <= k < len(vals):
             return None
@@ -344,6 +415,8 @@ class _Lowerer:
         return []
 
     def finish(self, exit_b: int) -> CFG:
+        self.g.add_nodes_from((b, {"instrs": instrs}) for b, instrs in enumerate(self.blocks))
+        self.g.add_edges_from(self.edges)
         reachable = nx.descendants(self.g, 0) | {0}
         dead = [b for b in self.g.nodes if b not in reachable]
         self.g.remove_nodes_from(dead)
@@ -434,7 +507,7 @@ class _Lowerer:
             sym = self.m.resolve(target)
             if sym is None or sym.kind not in ("local", "static", "static_const"):
                 continue
-            if sym.kind == "static_const" and self.m.const_value(sym.init) is not None:
+            if sym.kind == "static_const" and self.const_value(sym.init) is not None:
                 continue
             init = c.child_by_field_name("value") if c.type == "init_declarator" else None
             if init is None:
@@ -464,7 +537,7 @@ class _Lowerer:
 
     def _define(self, dest: Value, src: Value | None, node: Node) -> None:
         """dest = src; a temporary just computed is renamed instead of copied."""
-        blk = self.g.nodes[self.block]["instrs"]
+        blk = self.blocks[self.block]
         if src is not None and src.kind == "temp" and blk and blk[-1].dest is src:
             blk[-1].dest = dest
             return
@@ -491,7 +564,7 @@ class _Lowerer:
             node = node.child_by_field_name("value") or (parts[-1] if parts else None)
             if node is None:
                 return None, None
-        return self.expr_(node), self.m.const_value(node)
+        return self.expr_(node), self.const_value(node)
 
     def if_(self, node: Node) -> None:
         c, const = self.cond(node.child_by_field_name("condition"))
@@ -519,7 +592,7 @@ class _Lowerer:
         self.block = join
 
     def loop(self, node: Node, kind: str) -> None:
-        first = self.g.number_of_nodes()
+        first = len(self.blocks)
         attrs = tuple(a.name.lower() for a in self._attributes(node))
         trip = self.trip_count(node) if kind == "for" else None
         if kind == "for":
@@ -561,9 +634,9 @@ class _Lowerer:
                 self.emit("branch", None, [c], node)
                 self.edge(self.block, header)
             self.edge(self.block, exit_b)
-        last = self.g.number_of_nodes()
+        last = len(self.blocks)
         blocks = frozenset(b for b in range(first, last) if b != exit_b)
-        self.loops.append(LoopRecord(self.tree.span(node), kind, header, blocks, attrs, trip))
+        self.loops.append(LoopRecord(self.span(node), kind, header, blocks, attrs, trip))
         self.block = exit_b
 
     def _attributes(self, node: Node) -> list[Any]:
@@ -571,7 +644,7 @@ class _Lowerer:
         attrs: list[Any] = list(get(node)) if get is not None else []
         for c in node.children:  # unrepaired trees keep hlsl_attribute children
             if c.type == "hlsl_attribute":
-                name = self.tree.node_text(c).strip("[] \t\n").split("(")[0].strip()
+                name = self.text(c).strip("[] \t\n").split("(")[0].strip()
                 attrs.append(type("A", (), {"name": name})())
         return attrs
 
@@ -583,14 +656,14 @@ class _Lowerer:
             return None
         var, start, cond, upd = header
         sym = self.m.resolve(var)
-        a = self.m.const_value(start)
+        a = self.const_value(start)
         if sym is None or not isinstance(a, int):
             return None
         left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-        op = self.tree.node_text(cond.child_by_field_name("operator") or cond)
+        op = self.text(cond.child_by_field_name("operator") or cond)
         if left is None or left.type != "identifier" or self.m.resolve(left) is not sym:
             return None
-        b = self.m.const_value(right)
+        b = self.const_value(right)
         step = self._step(upd, sym)
         if not isinstance(b, int) or step is None or step == 0:
             return None
@@ -610,13 +683,13 @@ class _Lowerer:
             arg = upd.child_by_field_name("argument")
             if arg is None or self.m.resolve(arg) is not sym:
                 return None
-            return 1 if "++" in self.tree.node_text(upd) else -1
+            return 1 if "++" in self.text(upd) else -1
         if upd.type == "assignment_expression":
             left = upd.child_by_field_name("left")
             if left is None or self.m.resolve(left) is not sym:
                 return None
-            op = self.tree.node_text(upd.child_by_field_name("operator") or upd)
-            v = self.m.const_value(upd.child_by_field_name("right"))
+            op = self.text(upd.child_by_field_name("operator") or upd)
+            v = self.const_value(upd.child_by_field_name("right"))
             if not isinstance(v, int):
                 return None
             return v if op == "+=" else -v if op == "-=" else None
@@ -668,7 +741,7 @@ class _Lowerer:
         fn = call.child_by_field_name("function")
         if fn is None or fn.type != "identifier":
             return True  # a method (GetDimensions, Interlocked* on a resource...): assume it may
-        name = self.tree.node_text(fn)
+        name = self.text(fn)
         user = self.m.functions.get(name)
         if user:
             return any(index < len(f.params) and f.params[index].direction != "in" for f in user)
@@ -694,7 +767,7 @@ class _Lowerer:
             if prev is not None:
                 self.edge(prev, b)  # fall-through
             self.block = b
-            if self.tree.node_text(case).lstrip().startswith("default"):
+            if self.text(case).lstrip().startswith("default"):
                 has_default = True
             value = case.child_by_field_name("value")
             for s in case.named_children:
@@ -715,11 +788,11 @@ class _Lowerer:
         start = None
         for i, case in enumerate(cases):
             value = case.child_by_field_name("value")
-            if value is not None and self.m.const_value(value) == known:
+            if value is not None and self.const_value(value) == known:
                 start = i
                 break
         if start is None:
-            text = self.tree.node_text
+            text = self.text
             defaults = [i for i, x in enumerate(cases) if text(x).lstrip().startswith("default")]
             start = defaults[0] if defaults else None
         exit_b = self.new_block()
@@ -766,7 +839,7 @@ class _Lowerer:
                 v = self.expr_(c)
             self.record(node, v)
             return v
-        if self.m.const_value(node) is not None and kind != "assignment_expression":
+        if self.const_value(node) is not None and kind != "assignment_expression":
             self.record(node, None)
             return None
         if kind in ("field_expression", "subscript_expression"):
@@ -830,7 +903,7 @@ class _Lowerer:
             self.record(node, ins)
             return d
         elif sym.kind == "static_const":
-            if self.m.const_value(sym.init) is None:
+            if self.const_value(sym.init) is None:
                 d = self.temp(node, sym.type)
                 ins = self.emit("cbload", d, [], node, rule="uniform")
                 self.record(node, ins)
@@ -886,7 +959,7 @@ class _Lowerer:
             ins = self.emit("lds_load", d, idx, node, rule="lane")
             self.record(node, ins)
             return d
-        name = self.tree.node_text(node.child_by_field_name("field") or node)
+        name = self.text(node.child_by_field_name("field") or node)
         sym = self._base_symbol(arg)
         if sym is not None and sym.kind in ("local", "param", "static"):
             mv = self.member_value(sym, name)
@@ -1017,7 +1090,7 @@ class _Lowerer:
     def _res_name(self, node: Node | None) -> str:
         while node is not None and node.type in ("field_expression", "subscript_expression"):
             node = node.child_by_field_name("argument")
-        return self.tree.node_text(node) if node is not None else "?"
+        return self.text(node) if node is not None else "?"
 
     def _load_rule(self, res: T.Resource) -> str:
         if res.typed:
@@ -1033,12 +1106,12 @@ class _Lowerer:
         if fn is not None and fn.type == "field_expression":
             obj = fn.child_by_field_name("argument")
             obj_t = self.m.type_of(obj)
-            method = self.tree.node_text(fn.child_by_field_name("field") or fn)
+            method = self.text(fn.child_by_field_name("field") or fn)
             if obj_t.resource is not None and method in RESOURCE_METHODS:
                 return self.method(node, obj, obj_t, method, args)
-        name = self.tree.node_text(fn) if fn is not None else ""
+        name = self.text(fn) if fn is not None else ""
         if fn is not None and fn.type in ("template_function",):
-            name = self.tree.node_text(fn.child_by_field_name("name") or fn)
+            name = self.text(fn.child_by_field_name("name") or fn)
         user = self.m.function(name, len(args)) if fn is not None and fn.type == "identifier" else None
         if user is not None and user.body is not None:
             return self.inline(node, user, args)
@@ -1252,7 +1325,7 @@ class _Lowerer:
     def assignment(self, node: Node) -> Value | None:
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
-        op = self.tree.node_text(node.child_by_field_name("operator") or node).strip()
+        op = self.text(node.child_by_field_name("operator") or node).strip()
         if left is None:
             return self.expr_(right)
         if op == "=" and left.type == "identifier":
@@ -1307,7 +1380,7 @@ class _Lowerer:
             return
         if target.type == "field_expression":
             arg = target.child_by_field_name("argument")
-            fname = self.tree.node_text(target.child_by_field_name("field") or target)
+            fname = self.text(target.child_by_field_name("field") or target)
             sym = self._base_symbol(arg)
             if sym is not None and sym.kind in ("local", "param", "static"):
                 mv = self.member_value(sym, fname)
