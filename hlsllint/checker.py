@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Function
+from hlsllint.syntax import Node
 
 
 def _crash(rule: Rule, path: str) -> str:
@@ -21,6 +22,9 @@ def _crash(rule: Rule, path: str) -> str:
 
 def _no_stage(_stage: str) -> None:
     pass
+
+
+_Visit = Callable[[RuleContext, Node], None]
 
 
 def run_rules(
@@ -35,10 +39,11 @@ def run_rules(
     budget raises from it)."""
     errors: list[str] = []
     failed: set[str] = set()
-    dispatch: dict[str, list[Rule]] = {}
+    lists: dict[str, list[tuple[Rule, _Visit]]] = {}
     for rule in rules:
         for kind in rule.node_kinds:
-            dispatch.setdefault(kind, []).append(rule)
+            lists.setdefault(kind, []).append((rule, rule.visit))
+    dispatch = {kind: tuple(subs) for kind, subs in lists.items()}
     if dispatch:
         on_stage("the rules' walk (" + ", ".join(r.code for r in rules if r.node_kinds) + ")")
         bodies: dict[int, Function] = {}
@@ -66,15 +71,15 @@ def run_rules(
             if subscribers:
                 node = nodes[i]
                 ctx.function = fn
-                for rule in subscribers:
-                    if rule.code in failed:
-                        continue
+                for rule, visit in subscribers:
                     ctx.rule = rule
                     try:
-                        rule.visit(ctx, node)
+                        visit(ctx, node)
                     except Exception:  # a rule bug must not take the run down
                         failed.add(rule.code)
                         errors.append(_crash(rule, path))
+                        for k, subs in dispatch.items():  # no more visits for it
+                            dispatch[k] = tuple(s for s in subs if s[0].code not in failed)
         ctx.function = None
     for rule in rules:
         if rule.code in failed:

@@ -26,9 +26,29 @@ from typing import Any
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
 from hlsllint.settings import AnalysisSettings
-from hlsllint.syntax import Node, SyntaxTree
+from hlsllint.syntax import Node, SyntaxTree, field_id
 
 Span = tuple[int, int]
+
+# Field ids of the grammar (`child_by_field_id` is much cheaper than `child_by_field_name`).
+_F_ALTERNATIVE = field_id("alternative")
+_F_ARGUMENT = field_id("argument")
+_F_ARGUMENTS = field_id("arguments")
+_F_BODY = field_id("body")
+_F_CONDITION = field_id("condition")
+_F_CONSEQUENCE = field_id("consequence")
+_F_DECLARATOR = field_id("declarator")
+_F_DEFAULT_VALUE = field_id("default_value")
+_F_FIELD = field_id("field")
+_F_FUNCTION = field_id("function")
+_F_LEFT = field_id("left")
+_F_NAME = field_id("name")
+_F_OPERATOR = field_id("operator")
+_F_PARAMETERS = field_id("parameters")
+_F_RIGHT = field_id("right")
+_F_SIZE = field_id("size")
+_F_TYPE = field_id("type")
+_F_VALUE = field_id("value")
 
 _SWIZZLE_RE = re.compile(r"^(?:[xyzw]{1,4}|[rgba]{1,4})$")
 _MATRIX_SWIZZLE_RE = re.compile(r"^(?:_m[0-3][0-3])+$|^(?:_[1-4][1-4])+$")
@@ -190,11 +210,13 @@ class Model:
         name may not be resolved yet)."""
         self._function_symbols: dict[str, Symbol] = {}
         self._analysis: Any = None
+        """A slot where `hlsllint.analysis.analyze` keeps the unit's analyses (computed once)."""
         self._uses: dict[int, list[Node]] = {}
         """id(symbol) -> the identifiers in function bodies that refer to it (its declaration
         excluded), in document order per function; filled while the bodies are resolved
         (`hlsllint.semantic.queries.uses_of`)."""
-        """A slot where `hlsllint.analysis.analyze` keeps the unit's analyses (computed once)."""
+        self._pending_uses: list[tuple[int, Node, Symbol]] = []
+        """The uses found in the body being resolved: (start byte, identifier, symbol)."""
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -204,7 +226,7 @@ class Model:
 
     def resolve(self, node: Node) -> Symbol | None:
         """The symbol an identifier (use or declaration) refers to."""
-        return self._refs.get((node.start_byte, node.end_byte))
+        return self._refs.get(node.byte_range)
 
     def function(self, name: str, nargs: int | None = None) -> Function | None:
         """The definition of `name` (the overload with `nargs` parameters when there are many)."""
@@ -254,11 +276,11 @@ class Model:
             return T.UNKNOWN
         kind = node.type
         if kind == "type_descriptor":
-            return self.type_from_node(node.child_by_field_name("type"))
+            return self.type_from_node(node.child_by_field_id(_F_TYPE))
         if kind == "template_type":
-            name_node = node.child_by_field_name("name")
+            name_node = node.child_by_field_id(_F_NAME)
             base = self.tree.node_text(name_node) if name_node else ""
-            args_node = node.child_by_field_name("arguments")
+            args_node = node.child_by_field_id(_F_ARGUMENTS)
             args = [c for c in args_node.named_children] if args_node else []
             if base in ("vector", "matrix"):
                 el = self.type_from_node(args[0]) if args else T.FLOAT
@@ -273,8 +295,8 @@ class Model:
                 return T.resource_type(base, element)
             return T.Type("unknown", self.tree.node_text(node), element=element)
         if kind in ("struct_specifier", "class_specifier"):
-            name_node = node.child_by_field_name("name")
-            if node.child_by_field_name("body") is not None:
+            name_node = node.child_by_field_id(_F_NAME)
+            if node.child_by_field_id(_F_BODY) is not None:
                 return self._define_struct(node)
             return self.lookup_type(self.tree.node_text(name_node)) if name_node else T.UNKNOWN
         text = self.tree.node_text(node)
@@ -326,10 +348,10 @@ class Model:
             return None
         if kind == "qualified_identifier":
             # `Kernel::Width`: namespaces are flattened into the globals, so the member's own name.
-            return self.const_value(node.child_by_field_name("name"))
+            return self.const_value(node.child_by_field_id(_F_NAME))
         if kind == "cast_expression":
-            v = self.const_value(node.child_by_field_name("value"))
-            t = self.type_from_node(node.child_by_field_name("type"))
+            v = self.const_value(node.child_by_field_id(_F_VALUE))
+            t = self.type_from_node(node.child_by_field_id(_F_TYPE))
             if v is None:
                 return None
             if t.is_int:
@@ -338,8 +360,8 @@ class Model:
                 return float(v)
             return v
         if kind == "unary_expression":
-            v = self.const_value(node.child_by_field_name("argument"))
-            op = node.child_by_field_name("operator")
+            v = self.const_value(node.child_by_field_id(_F_ARGUMENT))
+            op = node.child_by_field_id(_F_OPERATOR)
             o = self.tree.node_text(op) if op else ""
             if v is None:
                 return None
@@ -353,18 +375,17 @@ class Model:
                 return ~v
             return None
         if kind == "binary_expression":
-            a = self.const_value(node.child_by_field_name("left"))
-            b = self.const_value(node.child_by_field_name("right"))
-            op = node.child_by_field_name("operator")
+            a = self.const_value(node.child_by_field_id(_F_LEFT))
+            b = self.const_value(node.child_by_field_id(_F_RIGHT))
+            op = node.child_by_field_id(_F_OPERATOR)
             if a is None or b is None or op is None:
                 return None
             return _binop(self.tree.node_text(op), a, b)
         if kind == "conditional_expression":
-            c = self.const_value(node.child_by_field_name("condition"))
+            c = self.const_value(node.child_by_field_id(_F_CONDITION))
             if c is None:
                 return None
-            branch = "consequence" if c else "alternative"
-            return self.const_value(node.child_by_field_name(branch))
+            return self.const_value(node.child_by_field_id(_F_CONSEQUENCE if c else _F_ALTERNATIVE))
         return None
 
     # -- expression types -------------------------------------------------------------------
@@ -413,13 +434,13 @@ class Model:
         if kind == "field_expression":
             return self._field_type(node)
         if kind == "subscript_expression":
-            return self._subscript_type(self.type_of(node.child_by_field_name("argument")))
+            return self._subscript_type(self.type_of(node.child_by_field_id(_F_ARGUMENT)))
         if kind == "call_expression":
             return self._call_type(node)
         if kind == "binary_expression":
-            op = self._text(node.child_by_field_name("operator"))
-            left = self.type_of(node.child_by_field_name("left"))
-            right = self.type_of(node.child_by_field_name("right"))
+            op = self._text(node.child_by_field_id(_F_OPERATOR))
+            left = self.type_of(node.child_by_field_id(_F_LEFT))
+            right = self.type_of(node.child_by_field_id(_F_RIGHT))
             common = T.common_type(left, right)
             if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
                 if not common.is_numeric:
@@ -429,29 +450,29 @@ class Model:
                 return left
             return common
         if kind == "unary_expression":
-            op = self._text(node.child_by_field_name("operator"))
-            arg = self.type_of(node.child_by_field_name("argument"))
+            op = self._text(node.child_by_field_id(_F_OPERATOR))
+            arg = self.type_of(node.child_by_field_id(_F_ARGUMENT))
             if op == "!" and arg.is_numeric:
                 return T.numeric("bool", arg.rows, arg.cols, matrix=arg.kind == "matrix")
             return arg
         if kind == "update_expression":
-            return self.type_of(node.child_by_field_name("argument"))
+            return self.type_of(node.child_by_field_id(_F_ARGUMENT))
         if kind == "assignment_expression":
-            return self.type_of(node.child_by_field_name("left"))
+            return self.type_of(node.child_by_field_id(_F_LEFT))
         if kind == "conditional_expression":
             return T.common_type(
-                self.type_of(node.child_by_field_name("consequence")),
-                self.type_of(node.child_by_field_name("alternative")),
+                self.type_of(node.child_by_field_id(_F_CONSEQUENCE)),
+                self.type_of(node.child_by_field_id(_F_ALTERNATIVE)),
             )
         if kind == "cast_expression":
-            return self.type_from_node(node.child_by_field_name("type"))
+            return self.type_from_node(node.child_by_field_id(_F_TYPE))
         if kind == "comma_expression":
-            return self.type_of(node.child_by_field_name("right"))
+            return self.type_of(node.child_by_field_id(_F_RIGHT))
         return T.UNKNOWN
 
     def _field_type(self, node: Node) -> T.Type:
-        base = self.type_of(node.child_by_field_name("argument"))
-        name = self._text(node.child_by_field_name("field"))
+        base = self.type_of(node.child_by_field_id(_F_ARGUMENT))
+        name = self._text(node.child_by_field_id(_F_FIELD))
         if base.kind == "struct":
             m = base.member(name)
             return m.type if m else T.UNKNOWN
@@ -492,19 +513,19 @@ class Model:
         return T.UNKNOWN
 
     def _call_type(self, node: Node) -> T.Type:
-        fn = node.child_by_field_name("function")
-        args_node = node.child_by_field_name("arguments")
+        fn = node.child_by_field_id(_F_FUNCTION)
+        args_node = node.child_by_field_id(_F_ARGUMENTS)
         args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
         if fn is None:
             return T.UNKNOWN
         if fn.type == "field_expression":
-            obj = self.type_of(fn.child_by_field_name("argument"))
-            method = self._text(fn.child_by_field_name("field"))
+            obj = self.type_of(fn.child_by_field_id(_F_ARGUMENT))
+            method = self._text(fn.child_by_field_id(_F_FIELD))
             return self.method_type(obj, method, args)
         if fn.type in ("template_function", "template_method"):
-            name_node = fn.child_by_field_name("name")
+            name_node = fn.child_by_field_id(_F_NAME)
             name = self._text(name_node)
-            targs = fn.child_by_field_name("arguments")
+            targs = fn.child_by_field_id(_F_ARGUMENTS)
             if targs is not None and targs.named_children:
                 t = self.type_from_node(targs.named_children[0])
                 if t.kind != "unknown":
@@ -550,15 +571,15 @@ class Model:
     # -- building ---------------------------------------------------------------------------
 
     def _define_struct(self, node: Node) -> T.Type:
-        name_node = node.child_by_field_name("name")
+        name_node = node.child_by_field_id(_F_NAME)
         name = self._text(name_node) if name_node else f"<anonymous@{node.start_byte}>"
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_id(_F_BODY)
         members: list[T.Member] = []
         if body is not None:
             for fd in body.named_children:
                 if fd.type not in ("field_declaration", "declaration"):
                     continue
-                base = self.type_from_node(fd.child_by_field_name("type"))
+                base = self.type_from_node(fd.child_by_field_id(_F_TYPE))
                 pending: T.Member | None = None
                 for child in fd.named_children:
                     if child.type in ("semantics", "bitfield_clause"):
@@ -611,15 +632,15 @@ class Model:
                     t = T.array_of(t, size)
                 return _Declarator(self._text(cur), cur, t, init, semantic, register)
             if cur.type == "init_declarator":
-                init = cur.child_by_field_name("value")
-                cur = cur.child_by_field_name("declarator")
+                init = cur.child_by_field_id(_F_VALUE)
+                cur = cur.child_by_field_id(_F_DECLARATOR)
             elif cur.type == "array_declarator":
-                size_node = cur.child_by_field_name("size")
+                size_node = cur.child_by_field_id(_F_SIZE)
                 v = self.const_value(size_node) if size_node is not None else None
                 sizes.append(int(v) if isinstance(v, int | float) else None)
-                cur = cur.child_by_field_name("declarator")
+                cur = cur.child_by_field_id(_F_DECLARATOR)
             else:
-                nxt = cur.child_by_field_name("declarator")
+                nxt = cur.child_by_field_id(_F_DECLARATOR)
                 if nxt is None:
                     ids = [c for c in cur.named_children if c.type == "identifier"]
                     nxt = ids[0] if ids else None
@@ -667,8 +688,10 @@ class Model:
 
     def declare(self, decl: Node, kind: str, function: str | None = None) -> list[Symbol]:
         """Symbols of a `declaration` node (globals or locals); registers names for resolve()."""
-        base = self.type_from_node(decl.child_by_field_name("type"))
+        base = self.type_from_node(decl.child_by_field_id(_F_TYPE))
         quals = self._qualifiers(decl)
+        # Annotations of the declarators lie inside the declaration: most have none at all.
+        semantics, bindings = self.tree.may_have_annotations(decl)
         out: list[Symbol] = []
         for i, child in enumerate(decl.children):
             if child.type in ("semantics", "bitfield_clause"):
@@ -684,11 +707,11 @@ class Model:
             d = self._unpack_declarator(child, base)
             if d is None:
                 continue
-            sem = self._annotated_semantic(child) or d.semantic
-            reg = self._annotated_register(child) or d.register
-            if sem is None and not out:
+            sem = (self._annotated_semantic(child) if semantics else None) or d.semantic
+            reg = (self._annotated_register(child) if bindings else None) or d.register
+            if sem is None and not out and semantics:
                 sem = self._annotated_semantic(decl)
-            if reg is None and not out:
+            if reg is None and not out and bindings:
                 reg = self._annotated_register(decl)
             d.semantic, d.register = sem, reg
             sym = Symbol(
@@ -754,7 +777,7 @@ class Model:
                 "preproc_else",
                 "preproc_elif",
             ):
-                body = c.child_by_field_name("body")
+                body = c.child_by_field_id(_F_BODY)
                 yield from self._top_level(body if body is not None else c)
             else:
                 yield c
@@ -764,7 +787,7 @@ class Model:
         pending_attrs: list[Attribute] = []
         for i, n in enumerate(nodes):
             kind = n.type
-            type_node = n.child_by_field_name("type")
+            type_node = n.child_by_field_id(_F_TYPE)
             type_text = self._text(type_node) if type_node is not None else ""
             if kind in ("hlsl_attribute", "attribute_declaration", "attributed_statement"):
                 pending_attrs.extend(self._attributes_in(n))
@@ -772,14 +795,14 @@ class Model:
             block = self.block_kind(n) if kind == "struct_specifier" else None
             if block in ("cbuffer", "tbuffer"):
                 reg = self._annotated_register(n) or self._register_in(n)
-                body = n.child_by_field_name("body")
-                self._add_cbuffer(block or "cbuffer", n.child_by_field_name("name"), body, n, reg)
+                body = n.child_by_field_id(_F_BODY)
+                self._add_cbuffer(block or "cbuffer", n.child_by_field_id(_F_NAME), body, n, reg)
             elif kind in ("struct_specifier", "class_specifier"):
-                if n.child_by_field_name("body") is not None:
+                if n.child_by_field_id(_F_BODY) is not None:
                     self._define_struct(n)
             elif kind == "cbuffer_specifier":
-                name_node = n.child_by_field_name("name") or _first(n, "identifier", "type_identifier")
-                body = n.child_by_field_name("body") or _first(
+                name_node = n.child_by_field_id(_F_NAME) or _first(n, "identifier", "type_identifier")
+                body = n.child_by_field_id(_F_BODY) or _first(
                     n, "field_declaration_list", "declaration_list", "compound_statement"
                 )
                 reg = self._register_in(n)
@@ -788,8 +811,8 @@ class Model:
             elif kind == "function_definition" and type_text in ("cbuffer", "tbuffer"):
                 self._add_cbuffer(
                     type_text,
-                    n.child_by_field_name("declarator"),
-                    n.child_by_field_name("body"),
+                    n.child_by_field_id(_F_DECLARATOR),
+                    n.child_by_field_id(_F_BODY),
                     n,
                     self._register_in(n),
                 )
@@ -797,7 +820,7 @@ class Model:
                 nxt = nodes[i + 1] if i + 1 < len(nodes) else None
                 body = nxt if nxt is not None and nxt.type == "compound_statement" else None
                 self._add_cbuffer(
-                    type_text, n.child_by_field_name("declarator"), body, n, self._register_in(n)
+                    type_text, n.child_by_field_id(_F_DECLARATOR), body, n, self._register_in(n)
                 )
             elif kind == "type_definition":
                 base = self.type_from_node(type_node)
@@ -835,7 +858,12 @@ class Model:
             self.cbuffers.append(CBuffer("$Globals", "$Globals", None, globals_members, None))
         for overloads in self.functions.values():
             for f in overloads:
+                self._pending_uses = []
                 self._resolve_body(f)
+                self._pending_uses.sort(key=lambda u: u[0])
+                for _start, node, sym in self._pending_uses:
+                    self._uses.setdefault(id(sym), []).append(node)
+        self._pending_uses = []
         for name in self.functions:
             self._function_symbols[name] = Symbol(name, "function", T.UNKNOWN)
         self._find_entry_points()
@@ -879,23 +907,23 @@ class Model:
         for c in node.children:
             if c.type in ("hlsl_attribute", "attribute_declaration", "attribute_specifier"):
                 attrs.extend(self._attributes_in(c))
-        declarator = node.child_by_field_name("declarator")
+        declarator = node.child_by_field_id(_F_DECLARATOR)
         while declarator is not None and declarator.type != "function_declarator":
-            declarator = declarator.child_by_field_name("declarator")
+            declarator = declarator.child_by_field_id(_F_DECLARATOR)
         if declarator is None:
             return
-        name_node = declarator.child_by_field_name("declarator")
+        name_node = declarator.child_by_field_id(_F_DECLARATOR)
         name = self._text(name_node)
         if not name:
             return
-        ret_type = self.type_from_node(node.child_by_field_name("type"))
+        ret_type = self.type_from_node(node.child_by_field_id(_F_TYPE))
         ret_sem: str | None = None
         for c in list(declarator.named_children) + list(node.named_children):
             if c.type in ("semantics", "bitfield_clause"):
                 ret_sem, _ = self._semantic_of(c)
         ret_sem = self._annotated_semantic(node) or ret_sem
         params: list[Symbol] = []
-        plist = declarator.child_by_field_name("parameters")
+        plist = declarator.child_by_field_id(_F_PARAMETERS)
         for p in plist.named_children if plist is not None else []:
             if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
                 continue
@@ -908,13 +936,13 @@ class Model:
                     sym.semantic = sym.semantic or self._semantic_of(c)[0]
             sym.semantic = sym.semantic or self._annotated_semantic(p)
             if sym.init is None:
-                sym.init = p.child_by_field_name("default_value")
+                sym.init = p.child_by_field_id(_F_DEFAULT_VALUE)
             q = sym.qualifiers
             sym.direction = (
                 "inout" if "inout" in q or ("in" in q and "out" in q) else ("out" if "out" in q else "in")
             )
             params.append(sym)
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_id(_F_BODY)
         fn = Function(name, node, params, ret_type, ret_sem, attrs, body)
         self.functions.setdefault(name, []).append(fn)
 
@@ -924,63 +952,81 @@ class Model:
         """Resolve every identifier of a body, following block scopes."""
         if fn.body is None:
             return
-        scopes: list[dict[str, Symbol]] = [{p.name: p for p in fn.params}]
-        uses: list[tuple[int, Node, Symbol]] = []
+        tree = self.tree
+        start = tree.index_of(fn.body)
+        if start is None:
+            return
+        self._resolve_range(fn, [{p.name: p for p in fn.params}], start)
+
+    def _resolve_range(self, fn: Function, scopes: list[dict[str, Symbol]], first: int) -> None:
+        """Resolve the identifiers of the subtree at `nodes()[first]` (its run of
+        `descendant_count` nodes in document order) under `scopes`: a declaration's names are
+        seen after it, a block's names until its end, initialisers and array sizes of a
+        declaration after the names it declares."""
+        tree = self.tree
+        nodes = tree.nodes()
+        types = tree.node_types()
+        text = tree.text
+        plain = tree.ascii
         refs = self._refs
-        calls = fn.calls
-        text = self.tree.text
-        node_text = None if self.tree.ascii else self.tree.node_text
-        walk = self.tree.walk
+        uses = self._pending_uses
         lookup = self._lookup
-        # An explicit stack (bodies can nest deeper than Python's recursion limit); None closes
-        # the innermost scope.
-        stack: list[Node | None] = [fn.body]
-        pop = stack.pop
-        push = stack.append
-        extend = stack.extend
-        while stack:
-            node = pop()
-            if node is None:
+        ends: list[int] = []  # where the scopes opened in this run close
+        i = first
+        stop = first + nodes[first].descendant_count
+        while i < stop:
+            while ends and i >= ends[-1]:
+                ends.pop()
                 scopes.pop()
-                continue
-            kind = node.type
+            kind = types[i]
             if kind == "identifier":
-                start = node.start_byte
-                end = node.end_byte
-                name = text[start:end] if node_text is None else node_text(node)
-                sym = lookup(name, scopes)
+                node = nodes[i]
+                s, e = node.start_byte, node.end_byte
+                sym = lookup(text[s:e] if plain else tree.node_text(node), scopes)
                 if sym is not None:
-                    refs[(start, end)] = sym
+                    refs[(s, e)] = sym
                     if sym.node is None or sym.node.id != node.id:
-                        uses.append((start, node, sym))
+                        uses.append((s, node, sym))
+                i += node.descendant_count  # a leaf
                 continue
-            if kind == "declaration" and node.child_by_field_name("type") is not None:
-                syms = self.declare(node, "local", function=fn.name)
-                for sym in syms:
-                    scopes[-1][sym.name] = sym
-                    if sym.init is not None:
-                        push(sym.init)
-                for c in node.named_children:
-                    if c.type == "array_declarator" or c.type == "init_declarator":
-                        for inner in walk(c):
-                            if inner.type == "array_declarator":
-                                size = inner.child_by_field_name("size")
-                                if size is not None:
-                                    push(size)
-                continue
-            children = node.named_children
-            if kind in _SCOPE_NODES:
+            elif kind in _SCOPE_NODES:
+                ends.append(i + nodes[i].descendant_count)
                 scopes.append({})
-                push(None)
             elif kind == "call_expression":
-                # What the body calls: the identifiers whose parent is a call (the callee's name).
-                for c in children:
+                # What the body calls: the identifiers whose parent is a call (the callee).
+                for c in nodes[i].named_children:
                     if c.type == "identifier":
-                        calls.add(text[c.start_byte : c.end_byte] if node_text is None else node_text(c))
-            extend(reversed(children))
-        uses.sort(key=lambda u: u[0])
-        for _start, node_, sym_ in uses:
-            self._uses.setdefault(id(sym_), []).append(node_)
+                        fn.calls.add(tree.node_text(c))
+            elif kind == "declaration":
+                node = nodes[i]
+                if node.child_by_field_id(_F_TYPE) is not None:
+                    self._resolve_declaration(fn, scopes, node)
+                    i += node.descendant_count
+                    continue
+            i += 1
+        for _ in ends:
+            scopes.pop()
+
+    def _resolve_declaration(self, fn: Function, scopes: list[dict[str, Symbol]], decl: Node) -> None:
+        """Declare a local declaration's names, then resolve its array sizes (last first) and
+        initialisers (last first), in that order."""
+        tree = self.tree
+        then: list[Node] = []
+        for sym in self.declare(decl, "local", function=fn.name):
+            scopes[-1][sym.name] = sym
+            if sym.init is not None:
+                then.append(sym.init)
+        for c in decl.named_children:
+            if c.type == "array_declarator" or c.type == "init_declarator":
+                for inner in tree.walk(c):
+                    if inner.type == "array_declarator":
+                        size = inner.child_by_field_id(_F_SIZE)
+                        if size is not None:
+                            then.append(size)
+        for node in reversed(then):
+            first = tree.index_of(node)
+            if first is not None:
+                self._resolve_range(fn, scopes, first)
 
     def _lookup(self, name: str, scopes: list[dict[str, Symbol]]) -> Symbol | None:
         for scope in reversed(scopes):

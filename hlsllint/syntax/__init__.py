@@ -67,6 +67,7 @@ __all__ = [
     "Register",
     "Semantic",
     "SyntaxTree",
+    "field_id",
     "language",
     "parse",
 ]
@@ -84,6 +85,21 @@ def language() -> tree_sitter.Language:
 @cache
 def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(language())
+
+
+@cache
+def field_id(name: str) -> int:
+    """The grammar's id of a field: `node.child_by_field_id(field_id("body"))` is
+    `node.child_by_field_name("body")` without looking the name up again on every call (the
+    lookup is a scan of the grammar's field names, several times the cost of the child itself)."""
+    found = language().field_id_for_name(name)
+    if found is None:
+        raise KeyError(f"the HLSL grammar has no field {name!r}")
+    return found
+
+
+_NAME = field_id("name")
+_DECLARATOR = field_id("declarator")
 
 
 def _walk(node: Node) -> Iterator[Node]:
@@ -133,6 +149,8 @@ class SyntaxTree:
     _nodes: list[Node] | None = field(default=None, repr=False)
     _types: list[str] | None = field(default=None, repr=False)
     _by_type: dict[str, list[Node]] = field(default_factory=dict, repr=False)
+    _positions: dict[int, int] | None = field(default=None, repr=False)
+    """Node id -> position in `nodes()` (computed once)."""
     _ends: dict[int, list[int]] = field(default_factory=dict, repr=False)
     """Declarator end offsets per node id (semantics and registers are anchored there)."""
 
@@ -158,7 +176,7 @@ class SyntaxTree:
 
     def span(self, node: Node) -> tuple[int, int]:
         if self._byte_to_char is None:  # ASCII text: a byte offset is a code-point offset
-            return node.start_byte, node.end_byte
+            return node.byte_range
         return self.char_offset(node.start_byte), self.char_offset(node.end_byte)
 
     def node_text(self, node: Node) -> str:
@@ -172,7 +190,18 @@ class SyntaxTree:
         The whole-tree walk is computed once and shared by every rule of the unit."""
         if node is None:
             return iter(self.nodes())
-        return _walk(node)
+        i = self.index_of(node)
+        if i is None:  # not a node of this tree
+            return _walk(node)
+        return iter(self._nodes[i : i + node.descendant_count])  # type: ignore[index]
+
+    def index_of(self, node: Node) -> int | None:
+        """The position of `node` in `nodes()` (None for a node of another tree). Its subtree is
+        the `node.descendant_count` nodes from there."""
+        positions = self._positions
+        if positions is None:
+            positions = self._positions = {n.id: i for i, n in enumerate(self.nodes())}
+        return positions.get(node.id)
 
     def nodes(self) -> list[Node]:
         """Every node of the tree in document order (computed once)."""
@@ -214,7 +243,7 @@ class SyntaxTree:
         found = list(self.index.attributes.get(self.span(node)[0], ()))
         if node.type in ("struct_specifier", "class_specifier"):
             # `struct [raypayload] Payload { ... }`: the attribute sits before the name.
-            name = node.child_by_field_name("name")
+            name = node.child_by_field_id(_NAME)
             if name is not None:
                 found += self.index.attributes.get(self.span(name)[0], ())
         for c in node.children:
@@ -235,6 +264,16 @@ class SyntaxTree:
         """The attribute `name` (case-insensitive) in front of `node`, if any."""
         lname = name.lower()
         return next((a for a in self.attributes_of(node) if a.name.lower() == lname), None)
+
+    def may_have_annotations(self, node: Node) -> tuple[bool, bool]:
+        """(semantics, bindings): whether `semantic_of` / `bindings_of` can find anything for
+        `node` or any node inside it (False when no such annotation is anchored in its span)."""
+        index = self.index
+        start, end = self.span(node)
+        return (
+            _any_between(index.semantic_anchors, start, end),
+            _any_between(index.register_anchors, start, end),
+        )
 
     def semantic_of(self, node: Node) -> Semantic | None:
         index = self.index
@@ -288,7 +327,7 @@ class SyntaxTree:
     def modifiers_of(self, node: Node) -> list[str]:
         """Modifier words of a declaration, parameter, field or type descriptor, in order."""
         start, end = self.span(node)
-        decl = node.child_by_field_name("declarator")
+        decl = node.child_by_field_id(_DECLARATOR)
         if decl is not None and node.type != "init_declarator":
             end = self.span(decl)[0]
         found: list[tuple[int, str]] = []
@@ -324,14 +363,14 @@ class SyntaxTree:
         ends = [self.span(node)[1]]
         kids: list[Node] = []
         if node.type == "struct_specifier":
-            name = node.child_by_field_name("name")
+            name = node.child_by_field_id(_NAME)
             if name is not None:
                 kids.append(name)
         else:
             kids.extend(node.children_by_field_name("declarator"))
         for k in kids:
             if k.type == "init_declarator":
-                inner = k.child_by_field_name("declarator")
+                inner = k.child_by_field_id(_DECLARATOR)
                 if inner is not None:
                     k = inner
             ends.append(self.span(k)[1])
