@@ -149,8 +149,8 @@ class SyntaxTree:
     _nodes: list[Node] | None = field(default=None, repr=False)
     _types: list[str] | None = field(default=None, repr=False)
     _by_type: dict[str, list[Node]] = field(default_factory=dict, repr=False)
-    _positions: dict[int, int] | None = field(default=None, repr=False)
-    """Node id -> position in `nodes()` (computed once)."""
+    _starts: list[int] | None = field(default=None, repr=False)
+    """The start bytes of `nodes()`, index for index (computed once)."""
     _ends: dict[int, list[int]] = field(default_factory=dict, repr=False)
     """Declarator end offsets per node id (semantics and registers are anchored there)."""
 
@@ -198,10 +198,19 @@ class SyntaxTree:
     def index_of(self, node: Node) -> int | None:
         """The position of `node` in `nodes()` (None for a node of another tree). Its subtree is
         the `node.descendant_count` nodes from there."""
-        positions = self._positions
-        if positions is None:
-            positions = self._positions = {n.id: i for i, n in enumerate(self.nodes())}
-        return positions.get(node.id)
+        nodes = self.nodes()
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = [n.start_byte for n in nodes]
+        # Document order is start order: look among the nodes that start where `node` does.
+        at = node.start_byte
+        wanted = node.id
+        i = bisect.bisect_left(starts, at)
+        while i < len(starts) and starts[i] == at:
+            if nodes[i].id == wanted:
+                return i
+            i += 1
+        return None
 
     def nodes(self) -> list[Node]:
         """Every node of the tree in document order (computed once)."""
@@ -344,7 +353,7 @@ class SyntaxTree:
         norm = self.normalized
         while i >= 0:
             mod = mods[i]
-            if mod.span[1] <= start and norm[mod.span[1] : start].strip():
+            if mod.span[1] <= start and not _blank(norm, mod.span[1], start):
                 break
             found.append((mod.span[0], mod.name))
             if mod.span[0] < start:
@@ -392,6 +401,12 @@ class _AnnotationIndex:
         self.modifier_starts = [m.span[0] for m in self.modifiers]
         self.semantic_anchors = sorted(self.semantics)
         self.register_anchors = sorted(a for a, regs in self.registers.items() if regs)
+
+
+def _blank(text: str, start: int, end: int) -> bool:
+    """`not text[start:end].strip()`, without copying a long stretch when its end is not blank."""
+    near = max(start, end - 64)
+    return not text[near:end].strip() and (near == start or not text[start:near].strip())
 
 
 def _any_between(anchors: list[int], start: int, end: int) -> bool:
