@@ -13,7 +13,8 @@ The shader is a generated one (`--lines`, default 2,000: a main file and two hea
 one entry point reaching four of its ~170 functions) or a real file (`--file`, includes read from
 disk, `--line` the 1-based line after which the probe goes: a statement inside a function body).
 Edits are spaced beyond the debounce, as single edits after a pause are; a burst of keystrokes is
-linted once, `debounceMs` after the last one.
+linted once, `debounceMs` after the last one. `HLSLLINT_LSP_INCREMENTAL=0` in the environment
+times the server linting every version from scratch.
 
     python bench/lsp_latency.py [--edits 40] [--lines 2000] [--edit inline|newline]
     python bench/lsp_latency.py --file path/to/shader.hlsl --line 120
@@ -143,7 +144,7 @@ class Edit:
 
 async def measure(
     main: Path, edit: Edit, edits: int, pause: float, profile: str | None = None
-) -> tuple[list[float], dict[int, list[types.Diagnostic]]]:
+) -> tuple[list[float], dict[int, list[types.Diagnostic]], dict[str, object]]:
     client = LanguageClient("lsp-latency-bench", "1")
     arrived: dict[int, float] = {}
     received: dict[int, list[types.Diagnostic]] = {}
@@ -194,10 +195,11 @@ async def measure(
             )
         )
         samples.append((await wait_for(version)) - sent)
+    stats = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="hlsllint.stats"))
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return samples, received
+    return samples, received, stats if isinstance(stats, dict) else {}
 
 
 def reference(main: Path, text: str) -> list[types.Diagnostic]:
@@ -271,7 +273,7 @@ def main() -> None:
             main_file = write_project(Path(tmp), args.lines)
             line = SYNTHETIC_LINE
         edit = Edit(main_file.read_text(encoding="utf-8"), line, args.edit)
-        samples, received = asyncio.run(measure(main_file, edit, args.edits, args.pause, args.profile))
+        samples, received, stats = asyncio.run(measure(main_file, edit, args.edits, args.pause, args.profile))
         problems = check(edit, main_file, received)
         floor = lint_time(main_file, edit)
         total, files = unit_size(main_file)
@@ -281,6 +283,16 @@ def main() -> None:
     print(f"{name}: {total} lines in {files} files; {len(ms)} {args.edit} edits at line {line}")
     print(f"didChange -> publishDiagnostics: median {statistics.median(ms):.1f} ms, p95 {p95:.1f} ms")
     print(f"a from-scratch lint of the document, in process: median {floor:.1f} ms")
+    fallback = f" (last fallback: {stats.get('lastFallback')})" if stats.get("lastFallback") else ""
+    print(
+        f"server: {stats.get('relints')} incremental lints, {stats.get('fullLints')} from scratch"
+        f" (the open included){fallback}"
+    )
+    lint_ms = stats.get("lintMs")
+    if isinstance(lint_ms, list) and len(lint_ms) > 1:
+        print(
+            f"server: the lint itself (worker thread, edits only): median {statistics.median(lint_ms[1:]):.1f} ms"
+        )
     if problems:
         print(f"WRONG DIAGNOSTICS ({len(problems)}):", *problems[:10], sep="\n  ")
         sys.exit(1)

@@ -77,8 +77,8 @@ class Snapshot:
     variant: Variant | None
     functions: list[Func]
     names: frozenset[str]
-    words: frozenset[str]
-    """Every identifier of the unit's expanded text."""
+    unit_text: str
+    """The unit's expanded text (its identifiers: `words`)."""
     files: dict[str, SourceFile]
     """The unit's other files, as read."""
     missing: tuple[str, ...]
@@ -88,6 +88,14 @@ class Snapshot:
     """The unit's entry points, in order."""
     decls: list[Func] = dataclasses.field(default_factory=list)
     """The document's other top-level declarations."""
+    _words: frozenset[str] | None = None
+
+    @property
+    def words(self) -> frozenset[str]:
+        """Every identifier of the unit's expanded text."""
+        if self._words is None:
+            self._words = frozenset(IDENT.findall(self.unit_text))
+        return self._words
 
 
 @dataclass
@@ -244,7 +252,7 @@ def snapshot(
         variant,
         functions,
         names,
-        frozenset(IDENT.findall(ctx.tree.text)),
+        ctx.tree.text,
         files,
         tuple(ctx.pp.missing),
         list(findings),
@@ -415,9 +423,13 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
     found += new_global + reused
     # A name a fix writes that the text does not hold may be made up across the unit (a fresh
     # variable): reused fixes must not write one the old text lacked, new ones one it lacks.
-    words = frozenset(IDENT.findall(ctx.tree.text))
-    if any(_fresh_names(dg) - words for dg in found) or any(_fresh_names(dg) - snap.words for dg in reused):
-        return _give_up("a fix writes a name made up across the unit")
+    fixes = [(dg, wrote) for dg in found if (wrote := _fresh_names(dg))]
+    if fixes:
+        words = frozenset(IDENT.findall(ctx.tree.text))
+        reused_ids = {id(dg) for dg in reused}
+        for dg, wrote in fixes:
+            if wrote - words or (id(dg) in reused_ids and wrote - snap.words):
+                return _give_up("a fix writes a name made up across the unit")
     found.sort(key=_order)
     sources = dict(files)
     sources[path] = new_src
@@ -428,7 +440,7 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
         snap.variant,
         functions,
         snap.names,
-        words,
+        ctx.tree.text,
         files,
         snap.missing,
         found,

@@ -121,6 +121,8 @@ class HlslLintServer(LanguageServer):
         self.incremental = os.environ.get("HLSLLINT_LSP_INCREMENTAL", "1") != "0"
         self.verify = os.environ.get("HLSLLINT_LSP_VERIFY", "0") == "1"
         self.relints = self.full_lints = self.mismatches = 0
+        self.lint_ms: list[float] = []
+        """Milliseconds of each lint on the worker thread (the `hlsllint.stats` command)."""
 
     # -- documents and paths ------------------------------------------------------------------
 
@@ -189,7 +191,9 @@ class HlslLintServer(LanguageServer):
             outcome.messages.append((types.MessageType.Error, f"hlsllint: {e}"))
             return outcome
         try:
+            began = time.perf_counter()
             done = self.lint_text(uri, path, text, settings)
+            self.lint_ms.append((time.perf_counter() - began) * 1000)
         except Exception:  # a bug must not take the server down: report it and carry on
             trace = traceback.format_exc()
             outcome.items = [_message_diagnostic("hlsllint: internal error while linting (see the log)")]
@@ -464,6 +468,7 @@ def create_server() -> HlslLintServer:
             "fullLints": ls.full_lints,
             "mismatches": ls.mismatches,
             "lastFallback": incremental.last_reason,
+            "lintMs": [round(ms, 1) for ms in ls.lint_ms[-1000:]],
         }
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
