@@ -598,3 +598,20 @@ def test_counter_and_include_cycles_are_expanded_afresh() -> None:
     got, _ = _unit('#include "y.hlsli"\n', cyc, "a.hlsl")
     assert _same_result(got, fresh)
     assert [d[0] for d in got[2]] == ["HL003"]
+
+
+def test_recorded_expansions_stay_within_their_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hlsllint.preprocess.engine as engine
+
+    engine.clear_expansions()
+    monkeypatch.setattr(engine, "_EXPANSION_BUDGET", 2_000)
+    headers = {f"h{i}.hlsli": f"int value_{i}[{i + 1}];\n" * 20 for i in range(10)}
+    main = "".join(f'#include "h{i}.hlsli"\n' for i in range(10))
+    _unit(main, headers, "a.hlsl")
+    assert 0 < engine._expansions_size <= 2_000
+    assert 0 < len(engine._EXPANSIONS) < 10
+    backwards = "".join(f'#include "h{i}.hlsli"\n' for i in reversed(range(10)))
+    got, reused = _unit(backwards, headers, "b.hlsl")  # the last headers recorded are still there
+    assert 0 < reused < 10
+    assert _same_result(got, _fresh(backwards, headers, "b.hlsl"))
+    assert engine._expansions_size == 0  # _fresh cleared them

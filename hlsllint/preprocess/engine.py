@@ -300,7 +300,7 @@ class _Cond:
         self.end = end
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Expansion:
     """What expanding one header did, and everything that made it come out that way.
 
@@ -405,13 +405,46 @@ def _relative(seg: list[object], base: int) -> tuple[int, int, str, int, int, st
 
 _EXPANSIONS: OrderedDict[tuple[str, str, tuple[str, ...]], list[_Expansion]] = OrderedDict()
 """Recorded header expansions, per (path, text, include dirs), most recently used last."""
-_EXPANSION_CACHE_SIZE = 1024
 _CONTEXTS_PER_FILE = 8
 """Different expansions kept per header (the macro states it is included under)."""
+_EXPANSION_BUDGET = 48_000_000
+"""Rough bound on what the recorded expansions hold (text characters, plus a few dozen per
+segment, name and probe); the least recently used headers go first."""
+_expansions_size = 0
+
+
+def _cost(exp: _Expansion) -> int:
+    return len(exp.text) + 48 * (len(exp.segs) + len(exp.deps) + len(exp.io) + len(exp.paths))
+
+
+def _store_expansion(key: tuple[str, str, tuple[str, ...]], exp: _Expansion) -> None:
+    global _expansions_size
+    entries = _EXPANSIONS.setdefault(key, [])
+    entries.insert(0, exp)
+    _expansions_size += _cost(exp)
+    for old in entries[_CONTEXTS_PER_FILE:]:
+        _expansions_size -= _cost(old)
+    del entries[_CONTEXTS_PER_FILE:]
+    _EXPANSIONS.move_to_end(key)
+    while _expansions_size > _EXPANSION_BUDGET and len(_EXPANSIONS) > 1:
+        _, evicted = _EXPANSIONS.popitem(last=False)
+        _expansions_size -= sum(_cost(e) for e in evicted)
+
+
+def _drop_expansion(key: tuple[str, str, tuple[str, ...]], exp: _Expansion) -> None:
+    global _expansions_size
+    entries = _EXPANSIONS.get(key, [])
+    for i, e in enumerate(entries):
+        if e is exp:
+            del entries[i]
+            _expansions_size -= _cost(exp)
+            return
 
 
 def clear_expansions() -> None:
+    global _expansions_size
     _EXPANSIONS.clear()
+    _expansions_size = 0
 
 
 class Preprocessor:
@@ -995,19 +1028,13 @@ class Preprocessor:
                 with contextlib.suppress(KeyError):
                     _EXPANSIONS.move_to_end(key)
                 return
-            with contextlib.suppress(KeyError, ValueError):
-                _EXPANSIONS[key].remove(exp)  # a file it read has changed
+            _drop_expansion(key, exp)  # a file it read has changed
             break
         mark = _Mark(self)
         self._process(sf)
         recorded = mark.expansion(self)
         if recorded is not None:
-            entries = _EXPANSIONS.setdefault(key, [])
-            entries.insert(0, recorded)
-            del entries[_CONTEXTS_PER_FILE:]
-            _EXPANSIONS.move_to_end(key)
-            if len(_EXPANSIONS) > _EXPANSION_CACHE_SIZE:
-                _EXPANSIONS.popitem(last=False)
+            _store_expansion(key, recorded)
 
     def _replay(self, exp: _Expansion) -> bool | None:
         """Apply a recorded expansion if it fits the current state: None when it does not (and
