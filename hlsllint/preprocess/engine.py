@@ -264,10 +264,8 @@ class _Output:
     def result(self, main_path: str) -> tuple[str, SourceMap]:
         if not self.segs:
             return "", SourceMap([Segment(0, 0, main_path, 0, 0, True)])
-        segments = [
-            Segment(int(a), int(b), str(p), int(s), int(e), k == "v")  # type: ignore[call-overload]
-            for a, b, p, s, e, k in self.segs
-        ]
+        new = tuple.__new__
+        segments = [new(Segment, (a, b, p, s, e, k == "v")) for a, b, p, s, e, k in self.segs]
         return "".join(self.parts), SourceMap(segments)
 
 
@@ -311,8 +309,10 @@ class _Expansion:
     the include stack, and what every include probe and file read found.
     """
 
-    deps: tuple[tuple[str, Macro | None], ...]
-    """Names and their definitions when the header was entered (None: not defined)."""
+    defined: tuple[tuple[str, Macro], ...]
+    """Names it could look up that were macros when the header was entered, and their definitions."""
+    undefined: frozenset[str]
+    """Names it could look up that were not macros then."""
     names: frozenset[str]
     paths: tuple[tuple[str, bool, bool, bool], ...]
     """Include targets consulted: (path, in `_once`, included already, on the stack) on entry."""
@@ -371,7 +371,14 @@ class _Mark:
             *(lf.ids for lf in pp._rec_files[self.files :]), *pp._rec_names[self.names :]
         )
         macros = pp.macros
-        deps = tuple((n, before[n] if n in before else macros.get(n)) for n in names)
+        defined: list[tuple[str, Macro]] = []
+        undefined: list[str] = []
+        for n in names:
+            value = before[n] if n in before else macros.get(n)
+            if value is None:
+                undefined.append(n)
+            else:
+                defined.append((n, value))
         writes = tuple((n, macros.get(n)) for n in before)
         new_once = set(pp._rec_once[self.once :])
         new_incl = set(pp._rec_incl[self.incl :])
@@ -382,7 +389,8 @@ class _Mark:
         )
         depths = pp._rec_depths[self.depths :]
         return _Expansion(
-            deps=deps,
+            defined=tuple(defined),
+            undefined=frozenset(undefined),
             names=names,
             paths=paths,
             io=tuple(pp._rec_io[self.io :]),
@@ -414,7 +422,8 @@ _expansions_size = 0
 
 
 def _cost(exp: _Expansion) -> int:
-    return len(exp.text) + 48 * (len(exp.segs) + len(exp.deps) + len(exp.io) + len(exp.paths))
+    size = len(exp.segs) + len(exp.defined) + len(exp.undefined) + len(exp.io) + len(exp.paths)
+    return len(exp.text) + 48 * size
 
 
 def _store_expansion(key: tuple[str, str, tuple[str, ...]], exp: _Expansion) -> None:
@@ -1041,7 +1050,9 @@ class Preprocessor:
         nothing was done), False when a file it read differs (the include probes and reads done
         while checking are the ones a fresh expansion starts with), True when applied."""
         macros = self.macros
-        for name, value in exp.deps:
+        if not macros.keys().isdisjoint(exp.undefined):
+            return None
+        for name, value in exp.defined:
             if not _same_macro(macros.get(name), value):
                 return None
         once, incl, stack = self._once, self._included_set, self._stack
@@ -1068,12 +1079,12 @@ class Preprocessor:
                 return False
             files[path] = sf
         # Everything the expansion read is the same: do what it did.
-        for name, value in exp.writes:
+        for name, final in exp.writes:
             self._rec_writes.append((name, macros.get(name)))
-            if value is None:
+            if final is None:
                 macros.pop(name, None)
             else:
-                macros[name] = value
+                macros[name] = final
         for path in exp.once:
             if path not in once:
                 once.add(path)

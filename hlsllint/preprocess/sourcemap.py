@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
+    """A named tuple: a unit has thousands, and a tuple is made several times faster than a
+    frozen dataclass."""
+
     out_start: int
     out_end: int
     path: str
@@ -32,7 +36,7 @@ class MappedRange:
 
 class SourceMap:
     def __init__(self, segments: list[Segment]) -> None:
-        self.segments = sorted(segments, key=lambda s: s.out_start)
+        self.segments = sorted(segments, key=itemgetter(0))
         self._starts = [s.out_start for s in self.segments]
 
     @classmethod
