@@ -39,28 +39,26 @@ _NAMES = frozenset({"identifier", "field_identifier", "type_identifier"})
 
 def declared_symbols(model: Model, decl: Node) -> list[tuple[Node, Symbol]]:
     """The symbols a declaration declares, each with its name node (`Symbol.node`), in document
-    order: read from the declarators, not from initial values or array sizes (a declaration
-    nested in an initial value is not included)."""
+    order. The name of each declarator is found the way the model finds it (through
+    `init_declarator`/`array_declarator` and other declarators to the identifier), so only a few
+    nodes are read, never the initial values."""
     out: list[tuple[Node, Symbol]] = []
-    stack = [decl]
-    while stack:
-        n = stack.pop()
-        kind = n.type
-        if kind in _NAMES:
-            sym = model.resolve(n)
-            if sym is not None and same(sym.node, n):
-                out.append((n, sym))
+    for i, child in enumerate(decl.children):
+        if child.type == "function_declarator" or decl.field_name_for_child(i) != "declarator":
             continue
-        if kind == "declaration" and n is not decl:
-            continue
-        skip = (
-            n.child_by_field_name("value")
-            if kind == "init_declarator"
-            else n.child_by_field_name("size")
-            if kind == "array_declarator"
-            else None
-        )
-        stack.extend(c for c in reversed(n.children) if skip is None or c.id != skip.id)
+        cur: Node | None = child
+        for _ in range(32):
+            if cur is None:
+                break
+            if cur.type in _NAMES:
+                sym = model.resolve(cur)
+                if sym is not None and same(sym.node, cur):
+                    out.append((cur, sym))
+                break
+            nxt = cur.child_by_field_name("declarator")
+            if nxt is None and cur.type not in ("init_declarator", "array_declarator"):
+                nxt = next((c for c in cur.named_children if c.type == "identifier"), None)
+            cur = nxt
     return out
 
 
