@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hlsllint.rules._common import (
     LOOP_TYPES,
     Fetch,
@@ -343,12 +345,30 @@ def _method_fetches(ctx: RuleContext, body: Node) -> list[Fetch]:
     return out
 
 
+class _DynamicLoops:
+    """The rule's per-unit state: the analysis' loops of the unit (span -> (dynamic, trip
+    count)), asked for on the first loop whose trip count the syntax cannot tell; and the
+    occupancy note per entry point (`_hiding`)."""
+
+    def __init__(self) -> None:
+        self._loops: dict[tuple[int, int], tuple[bool, int | None]] | None = None
+        self.hiding: dict[str, str] = {}
+
+    def of(self, ctx: RuleContext) -> dict[tuple[int, int], tuple[bool, int | None]]:
+        if self._loops is None:
+            try:
+                self._loops = {lp.span: (lp.dynamic, lp.trip_count) for lp in analyze(ctx.model).loops()}
+            except Exception:  # the analysis stage is optional here: fall back to the syntax
+                self._loops = {}
+        return self._loops
+
+
 def _hiding(ctx: RuleContext) -> str:
     """The waves per SIMD that hide the wait, estimated for the configured target."""
     target = resolve_target(ctx.settings.target)
     wave = target.wave_for(ctx.settings.wave_size)
     fn = ctx.function
-    cache: dict[str, str] = ctx.scratch(dict)
+    cache = ctx.scratch(_DynamicLoops).hiding
     model = ctx.model
     for e in sorted(model.entry_points, key=lambda e: e.name):
         if e.stage not in ("compute", "pixel", "vertex") or fn is None:
@@ -448,43 +468,33 @@ float march(float2 uv, float2 dir, float z, int steps)
 
     def visit(self, ctx: RuleContext, n: Node) -> None:
         if ctx.function is not None:
-            self._check_loop(ctx, n, ctx.scratch(lambda: self._dynamic_loops(ctx)))
-
-    @staticmethod
-    def _dynamic_loops(ctx: RuleContext) -> dict[tuple[int, int], tuple[bool, int | None]]:
-        try:
-            from hlsllint.analysis import analyze
-
-            return {lp.span: (lp.dynamic, lp.trip_count) for lp in analyze(ctx.model).loops()}
-        except Exception:  # the analysis stage is optional here: fall back to the syntax
-            return {}
+            self._check_loop(ctx, n, ctx.scratch(_DynamicLoops))
 
     def _dynamic_reason(
-        self, ctx: RuleContext, loop: Node, dynamic: dict[tuple[int, int], tuple[bool, int | None]]
-    ) -> str | None:
-        """Why the loop stays a loop at run time, or None when the compiler unrolls it."""
+        self, ctx: RuleContext, loop: Node, dynamic: _DynamicLoops
+    ) -> Callable[[], str] | None:
+        """Why the loop stays a loop at run time (made when a finding needs it), or None when
+        the compiler unrolls it."""
         if ctx.tree.attribute(loop, "unroll") is not None:
             return None
         if ctx.tree.attribute(loop, "loop") is not None:
-            return "marked `[loop]`"
+            return lambda: "marked `[loop]`"
         if _bound_undeclared(ctx, loop):
             return None  # the bound comes from a header that was not found: it may well be constant
         count = _trip_count(ctx, loop)
-        is_dynamic, analysed = dynamic.get(ctx.span(loop), (True, None))
-        if count == _NOT_CONSTANT and not is_dynamic:
+        if count == _NOT_CONSTANT:
+            is_dynamic, analysed = dynamic.of(ctx).get(ctx.span(loop), (True, None))
+            if is_dynamic:
+                return lambda: _why_dynamic(ctx, loop)
             count = analysed  # folded by the analysis (a local set once, an inlined argument)
-        elif count == _NOT_CONSTANT:
-            return _why_dynamic(ctx, loop)
         if count is not None and count > UNROLL_LIMIT:
-            return f"a constant {count} iterations: the compiler unrolls at most {UNROLL_LIMIT}"
+            return lambda: f"a constant {count} iterations: the compiler unrolls at most {UNROLL_LIMIT}"
         return None
 
-    def _check_loop(
-        self, ctx: RuleContext, loop: Node, dynamic: dict[tuple[int, int], tuple[bool, int | None]]
-    ) -> None:
+    def _check_loop(self, ctx: RuleContext, loop: Node, dynamic: _DynamicLoops) -> None:
         body = loop.child_by_field_name("body")
-        why = self._dynamic_reason(ctx, loop, dynamic) if body is not None else None
-        if body is None or why is None:
+        reason = self._dynamic_reason(ctx, loop, dynamic) if body is not None else None
+        if body is None or reason is None:
             return
         fetches = fetches_in(ctx, body, skip_loops=True) + _method_fetches(ctx, body)
         fetches.sort(key=lambda f: f.node.start_byte)
@@ -518,6 +528,7 @@ float march(float2 uv, float2 dir, float z, int steps)
             if len(fetches) == 1
             else f"{len(fetches)} fetches per iteration ({named}), each waiting for the previous one,"
         )
+        why = reason()
         ctx.report(
             keyword,
             f"loop ({why}) issues {what} and uses the data in the same iteration, so every "
