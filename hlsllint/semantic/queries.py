@@ -3,6 +3,7 @@ once per model), every write of a local, resource fetches, struct definitions.""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -87,8 +88,26 @@ class Fetch:
     """The address operands (coordinates, index, offset...)."""
 
 
+_FETCHES: weakref.WeakKeyDictionary[Model, dict[int, Fetch | None]] = weakref.WeakKeyDictionary()
+"""Model -> node id -> the fetch that node is (`as_fetch`, asked by many rules of one node)."""
+
+
 def as_fetch(model: Model, node: Node) -> Fetch | None:
-    """The fetch that `node` is: a resource Load/Sample/Gather call or a resource subscript."""
+    """The fetch that `node` is: a resource Load/Sample/Gather call or a resource subscript
+    (answered once per node and model)."""
+    if node.type not in ("call_expression", "subscript_expression"):
+        return None
+    known = _FETCHES.get(model)
+    if known is None:
+        known = _FETCHES[model] = {}
+    key = node.id
+    if key in known:
+        return known[key]
+    found = known[key] = _as_fetch(model, node)
+    return found
+
+
+def _as_fetch(model: Model, node: Node) -> Fetch | None:
     if node.type == "call_expression":
         fn = node.child_by_field_name("function")
         if fn is None or fn.type != "field_expression":
