@@ -469,10 +469,7 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
         model = ctx.model
         unit = _Unit()
         seen = ctx.scratch(_Seen)
-        for call in seen.calls:
-            name = call_name(model.tree, call)
-            if name and name in model.functions:
-                unit.calls.setdefault(name, []).append(call)
+        indexed = False
         for entry in model.entry_points:
             if entry.stage != "compute" or entry.group_size is None or analyze(model).groupshared(entry):
                 continue
@@ -481,6 +478,12 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
                 continue  # the group size could not be read (a constant of a header not found)
             if entry.group_size[0] * entry.group_size[1] < 2:
                 continue  # one thread per group: nothing to share
+            if not indexed:  # the call sites of each function, once an entry point needs them
+                indexed = True
+                for call in seen.calls:
+                    name = call_name(model.tree, call)
+                    if name and name in model.functions:
+                        unit.calls.setdefault(name, []).append(call)
             reader = _Reader(model, entry, unit)
             groups: dict[tuple[object, ...], _Group] = {}
             for fn in reachable_functions(model, entry):
