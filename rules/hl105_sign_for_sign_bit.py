@@ -53,6 +53,7 @@ def _is_sign_call(node: Node, ctx: RuleContext) -> bool:
     return (
         fn is not None
         and fn.type == "identifier"
+        and fn.end_byte - fn.start_byte == 4  # the text is read only for a four-byte name
         and ctx.node_text(fn) == "sign"
         and args is not None
         and args.named_child_count == 1
