@@ -147,12 +147,15 @@ float4 main(float4 color : COLOR0) : SV_Target
     def _check_local(self, ctx: RuleContext, sym: Symbol, name: Node) -> None:
         # Every test below must pass for a finding; the cheap ones go first. Most locals are
         # read as numbers, which settles them before their writes and values are looked at.
-        reads = [u for u in uses_of(ctx, sym) if is_assignment_target(u) is None]
+        reads: list[Node] = []
         kinds: set[str] = set()
-        for u in reads:
+        for u in uses_of(ctx, sym):
+            if is_assignment_target(u) is not None:
+                continue
             kind = _use_kind(ctx, u)
             if kind == "value":
                 return  # used as a number (a counter, an index, an addend, an output)
+            reads.append(u)
             kinds.add(kind)
         if not kinds:
             return  # unread
