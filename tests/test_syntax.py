@@ -348,3 +348,23 @@ def test_spans_of_non_ascii_text_are_code_points() -> None:
     sem = tree.semantic_of(decl)
     assert sem is not None and sem.name == "TEXCOORD0"
     assert parse("float b : TEXCOORD0;").ascii
+
+
+def test_cbuffer_scan_finds_what_the_pattern_finds() -> None:
+    import importlib
+
+    normalize_module = importlib.import_module("hlsllint.syntax.normalize")
+    samples = [
+        b"cbuffer A : register(b0) { float4 x; };",
+        b"xcbuffer tbuffer B { }",
+        b"ccbuffer cbuffer Z {}",
+        b"cbuffercbuffer X",
+        b"tbuffer\n\tT{} buffer y cbuffer",
+        b"cbuffer",
+        b"",
+        b"RWBuffer<float> b; cbuffer  _c1 {}",
+    ]
+    for text in samples:
+        buf = bytearray(text)
+        expected = [(m.span(), m.groups()) for m in normalize_module._BUFFER.finditer(buf)]
+        assert [(m.span(), m.groups()) for m in normalize_module._buffer_matches(buf)] == expected

@@ -434,7 +434,8 @@ def _store_expansion(key: tuple[str, str, tuple[str, ...]], exp: _Expansion) -> 
     for old in entries[_CONTEXTS_PER_FILE:]:
         _expansions_size -= _cost(old)
     del entries[_CONTEXTS_PER_FILE:]
-    _EXPANSIONS.move_to_end(key)
+    with contextlib.suppress(KeyError):  # another thread's store may have evicted it
+        _EXPANSIONS.move_to_end(key)
     while _expansions_size > _EXPANSION_BUDGET and len(_EXPANSIONS) > 1:
         _, evicted = _EXPANSIONS.popitem(last=False)
         _expansions_size -= sum(_cost(e) for e in evicted)

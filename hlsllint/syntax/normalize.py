@@ -23,6 +23,7 @@ Comments, strings and preprocessor directive lines are never touched.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -364,9 +365,26 @@ def _attribute_position(sc: _Scanner, start: int) -> bool:
     return False
 
 
+def _buffer_matches(buf: bytearray) -> Iterator[re.Match[bytes]]:
+    """`_BUFFER.finditer(buf)`, trying the pattern only where `buffer` follows a `c` or `t`
+    (a pattern that starts with `\\b` is tried at every offset by `re`)."""
+    pos = 0
+    while True:
+        i = buf.find(b"buffer", pos + 1)
+        if i < 0:
+            return
+        if buf[i - 1] in b"ct":
+            m = _BUFFER.match(buf, i - 1)
+            if m is not None:
+                yield m
+                pos = m.end()
+                continue
+        pos = i
+
+
 def _buffers(sc: _Scanner, text: str, notes: Annotations) -> None:
     buf = sc.buf
-    for m in _BUFFER.finditer(buf):
+    for m in _buffer_matches(buf):
         kw_start = m.start(1)
         if kw_start > 0 and buf[kw_start - 1] in _IDENT_CHARS:
             continue
