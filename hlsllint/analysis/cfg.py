@@ -92,6 +92,8 @@ class _NodeFacts:
         self.names: dict[int, str] = {}
         self.consts: dict[int, Any] = {}
         self.widths: dict[tuple[int, bool], tuple[T.Type, int]] = {}
+        self.writes: dict[int, tuple[set[Symbol], set[Symbol]]] = {}
+        """Node id -> what its subtree writes (`_Lowerer._written_in`)."""
 
     def span(self, node: Node) -> Span:
         key = node.id
@@ -141,6 +143,140 @@ def _facts(model: Model) -> _NodeFacts:
     return found
 
 
+class _Template:
+    """An inlined body as lowered once, with its call site factored out, for replays.
+
+    A value reference is an index into [values it made..., its call site's slots
+    (`_Lowerer._slots`)..., `fixed` (globals' and preloads' values, the same objects at every
+    call site)...]; -1 is no value. A block is an index into [blocks it made..., the block the
+    call site is in, the callee's exit block]."""
+
+    def __init__(self) -> None:
+        self.values: list[tuple[str, int, str, T.Type, Symbol | None, str | None, list[int] | None]] = []
+        self.n_slots = 0
+        self.fixed: list[Value] = []
+        self.n_blocks = 0
+        self.instrs: list[tuple[int, str, int, list[int], Span, str, dict[str, Any]]] = []
+        self.edges: list[tuple[int, int]] = []
+        self.loops: list[tuple[Span, str, int, list[int], tuple[str, ...], int | None]] = []
+        self.records: list[tuple[Span, int, int]] = []
+        """(span, instruction index or -1, value reference or -1)."""
+        self.end_block = 0
+
+
+class _Recording:
+    """Where the lowerer's lists stood when an inlined body started and ended; made into a
+    `_Template` when the same call comes again (the lists only grow, and nothing changes what
+    a finished body emitted)."""
+
+    def __init__(self, lowerer: _Lowerer, slots: list[Value], exit_block: int) -> None:
+        self.slots = slots
+        self.n_values = len(lowerer.values)
+        self.n_blocks = len(lowerer.blocks)
+        self.n_edges = len(lowerer.edges)
+        self.n_loops = len(lowerer.loops)
+        self.n_records = len(lowerer.record_log)
+        self.n_instrs = lowerer.n_instrs
+        self.n_globals = len(lowerer.globals_env)
+        self.start_block = lowerer.block
+        self.start_len = len(lowerer.blocks[lowerer.block])
+        self.exit_block = exit_block
+        self.tainted = False
+        self.end: tuple[int, int, int, int, int, int, int, int] | None = None
+
+    def close(self, lw: _Lowerer) -> bool:
+        """Note where the body ended; False when it cannot be replayed: it depends on more than
+        its call site's slots (it made a global's values, renamed an instruction from before
+        it) or was cut short."""
+        if self.tainted or lw.truncated or len(lw.globals_env) != self.n_globals:
+            return False
+        self.end = (
+            len(lw.values),
+            len(lw.blocks),
+            len(lw.edges),
+            len(lw.loops),
+            len(lw.record_log),
+            lw.n_instrs,
+            len(lw.blocks[self.start_block]),
+            lw.block,
+        )
+        return True
+
+    def template(self, lw: _Lowerer) -> _Template | None:
+        """The recorded body as a template, or None when it reads a value that is neither made
+        by it, a slot, nor fixed, or leaves through a block of the caller (a loop's exit)."""
+        assert self.end is not None
+        n_values, n_blocks, n_edges, n_loops, n_records, n_instrs, start_end, end_block = self.end
+        tpl = _Template()
+        made = lw.values[self.n_values : n_values]
+        refs: dict[int, int] = {id(v): i for i, v in enumerate(made)}
+        base = len(made)
+        for i, v in enumerate(self.slots):
+            refs.setdefault(id(v), base + i)
+        tpl.n_slots = len(self.slots)
+        fixed = lw._fixed_values()
+        base += len(self.slots)
+
+        def ref(v: Value | None) -> int:
+            if v is None:
+                return -1
+            found = refs.get(id(v))
+            if found is None:
+                if id(v) not in fixed:
+                    raise _NotReplayable
+                found = refs[id(v)] = base + len(tpl.fixed)
+                tpl.fixed.append(v)
+            return found
+
+        inner = n_blocks - self.n_blocks
+
+        def block(b: int) -> int:
+            if b >= self.n_blocks:
+                return b - self.n_blocks
+            if b == self.start_block:
+                return inner
+            if b == self.exit_block:
+                return inner + 1
+            raise _NotReplayable
+
+        try:
+            for v in made:
+                parts = [ref(x) for x in v.parts] if v.parts is not None else None
+                tpl.values.append((v.name, v.width, v.kind, v.type, v.symbol, v.reg_class, parts))
+            tpl.n_blocks = inner
+            index: dict[int, int] = {}
+            lists = [(inner, lw.blocks[self.start_block][self.start_len : start_end])]
+            lists += [(b - self.n_blocks, lw.blocks[b]) for b in range(self.n_blocks, n_blocks)]
+            for code, instrs in lists:
+                for ins in instrs:
+                    index[id(ins)] = len(tpl.instrs)
+                    reads = [ref(r) for r in ins.reads]
+                    tpl.instrs.append((code, ins.op, ref(ins.dest), reads, ins.span, ins.rule, ins.detail))
+            if len(tpl.instrs) != n_instrs - self.n_instrs:
+                return None
+            tpl.edges = [(block(a), block(b)) for a, b in lw.edges[self.n_edges : n_edges]]
+            for loop in lw.loops[self.n_loops : n_loops]:
+                blocks = [block(b) for b in sorted(loop.blocks)]
+                header = block(loop.header)
+                tpl.loops.append((loop.span, loop.kind, header, blocks, loop.attributes, loop.trip_count))
+            for span, what in lw.record_log[self.n_records : n_records]:
+                if isinstance(what, Instr):
+                    at = index.get(id(what))
+                    if at is None:
+                        return None
+                    tpl.records.append((span, at, -1))
+                else:
+                    tpl.records.append((span, -1, ref(what)))
+            tpl.end_block = block(end_block)
+        except _NotReplayable:
+            return None
+        return tpl
+
+
+class _NotReplayable(Exception):
+    pass
+
+
 class _Lowerer:
     def __init__(self, model: Model, entry: EntryPoint, costs: CostModel) -> None:
         self.m = model
@@ -170,6 +306,10 @@ class _Lowerer:
         self.truncated = False
         self.block = self.new_block()
         self.sixteen = model.sixteen_bit
+        self.record_log: list[tuple[Span, Instr | Value | None]] = []
+        """Every `record` in order (what an inlined body recorded is replayed from it)."""
+        self.templates: dict[tuple[Any, ...], _Template | _Recording | None] = {}
+        self.recordings: list[_Recording] = []
 
     # -- building blocks ------------------------------------------------------------------
 
@@ -234,6 +374,7 @@ class _Lowerer:
             self.expr[span] = [what]
         else:
             found.append(what)
+        self.record_log.append((span, what))
 
     # -- variables ------------------------------------------------------------------------
 
@@ -539,6 +680,9 @@ class _Lowerer:
         """dest = src; a temporary just computed is renamed instead of copied."""
         blk = self.blocks[self.block]
         if src is not None and src.kind == "temp" and blk and blk[-1].dest is src:
+            for rec in self.recordings:
+                if self.block == rec.start_block and len(blk) <= rec.start_len:
+                    rec.tainted = True  # renames an instruction from before the body
             blk[-1].dest = dest
             return
         self.emit("copy", dest, [src], node)
@@ -719,22 +863,50 @@ class _Lowerer:
         return found
 
     def _writes(self, body: Node, sym: Symbol, parts: bool = False) -> bool:
+        """Does `body` write `sym` (with `parts`: or a member, element or swizzle of it)?"""
+        whole, in_part = self._written_in(body)
+        return sym in (in_part if parts else whole)
+
+    def _written_in(self, body: Node) -> tuple[set[Symbol], set[Symbol]]:
+        """(symbols `body` assigns, updates or passes to an out argument; those and the symbols
+        it writes a member, element or swizzle of), one walk per node and unit."""
+        found = self.facts.writes.get(body.id)
+        if found is not None:
+            return found
+        whole: set[Symbol] = set()
+        in_part: set[Symbol] = set()
+        resolve = self.m.resolve
         for n in self.tree.walk(body):
             target = None
-            if n.type == "assignment_expression":
+            kind = n.type
+            if kind == "assignment_expression":
                 target = n.child_by_field_name("left")
-            elif n.type == "update_expression":
+            elif kind == "update_expression":
                 target = n.child_by_field_name("argument")
-            elif n.type == "call_expression":
+            elif kind == "call_expression":
                 args = n.child_by_field_name("arguments")
                 for i, a in enumerate(args.named_children if args is not None else []):
-                    if a.type == "identifier" and self.m.resolve(a) is sym and self._may_write_arg(n, i):
-                        return True
-            while parts and target is not None and target.type in _ACCESS:
+                    if a.type == "identifier" and self._may_write_arg(n, i):
+                        sym = resolve(a)
+                        if sym is not None:
+                            whole.add(sym)
+                            in_part.add(sym)
+            if target is None:
+                continue
+            if target.type == "identifier":
+                sym = resolve(target)
+                if sym is not None:
+                    whole.add(sym)
+                    in_part.add(sym)
+                continue
+            while target is not None and target.type in _ACCESS:
                 target = target.child_by_field_name("argument")
-            if target is not None and target.type == "identifier" and self.m.resolve(target) is sym:
-                return True
-        return False
+            if target is not None and target.type == "identifier":
+                sym = resolve(target)
+                if sym is not None:
+                    in_part.add(sym)
+        found = self.facts.writes[body.id] = (whole, in_part)
+        return found
 
     def _may_write_arg(self, call: Node, index: int) -> bool:
         """Whether argument `index` of a call may be an out/inout argument."""
@@ -1288,7 +1460,7 @@ class _Lowerer:
             for i, d in enumerate(dests):
                 if i < len(srcs):
                     self.emit("copy", d, [srcs[i]], node)
-        self.stmt(fn.body)
+        self._body(fn, frame)
         self.edge(self.block, exit_b)
         self.block = exit_b
         outs = [
@@ -1319,6 +1491,117 @@ class _Lowerer:
         agg = self.aggregate(node, fn.return_type, list(ret))
         self.record(node, agg)
         return agg
+
+    # -- inlined bodies, lowered once and replayed ------------------------------------------
+
+    def _body(self, fn: Function, frame: _Frame) -> None:
+        """Lower an inlined function's body. The first lowering on a call path is noted
+        (`_Recording`); a later call of the function on the same path, with arguments bound in
+        the same shape, replays it as a `_Template` (the same instructions, values, blocks and
+        records, in the same order) instead of walking the syntax tree again."""
+        slots = self._slots(fn, frame)
+        if slots is None:
+            self.stmt(fn.body)
+            return
+        key = self._template_key(fn, slots)
+        found = self.templates.get(key, _UNSET)
+        if isinstance(found, _Recording):
+            found = self.templates[key] = found.template(self)
+        fits = isinstance(found, _Template) and self.n_instrs + len(found.instrs) <= MAX_INSTRUCTIONS
+        if isinstance(found, _Template) and fits and not self.truncated:
+            self._replay(found, slots, frame.exit)
+            return
+        if found is not _UNSET:
+            self.stmt(fn.body)
+            return
+        rec = _Recording(self, slots, frame.exit)
+        self.recordings.append(rec)
+        try:
+            self.stmt(fn.body)
+        finally:
+            self.recordings.pop()
+        self.templates[key] = rec if rec.close(self) else None
+
+    def _slots(self, fn: Function, frame: _Frame) -> list[Value] | None:
+        """The values a body reads from its call site: the parameters' (and their parts) and the
+        return values. None when one is also a global's or a preload (a replay could not tell
+        which of the two a use stands for)."""
+        out: list[Value] = []
+        for p in fn.params:
+            for v in frame.env.get(p, ()):
+                out.append(v)
+                if v.parts is not None:
+                    out.extend(v.parts)
+        out.extend(frame.ret or ())
+        if self.globals_env or self.preloads:
+            fixed = self._fixed_values()
+            if any(id(v) in fixed for v in out):
+                return None
+        return out
+
+    def _fixed_values(self) -> set[int]:
+        """Values that are the same objects at every call site: globals' and preloads."""
+        fixed = {id(v) for v in self.preloads.values()}
+        for vals in self.globals_env.values():
+            for v in vals:
+                fixed.add(id(v))
+                for part in v.parts or ():
+                    fixed.add(id(part))
+        return fixed
+
+    def _template_key(self, fn: Function, slots: list[Value]) -> tuple[Any, ...]:
+        first: dict[int, int] = {}
+        shape = []
+        for v in slots:
+            alias = first.setdefault(id(v), len(first))
+            shape.append((alias, v.kind, v.reg_class, v.width, id(v.type), len(v.parts or ()), id(v.symbol)))
+        path = tuple(id(f.fn) for f in self.frames)
+        return (id(fn), path, tuple(shape))
+
+    def _replay(self, tpl: _Template, slots: list[Value], exit_block: int) -> None:
+        values = self.values
+        base = len(values)
+        lookup = [
+            Value(base + i, name, width, kind, t, sym, reg_class)
+            for i, (name, width, kind, t, sym, reg_class, _parts) in enumerate(tpl.values)
+        ]
+        values.extend(lookup)
+        lookup.extend(slots)
+        lookup.extend(tpl.fixed)
+        for v, spec in zip(values[base:], tpl.values, strict=True):
+            if spec[6] is not None:
+                v.parts = [lookup[r] for r in spec[6]]
+        refs: list[Value | None] = list(lookup)
+        refs.append(None)  # reference -1: no value
+        blocks = self.blocks
+        first = len(blocks)
+        blocks.extend([] for _ in range(tpl.n_blocks))
+        bmap = [*range(first, first + tpl.n_blocks), self.block, exit_block]
+        made: list[Instr] = []
+        for code, op, dest, reads, span, rule, detail in tpl.instrs:
+            b = bmap[code]
+            ins = Instr(
+                op, refs[dest], [lookup[r] for r in reads], span, rule, dict(detail) if detail else {}, b
+            )
+            blocks[b].append(ins)
+            made.append(ins)
+        self.edges.extend((bmap[x], bmap[y]) for x, y in tpl.edges)
+        for span, kind, header, loop_blocks, attrs, trip in tpl.loops:
+            self.loops.append(
+                LoopRecord(span, kind, bmap[header], frozenset(bmap[x] for x in loop_blocks), attrs, trip)
+            )
+        expr = self.expr
+        log = self.record_log
+        for span, at, r in tpl.records:
+            item: Instr | Value | None = made[at] if at >= 0 else refs[r]
+            found = expr.get(span)
+            if found is None:
+                expr[span] = [item]
+            else:
+                found.append(item)
+            log.append((span, item))
+        self.n_instrs += len(made)
+        self.block = bmap[tpl.end_block]
 
     # -- assignments ----------------------------------------------------------------------
 
