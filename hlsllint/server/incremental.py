@@ -17,9 +17,10 @@ variable see the unit's words. When the edit adds or removes lines, a group whos
 a number that could be a moved line is analysed again too (rules name a peak or a loop by its
 line in their messages).
 
-Anything this cannot vouch for is linted from scratch instead (`None`): the edit outside a single
-body, a header changed on disk or an include now found, several variants, a body the
-preprocessor did not copy verbatim, the blanked unit's functions not where they were expected, a
+Anything this cannot vouch for is linted from scratch instead (`None`): code the grammar cannot
+read (its error recovery need not stay inside one function), the edit outside a single body, a
+directive, comment or string delimiter at the edit, a header changed on disk or an include now
+found, several variants, the blanked unit's functions or entry points not the expected ones, a
 crash or a time budget, a finding on a declaration that names both analysed and reused functions
 and differs from the reused one, or a fix that writes an identifier absent from the text (a fresh
 name, chosen across the unit).
@@ -239,6 +240,8 @@ def snapshot(
 ) -> Snapshot | None:
     if any("__COUNTER__" in src.text for src in ctx.pp.sources.values()):
         return None  # its value depends on every earlier use in the unit
+    if ctx.tree.unparsed or any(d.code == "HL006" for d in findings):
+        return None  # the grammar's error recovery need not stay inside one function; a partial run
     names = top_level_names(ctx)
     found = structure(ctx, names)
     if found is None:
@@ -351,6 +354,8 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
     ctx = result.context
     if ctx is None or result.errors or any(d.code == "HL006" for d in result.diagnostics):
         return _give_up("a crash or the time budget")
+    if ctx.tree.unparsed:
+        return _give_up("code the grammar cannot read")
     # The blanked unit must hold the same functions at the same places (else the edit changed
     # more than one body), with the same entry points.
     names = top_level_names(ctx)
