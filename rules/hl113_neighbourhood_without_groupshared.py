@@ -35,6 +35,8 @@ class _Unit:
 
     calls: dict[str, list[Node]] = field(default_factory=dict)
     reported: set[tuple[int, int]] = field(default_factory=set)
+    in_body: dict[int, list[Node]] = field(default_factory=dict)
+    """Body node id -> its calls and subscripts in document order (`_Seen.in_body`)."""
 
 
 @dataclass
@@ -467,8 +469,8 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        unit = _Unit()
         seen = ctx.scratch(_Seen)
+        unit = _Unit(in_body=seen.in_body)
         indexed = False
         for entry in model.entry_points:
             if entry.stage != "compute" or entry.group_size is None or analyze(model).groupshared(entry):
@@ -535,12 +537,13 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
         model = reader.model
         name = call_name(model.tree, call)
         overloads = model.functions.get(name or "", [])
-        if len(overloads) != 1 or overloads[0].body is None:
+        body = overloads[0].body if len(overloads) == 1 else None
+        if body is None:
             return []
         fn = overloads[0]
         args = call_args(call)
         out: list[tuple[Node, str, str, Node, list[Node]]] = []
-        for node in model.tree.walk(fn.body):
+        for node in reader.unit.in_body.get(body.id, []):  # the helper's calls and subscripts
             fetch = as_fetch(model, node)
             if fetch is None or not fetch.address or fetch.kind == "gather" or is_written(model.tree, node):
                 continue  # not a fetch, or a store `rw[p] = ...`
