@@ -353,6 +353,8 @@ class _DynamicLoops:
     def __init__(self) -> None:
         self._loops: dict[tuple[int, int], tuple[bool, int | None]] | None = None
         self.hiding: dict[str, str] = {}
+        self.callees: dict[int, bool] = {}
+        """Body id of a called function -> it fetches or calls a user function."""
 
     def of(self, ctx: RuleContext) -> dict[tuple[int, int], tuple[bool, int | None]]:
         if self._loops is None:
@@ -361,6 +363,15 @@ class _DynamicLoops:
             except Exception:  # the analysis stage is optional here: fall back to the syntax
                 self._loops = {}
         return self._loops
+
+
+def _fetches_or_calls(ctx: RuleContext, body: Node) -> bool:
+    """A function body that makes a fetch, or calls a user function (not followed)."""
+    functions = ctx.model.functions
+    return any(
+        as_fetch(ctx, c) is not None or (c.type == "call_expression" and call_name(ctx, c) in functions)
+        for c in ctx.tree.walk(body)
+    )
 
 
 def _hiding(ctx: RuleContext) -> str:
@@ -549,22 +560,27 @@ float march(float2 uv, float2 dir, float z, int steps)
         """Fetches the body makes that this rule cannot count: in nested loops or called
         functions."""
         model: Model = ctx.model
-        for n in ctx.tree.walk(body):
-            if n.type in LOOP_TYPES and fetches_in(ctx, n):
-                return True
+        callees = ctx.scratch(_DynamicLoops).callees
+        # A nested loop without fetches has none in the loops inside it either: those are not
+        # searched again.
+        stack: list[tuple[Node, bool]] = [(body, False)]
+        while stack:
+            n, searched = stack.pop()
+            if n.type in LOOP_TYPES and not searched:
+                if fetches_in(ctx, n):
+                    return True
+                searched = True
             if n.type == "call_expression" and _method_definition(ctx, n) is not None:
                 if _method_fetch(ctx, n) is None and _method_definition_calls(ctx, n):
                     return True  # a method calling other functions: not followed
-                continue
-            if n.type == "call_expression":
+            elif n.type == "call_expression":
                 name = call_name(ctx, n)
                 fn = model.function(name) if name else None
                 if fn is not None and fn.body is not None:
-                    if any(as_fetch(ctx, c) is not None for c in ctx.tree.walk(fn.body)):
+                    hides = callees.get(fn.body.id)
+                    if hides is None:
+                        hides = callees[fn.body.id] = _fetches_or_calls(ctx, fn.body)
+                    if hides:
                         return True
-                    if any(
-                        c.type == "call_expression" and call_name(ctx, c) in model.functions
-                        for c in ctx.tree.walk(fn.body)
-                    ):
-                        return True  # deeper calls: not followed
+            stack.extend((c, searched) for c in reversed(n.children))
         return False
