@@ -19,7 +19,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any
 
 from hlsllint.preprocess.expression import ExpressionError, evaluate
 from hlsllint.preprocess.includes import resolve_include
@@ -406,9 +406,9 @@ class _Mark:
         )
 
 
-def _relative(seg: list[object], base: int) -> tuple[int, int, str, int, int, str]:
+def _relative(seg: list[Any], base: int) -> tuple[int, int, str, int, int, str]:
     a, b, p, s, e, k = seg
-    return cast(int, a) - base, cast(int, b) - base, cast(str, p), cast(int, s), cast(int, e), cast(str, k)
+    return a - base, b - base, p, s, e, k
 
 
 _EXPANSIONS: OrderedDict[tuple[str, str, tuple[str, ...]], list[_Expansion]] = OrderedDict()
