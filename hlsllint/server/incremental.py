@@ -308,6 +308,11 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
     """Lint the document's new `text` by analysing only what the edit can change; None when
     a from-scratch lint is needed (see the module docstring)."""
     path = snap.path
+    if text == snap.text:  # back to the last text that could serve (a typo undone)
+        same = _current_files(snap)
+        if same is None:
+            return _give_up("an included file changed or appeared")
+        return Relint(list(snap.findings), {**same, path: SourceFile(path=path, text=text)}, snap, 0)
     change = _diff(snap.text, text)
     removed, inserted = snap.text[change.start : change.old_end], text[change.start : change.new_end]
     if _risky(snap.text, change.start, change.old_end) or _risky(text, change.start, change.new_end):

@@ -214,12 +214,8 @@ class HlslLintServer(LanguageServer):
         reused (`incremental.relint`), else from scratch."""
         resolver = self.resolver
         last = self.snapshots.pop(uri, None)
-        if (
-            self.incremental
-            and last is not None
-            and last[0] == self.generation
-            and last[1].settings == settings
-        ):
+        usable = last is not None and last[0] == self.generation and last[1].settings == settings
+        if self.incremental and last is not None and usable:
             again = relint(last[1], text)
             if again is not None:
                 self.snapshots[uri] = (self.generation, again.snapshot)
@@ -239,6 +235,10 @@ class HlslLintServer(LanguageServer):
             )
             if snap is not None:
                 self.snapshots[uri] = (self.generation, snap)
+            elif last is not None and usable:
+                # This version cannot serve (a syntax error while typing): the next edit is
+                # compared with the last version that can, often one edit inside one body away.
+                self.snapshots[uri] = last
         return done
 
     def _verify(self, path: str, text: str, settings: Settings, done: DocumentLint) -> None:
