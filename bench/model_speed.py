@@ -22,7 +22,7 @@ from lint_speed import STAGE_EXTS, shader_files
 from hlsllint.checker import run_rules
 from hlsllint.config import ConfigResolver, Settings
 from hlsllint.context import RuleContext
-from hlsllint.lint import FileLoader, _plan_units, analysis_settings, front_end
+from hlsllint.lint import FileLoader, _plan_units, analysis_settings, front_end, tune_gc
 from hlsllint.registry import all_rules
 from hlsllint.rule import Rule
 from hlsllint.syntax import Node, parse
@@ -45,6 +45,7 @@ def main() -> None:
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    tune_gc()  # as the CLI does
     resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
     loader = FileLoader({})
     units = _plan_units(shader_files(args.folders), resolver, loader)

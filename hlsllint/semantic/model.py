@@ -18,6 +18,7 @@ Nothing here raises on broken trees: unknown names resolve to None, unknown type
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -306,14 +307,20 @@ class Model:
 
     def const_value(self, node: Node | None) -> int | float | bool | None:
         """The compile-time value of an expression (literals, static consts, arithmetic)."""
-        if node is None or node.id in self._const_guard or len(self._const_guard) > 64:
+        if node is None:
             return None
-        memo = self._consts if not self._const_guard else None
-        if memo is not None and node.id in memo:
-            return memo[node.id]
-        value = self._const_value_guarded(node)
-        if memo is not None:
-            memo[node.id] = value
+        guard = self._const_guard
+        if guard:  # inside another constant's evaluation: no memo
+            if node.id in guard or len(guard) > 64:
+                return None
+            return self._const_value_guarded(node)
+        memo = self._consts
+        if memo is None:
+            return self._const_value_guarded(node)
+        key = node.id
+        if key in memo:
+            return memo[key]
+        value = memo[key] = self._const_value_guarded(node)
         return value
 
     def _const_value_guarded(self, node: Node) -> int | float | bool | None:
@@ -971,13 +978,20 @@ class Model:
         refs = self._refs
         uses = self._pending_uses
         lookup = self._lookup
+        # Only the nodes of these kinds matter: visit their positions, in document order.
+        positions = tree.positions(_RESOLVE_KINDS)
+        count = len(positions)
         ends: list[int] = []  # where the scopes opened in this run close
-        i = first
         stop = first + nodes[first].descendant_count
-        while i < stop:
+        j = bisect.bisect_left(positions, first)
+        while j < count:
+            i = positions[j]
+            if i >= stop:
+                break
             while ends and i >= ends[-1]:
                 ends.pop()
                 scopes.pop()
+            j += 1
             kind = types[i]
             if kind == "identifier":
                 node = nodes[i]
@@ -987,23 +1001,22 @@ class Model:
                     refs[(s, e)] = sym
                     if sym.node is None or sym.node.id != node.id:
                         uses.append((s, node, sym))
-                i += node.descendant_count  # a leaf
-                continue
-            elif kind in _SCOPE_NODES:
-                ends.append(i + nodes[i].descendant_count)
-                scopes.append({})
+                size = node.descendant_count
+                if size > 1:  # not a leaf: what is below is not looked at
+                    j = bisect.bisect_left(positions, i + size, j)
+            elif kind == "declaration":
+                node = nodes[i]
+                if node.child_by_field_id(_F_TYPE) is not None:
+                    self._resolve_declaration(fn, scopes, node)
+                    j = bisect.bisect_left(positions, i + node.descendant_count, j)
             elif kind == "call_expression":
                 # What the body calls: the identifiers whose parent is a call (the callee).
                 for c in nodes[i].named_children:
                     if c.type == "identifier":
                         fn.calls.add(tree.node_text(c))
-            elif kind == "declaration":
-                node = nodes[i]
-                if node.child_by_field_id(_F_TYPE) is not None:
-                    self._resolve_declaration(fn, scopes, node)
-                    i += node.descendant_count
-                    continue
-            i += 1
+            else:  # a block scope
+                ends.append(i + nodes[i].descendant_count)
+                scopes.append({})
         for _ in ends:
             scopes.pop()
 
@@ -1188,6 +1201,9 @@ _SCOPE_NODES = frozenset(
     }
 )
 """Nodes that open a block scope for the names declared inside them."""
+
+_RESOLVE_KINDS = _SCOPE_NODES | {"identifier", "declaration", "call_expression"}
+"""What resolving a body looks at (everything else is only walked through)."""
 
 _STAGE_PARAM_QUALIFIERS = frozenset(
     {"point", "line", "triangle", "lineadj", "triangleadj", "vertices", "indices", "primitives", "payload"}

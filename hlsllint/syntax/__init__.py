@@ -149,6 +149,7 @@ class SyntaxTree:
     _nodes: list[Node] | None = field(default=None, repr=False)
     _types: list[str] | None = field(default=None, repr=False)
     _by_type: dict[str, list[Node]] = field(default_factory=dict, repr=False)
+    _kind_positions: dict[frozenset[str], list[int]] = field(default_factory=dict, repr=False)
     _starts: list[int] | None = field(default=None, repr=False)
     """The start bytes of `nodes()`, index for index (computed once)."""
     _ends: dict[int, list[int]] = field(default_factory=dict, repr=False)
@@ -223,6 +224,14 @@ class SyntaxTree:
         if self._types is None:
             self._types = [n.type for n in self.nodes()]
         return self._types
+
+    def positions(self, kinds: frozenset[str]) -> list[int]:
+        """The positions in `nodes()` of the nodes of these types, in order (once per set)."""
+        found = self._kind_positions.get(kinds)
+        if found is None:
+            found = [i for i, t in enumerate(self.node_types()) if t in kinds]
+            self._kind_positions[kinds] = found
+        return found
 
     def nodes_of_type(self, *types: str) -> list[Node]:
         """Every node of the given types, in document order (each type indexed once per tree)."""
