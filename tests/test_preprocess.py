@@ -615,3 +615,14 @@ def test_recorded_expansions_stay_within_their_budget(monkeypatch: pytest.Monkey
     assert 0 < reused < 10
     assert _same_result(got, _fresh(backwards, headers, "b.hlsl"))
     assert engine._expansions_size == 0  # _fresh cleared them
+
+
+def test_the_result_counts_reused_header_expansions() -> None:
+    from hlsllint.preprocess import clear_cache
+
+    clear_cache()
+    header = {"shared.hlsli": "int shared_value;\n"}
+    first = _run_store('#include "shared.hlsli"\n', header, path="one.hlsl")
+    second = _run_store('#include "shared.hlsli"\nint two;\n', header, path="two.hlsl")
+    assert (first.reused, second.reused) == (0, 1)
+    assert code(second) == ["int shared_value;", "int two;"]

@@ -70,6 +70,8 @@ class PreprocessResult:
     """Every file the expanded text maps into, the main file included."""
     missing: list[str] = field(default_factory=list)
     """Paths the include search probed and did not find (sorted)."""
+    reused: int = 0
+    """Header expansions taken from an earlier unit of this process instead of done again."""
 
 
 def clear_cache() -> None:
@@ -95,4 +97,5 @@ def preprocess(main: SourceFile, options: PreprocessOptions, loader: Loader) -> 
         included=list(pp.included),
         sources=sources,
         missing=sorted(pp.missing),
+        reused=pp.replayed,
     )

@@ -49,6 +49,7 @@ _L_KINDS: list[str] = [""] * (_LINE_RE.groups + 1)
 for _name, _index in _LINE_RE.groupindex.items():
     _L_KINDS[_index] = _name
 _L_NL, _L_BC, _L_LC = (_LINE_RE.groupindex[g] for g in ("nl", "bc", "lc"))
+assert (_L_NL, _L_BC, _L_LC) == (1, 2, 3)  # the token groups come after them
 _new_token = tuple.__new__
 
 
@@ -141,6 +142,7 @@ def lex_file(text: str) -> LexedFile:
     text_start = 0
     last_line_end = 0
     line_starts = [0]
+    prev_end = 0
 
     def finish_line(line_end: int) -> None:
         nonlocal text_lo, text_start, last_line_end
@@ -164,8 +166,20 @@ def lex_file(text: str) -> LexedFile:
         last_line_end = line_end
 
     for m in _LINE_RE.finditer(text):
-        g = m.lastindex
-        if g == _L_NL:
+        g = m.lastindex or 0
+        if g > _L_LC:  # a token (the most frequent case first)
+            start, end = m.span(g)
+            value = text[start:end]
+            kind = _L_KINDS[g]
+            if at_line_start:
+                at_line_start = False
+                is_directive = kind == PUNCT and value in ("#", "%:")
+            # Matches are contiguous: blanks came before the token if it does not start where
+            # the previous token ended (after a line break or comment `ws` is already set).
+            append(_new_token(Token, (kind, value, start, end, ws or start != prev_end)))
+            ws = False
+            prev_end = end
+        elif g == _L_NL:
             finish_line(m.start(g))
             line_start = m.end()
             line_starts.append(line_start)
@@ -173,8 +187,7 @@ def lex_file(text: str) -> LexedFile:
             at_line_start = True
             is_directive = False
             ws = True
-            continue
-        if g in (_L_BC, _L_LC):
+        else:
             ws = True
             if g == _L_BC:
                 # A block comment spanning lines: keep line_starts right for __LINE__.
@@ -186,15 +199,6 @@ def lex_file(text: str) -> LexedFile:
                 while i != -1:
                     line_starts.append(base + i + 1)
                     i = s.find("\n", i + 1)
-            continue
-        start, end = m.span(g or 0)
-        value = text[start:end]
-        kind = _L_KINDS[g or 0]
-        if at_line_start:
-            at_line_start = False
-            is_directive = kind == PUNCT and value in ("#", "%:")
-        append(_new_token(Token, (kind, value, start, end, ws or start != m.start())))
-        ws = False
     finish_line(len(text))
     if text_lo >= 0:
         chunks.append(Text(text_lo, len(tokens), text_start, last_line_end))
