@@ -42,7 +42,23 @@ def declared_symbols(model: Model, decl: Node) -> list[tuple[Node, Symbol]]:
     """The symbols a declaration declares, each with its name node (`Symbol.node`), in document
     order. The name of each declarator is found the way the model finds it (through
     `init_declarator`/`array_declarator` and other declarators to the identifier), so only a few
-    nodes are read, never the initial values."""
+    nodes are read, never the initial values. Answered once per declaration and model."""
+    known = _DECLARED.get(model)
+    if known is None:
+        known = _DECLARED[model] = {}
+    found = known.get(decl.id)
+    if found is None:
+        found = known[decl.id] = _declared_symbols(model, decl)
+    return found
+
+
+_Declared = dict[int, list[tuple[Node, Symbol]]]
+_DECLARED: weakref.WeakKeyDictionary[Model, _Declared] = weakref.WeakKeyDictionary()
+"""Model -> declaration node id -> `declared_symbols` (HL103 and HL104 ask it of every local
+declaration)."""
+
+
+def _declared_symbols(model: Model, decl: Node) -> list[tuple[Node, Symbol]]:
     out: list[tuple[Node, Symbol]] = []
     for i, child in enumerate(decl.children):
         if child.type == "function_declarator" or decl.field_name_for_child(i) != "declarator":
