@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
+
+import pytest
 
 from hlsllint.analysis import analyze, build_cfg, liveness, pressure, uniformity
+from hlsllint.analysis import cfg as cfg_module
 from hlsllint.analysis.costs import CostModel
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import Model, build_model
@@ -205,3 +209,66 @@ float4 main(float x : TEXCOORD0) : SV_Target { return f(x) + undefined_thing(x; 
     for e in m.entry_points:
         p = pressure(m, e)
         assert p.max_live_vgprs >= 0
+
+
+def test_register_demand_same_from_plain_live_sets_and_inlined_bodies_replayed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """register_demand reads liveness's bit sets; live sets given as plain sets count the same.
+    A helper called twice on one call path is replayed the second time, identically."""
+    from hlsllint.analysis import register_demand
+    from hlsllint.analysis.liveness import LiveSets
+
+    src = """
+Texture2D<float4> t; SamplerState s;
+float4 shade(float2 uv, float w) { float4 c = t.Sample(s, uv); if (c.a > w) { c *= w; } return c; }
+float4 main(float2 uv : TEXCOORD0, float w : TEXCOORD1) : SV_Target {
+    float4 a = shade(uv, w);
+    float4 b = shade(uv * 2, w);
+    [loop] for (int i = 0; i < 4; i++) { a += shade(uv + i, w) * b; }
+    return a + b;
+}"""
+    m = model(src)
+    cfg = build_cfg(m, m.entry_points[0])
+    uni = uniformity(cfg)
+    live = liveness(cfg)
+    fast = register_demand(cfg, live, uni, 64, record_live=True)
+    plain = LiveSets(
+        {b: set(live.live_in[b]) for b in live.live_in}, {b: set(live.live_out[b]) for b in live.live_out}
+    )
+    slow = register_demand(cfg, plain, uni, 64, record_live=True)
+    assert fast.vgprs == slow.vgprs and fast.sgprs == slow.sgprs
+    assert fast.peak_vgprs == slow.peak_vgprs > 8
+    assert fast.peak_instr is slow.peak_instr and fast.peak_live == slow.peak_live
+    assert fast.live_at == slow.live_at
+    # the second straight call of shade is a replay of the first: the same CFG as lowering each
+    # body from its syntax
+    replays = []
+    real_replay = cfg_module._Lowerer._replay
+
+    def spy(self: Any, *args: Any) -> None:
+        replays.append(args[0])
+        real_replay(self, *args)
+
+    def unreplayed(self: Any, fn: Any, frame: Any) -> None:
+        self.stmt(fn.body)
+
+    monkeypatch.setattr(cfg_module._Lowerer, "_replay", spy)
+    replayed = build_cfg(m, m.entry_points[0])
+    assert replays
+    monkeypatch.setattr(cfg_module._Lowerer, "_body", unreplayed)
+    walked = build_cfg(m, m.entry_points[0])
+    assert describe(replayed) == describe(walked)
+
+
+def describe(cfg: Any) -> list[Any]:
+    out: list[Any] = [sorted(cfg.graph.edges), [(v.id, v.name, v.width, v.kind) for v in cfg.values]]
+    for b in cfg.graph.nodes:
+        for ins in cfg.instrs(b):
+            dest = ins.dest.id if ins.dest is not None else None
+            out.append((b, ins.op, dest, [r.id for r in ins.reads], ins.span, ins.rule, ins.detail))
+    out.append(
+        [(span, [getattr(x, "op", getattr(x, "id", None)) for x in xs]) for span, xs in cfg.expr.items()]
+    )
+    out.append([(lp.span, lp.header, sorted(lp.blocks)) for lp in cfg.loops])
+    return out

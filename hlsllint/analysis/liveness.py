@@ -39,12 +39,14 @@ def _bit_indices(x: int) -> list[int]:
 class _BitSets(Mapping[int, set[Value]]):
     """Block -> set of values, stored as Python ints used as bit sets (decoded on access)."""
 
-    def __init__(self, bits: dict[int, int], values: list[Value]) -> None:
+    def __init__(self, bits: dict[int, int], values: list[Value], index: dict[Value, int]) -> None:
         self.bits = bits
-        self._values = values
+        self.value_of = values
+        """Bit i stands for value_of[i]."""
+        self.index = index
 
     def __getitem__(self, block: int) -> set[Value]:
-        values = self._values
+        values = self.value_of
         return {values[i] for i in _bit_indices(self.bits[block])}
 
     def __iter__(self) -> Iterator[int]:
@@ -106,7 +108,7 @@ def liveness(cfg: CFG) -> LiveSets:
                 if p not in queued:
                     queued.add(p)
                     work.append(p)
-    return LiveSets(_BitSets(live_in, values), _BitSets(live_out, values))
+    return LiveSets(_BitSets(live_in, values, index), _BitSets(live_out, values, index))
 
 
 @dataclass
@@ -234,6 +236,34 @@ def constant_values(du: DefUse) -> set[Value]:
     return candidates
 
 
+def _as_bits(live: LiveSets, cfg: CFG) -> _BitSets:
+    """The live-out sets as bit sets (as `liveness` makes them; built for other mappings)."""
+    out = live.live_out
+    if isinstance(out, _BitSets):
+        return out
+    values = list(cfg.values)
+    index = {v: i for i, v in enumerate(values)}
+
+    def bit(v: Value) -> int:
+        i = index.get(v)
+        if i is None:
+            i = index[v] = len(values)
+            values.append(v)
+        return 1 << i
+
+    bits = {b: 0 for b in cfg.kept_instrs()}
+    for b, vals in out.items():
+        for v in vals:
+            bits[b] |= bit(v)
+    for instrs in cfg.kept_instrs().values():
+        for ins in instrs:
+            for r in ins.reads:
+                bit(r)
+            if ins.dest is not None:
+                bit(ins.dest)
+    return _BitSets(bits, values, index)
+
+
 def register_demand(
     cfg: CFG,
     live: LiveSets,
@@ -247,14 +277,28 @@ def register_demand(
     sizes: dict[Value, int] = {}
     streamed = _cached_set(cfg, "streamed", streamed_temps) if costs.stream_componentwise_temps else set()
     constant = _cached_set(cfg, "constant", constant_values) if costs.fold_constant_values else set()
-    vsize: dict[Value, int] = {}  # registers counted as VGPRs (0 for other classes)
-    ssize: dict[Value, int] = {}  # registers counted as SGPRs
     for v in cfg.values:
         cls, n = value_class(v, uni, wave_size, costs)
-        n = 0 if v in constant else 1 if v in streamed and cls == "vgpr" else n
-        classes[v], sizes[v] = cls, n
-        vsize[v] = n if cls == "vgpr" else 0
-        ssize[v] = n if cls == "sgpr" else 0
+        classes[v], sizes[v] = cls, (0 if v in constant else 1 if v in streamed and cls == "vgpr" else n)
+    # The walk below keeps the live set as a bit set (bit i: `values[i]`): registers by class
+    # per bit, and per register count the mask of the values of that size, so that a block's
+    # starting sums are a few population counts.
+    out = _as_bits(live, cfg)
+    values, index = out.value_of, out.index
+    vsize = [0] * len(values)  # registers counted as VGPRs (0 for other classes)
+    ssize = [0] * len(values)  # registers counted as SGPRs
+    vmasks: dict[int, int] = {}
+    smasks: dict[int, int] = {}
+    for i, v in enumerate(values):
+        cls, n = classes[v], sizes[v]
+        if n and cls == "vgpr":
+            vsize[i] = n
+            vmasks[n] = vmasks.get(n, 0) | 1 << i
+        elif n and cls == "sgpr":
+            ssize[i] = n
+            smasks[n] = smasks.get(n, 0) | 1 << i
+    vmask_items = list(vmasks.items())
+    smask_items = list(smasks.items())
     mask = 2 if wave_size == 64 else 1
     # every register the hardware preloads is live when the wave starts, read later or not
     preloaded = cfg.preloaded_vgprs
@@ -265,30 +309,36 @@ def register_demand(
     vg: dict[Instr, int] = {}
     sg: dict[Instr, int] = {}
     best_v = -1
-    best: tuple[Instr, int, set[Value]] | None = None  # instruction, block, live after it
+    best: tuple[Instr, int] | None = None  # instruction, live after it
     live_at: dict[Instr, list[Value]] = {}
-    live_out = live.live_out
+    bits_out = out.bits
     for b, instrs in cfg.kept_instrs().items():
-        cur = set(live_out[b])
-        v_sum = sum(map(vsize.__getitem__, cur))
-        s_sum = sum(map(ssize.__getitem__, cur))
+        cur = bits_out[b]
+        v_sum = sum(n * (cur & m).bit_count() for n, m in vmask_items)
+        s_sum = sum(n * (cur & m).bit_count() for n, m in smask_items)
         extra_s = costs.base_sgprs + per_level * divergent_blocks.get(b, 0)
         for ins in reversed(instrs):
             # live before = (live after - dest) | reads; counted: live after | dest | reads
             d = ins.dest
             op = ins.op
             nv, ns = v_sum, s_sum
-            # a declaration without a value takes no register until it is written
-            if d is not None and op != "undef" and d not in cur:
-                nv += vsize[d]
-                ns += ssize[d]
+            d_bit = 0
+            if d is not None:
+                di = index[d]
+                d_bit = cur & (1 << di)  # nonzero when live after
+                # a declaration without a value takes no register until it is written
+                if not d_bit and op != "undef":
+                    nv += vsize[di]
+                    ns += ssize[di]
             if operands:
-                seen: set[Value] = set()
+                seen = 0
                 for r in ins.reads:
-                    if r not in cur and r is not d and r not in seen:
-                        seen.add(r)
-                        nv += vsize[r]
-                        ns += ssize[r]
+                    ri = index[r]
+                    rb = 1 << ri
+                    if not (cur | seen) & rb and r is not d:
+                        seen |= rb
+                        nv += vsize[ri]
+                        ns += ssize[ri]
             if op == "export" and export_vgprs:
                 nv += sum(
                     x.width if x in constant else sizes[x]
@@ -301,26 +351,32 @@ def register_demand(
             sg[ins] = ns + extra_s
             if nv > best_v:
                 best_v = nv
-                best = (ins, b, cur)
+                best = (ins, cur)
             if record_live:
-                live_at[ins] = _ordered(_counted(ins, cur, operands), sizes)
-            # step backwards (the live set of a new peak is kept: copy before changing it)
-            if best is not None and best[2] is cur:
-                cur = set(cur)
-            if d is not None and d in cur:
-                cur.discard(d)
-                v_sum -= vsize[d]
-                s_sum -= ssize[d]
+                live_at[ins] = _ordered(_counted(ins, _decode(cur, values), operands), sizes)
+            # step backwards
+            if d_bit:
+                cur ^= d_bit
+                v_sum -= vsize[di]
+                s_sum -= ssize[di]
             for r in ins.reads:
-                if r not in cur:
-                    cur.add(r)
-                    v_sum += vsize[r]
-                    s_sum += ssize[r]
+                ri = index[r]
+                rb = 1 << ri
+                if not cur & rb:
+                    cur |= rb
+                    v_sum += vsize[ri]
+                    s_sum += ssize[ri]
     peak_v = max(vg.values(), default=0)
     peak_s = max(sg.values(), default=costs.base_sgprs)
     peak_instr = best[0] if best is not None else None
-    peak_live = _ordered(_counted(best[0], best[2], operands), sizes) if best is not None else []
+    peak_live = (
+        _ordered(_counted(best[0], _decode(best[1], values), operands), sizes) if best is not None else []
+    )
     return Demand(vg, sg, peak_v, peak_s, peak_instr, peak_live, classes, sizes, live_at)
+
+
+def _decode(bits: int, values: list[Value]) -> set[Value]:
+    return {values[i] for i in _bit_indices(bits)}
 
 
 def _counted(ins: Instr, after: set[Value], operands: bool) -> set[Value]:

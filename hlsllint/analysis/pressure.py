@@ -136,8 +136,13 @@ def analyse_entry(
     demand = register_demand(ea.cfg, ea.liveness, ea.uniformity, wave_size, ea.costs)
     target = resolve_target(model.settings.target)
     spans = []
+    sgprs = demand.sgprs
+    bounds: dict[tuple[int, int], Bounded] = {}  # the same counts recur at many instructions
     for ins, n in demand.vgprs.items():
-        b = bound_registers(target, wave_size, n, demand.sgprs.get(ins, 0))
+        counts = (n, sgprs.get(ins, 0))
+        b = bounds.get(counts)
+        if b is None:
+            b = bounds[counts] = bound_registers(target, wave_size, *counts)
         spans.append(SpanCount(ins.span, b.vgprs, b.sgprs))
     peak = demand.peak_instr.span if demand.peak_instr is not None else None
     bounded = bound_registers(target, wave_size, demand.peak_vgprs, demand.peak_sgprs)
