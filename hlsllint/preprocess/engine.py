@@ -8,6 +8,16 @@ Output: the text of every active, non-directive line is copied verbatim; a top-l
 invocation is replaced by its expansion (one segment mapped to the invocation's range, followed
 by as many line breaks as the invocation spanned, so later lines keep their row); directive lines
 and inactive groups become blank lines; an included file's output is spliced in at its directive.
+
+Headers once per distinct context: expanding an included file is recorded (`_Expansion`) with
+everything it read: the definition or absence of every name it could have looked up (the
+identifiers of the files it read and of the macro bodies it expanded, pasted names, include
+guards), whether each include target was already `#pragma once`d, included or on the include
+stack, and what every include probe and file read found. The next inclusion of the same file
+(same text, same include dirs), in this unit or a later one of the process, replays the record
+when all of that is the same: its output and segments, diagnostics, macro definitions, `#pragma
+once` and included files. Anything it cannot vouch for (`__COUNTER__`, limits, unreadable files)
+is never recorded.
 """
 
 from __future__ import annotations
