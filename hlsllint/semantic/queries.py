@@ -111,7 +111,12 @@ _FETCHES: weakref.WeakKeyDictionary[Model, dict[int, Fetch | None]] = weakref.We
 def as_fetch(model: Model, node: Node) -> Fetch | None:
     """The fetch that `node` is: a resource Load/Sample/Gather call or a resource subscript
     (answered once per node and model)."""
-    if node.type not in ("call_expression", "subscript_expression"):
+    kind = node.type
+    if kind == "call_expression":
+        fn = node.child_by_field_name("function")
+        if fn is None or fn.type != "field_expression":
+            return None  # not a method call: settled without the memo
+    elif kind != "subscript_expression":
         return None
     known = _FETCHES.get(model)
     if known is None:
