@@ -1,10 +1,10 @@
 """Tokenizing a file for the preprocessor, and caching its directive structure.
 
-A file is lexed once per process (keyed by path and text): its significant tokens (no whitespace,
-newlines or comments) go into one flat list, and the file is cut into *chunks*: runs of ordinary
-text lines, and single directive lines. Backslash-newline splices count as whitespace, so a
-directive continued over several physical lines is one chunk, and token offsets stay offsets into
-the original text.
+A file is lexed once per process (keyed by its text, so copies of a file share it): its significant
+tokens (no whitespace, newlines or comments) go into one flat list, and the file is cut into
+*chunks*: runs of ordinary text lines, and single directive lines. Backslash-newline splices count
+as whitespace, so a directive continued over several physical lines is one chunk, and token
+offsets stay offsets into the original text.
 """
 
 from __future__ import annotations
@@ -256,19 +256,20 @@ def _find_guard(f: LexedFile) -> str | None:
     return None
 
 
-_CACHE: OrderedDict[tuple[str, str], LexedFile] = OrderedDict()
+_CACHE: OrderedDict[str, LexedFile] = OrderedDict()
 _CACHE_SIZE = 1024
 
 
 def lexed(path: str, text: str) -> LexedFile:
-    """`lex_file(text)`, cached per process (a header included by many files is lexed once)."""
-    key = (path, text)
-    hit = _CACHE.get(key)
+    """`lex_file(text)`, cached per process by content: a header included by many files is lexed
+    once, and so is every copy of it (engine trees often ship the same header in many samples).
+    `path` is not part of the key: lexing does not depend on it."""
+    hit = _CACHE.get(text)
     if hit is not None:
-        _CACHE.move_to_end(key)
+        _CACHE.move_to_end(text)
         return hit
     result = lex_file(text)
-    _CACHE[key] = result
+    _CACHE[text] = result
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return result
