@@ -86,7 +86,9 @@ class _NodeFacts:
     spans, texts and constant values do not change."""
 
     def __init__(self, model: Model) -> None:
-        self.model = model
+        # Weakly: this is the value of a WeakKeyDictionary keyed by the model, and a strong
+        # reference back would keep every unit's model and tree alive to the end of the run.
+        self._model = weakref.ref(model)
         self.tree = model.tree
         self.spans: dict[int, Span] = {}
         self.names: dict[int, str] = {}
@@ -120,7 +122,8 @@ class _NodeFacts:
         key = node.id
         found = self.consts.get(key, _UNSET)
         if found is _UNSET:
-            found = self.consts[key] = self.model.const_value(node)
+            model = self._model()
+            found = self.consts[key] = model.const_value(node) if model is not None else None
         return found
 
     def width(self, t: T.Type, sixteen: bool) -> int:
