@@ -199,3 +199,22 @@ def test_random_edits_of_fixtures_equal_a_fresh_lint(folder: Path, fixture: str)
         pytest.skip(f"{fixture} is gone")
     path = os.path.normpath(str(folder / source.name))
     _walk(path, source.read_text(encoding="utf-8"), 6, seed=len(fixture))
+
+
+def test_findings_at_one_place_are_published_in_one_order(folder: Path) -> None:
+    """HL202 reports each entry point at the same declaration: the order must not depend on
+    which part of the unit was analysed again."""
+    from hlsllint.diagnostics import Diagnostic, Severity
+    from hlsllint.source import Location
+
+    path = os.path.normpath(str(folder / "main.hlsl"))
+
+    def at_decl(entry: str) -> Diagnostic:
+        return Diagnostic(
+            "HL202", "lds-occupancy", f"`{entry}`: groupshared", Severity.WARNING, path, 0, 5,
+            Location(1, 1), Location(1, 6),
+        )  # fmt: skip
+
+    a, b = at_decl("A"), at_decl("B")
+    resolver = ConfigResolver()
+    assert publishable([b, a], path, MAIN, resolver) == publishable([a, b], path, MAIN, resolver) == [a, b]

@@ -382,9 +382,12 @@ def lint_document(
 def publishable(
     findings: list[Diagnostic], path: str, text: str, resolver: ConfigResolver
 ) -> list[Diagnostic]:
-    """The document's findings after its `noqa` comments (unused ones reported as HL001), sorted."""
+    """The document's findings after its `noqa` comments (unused ones reported as HL001), sorted
+    by place, then message."""
     found = apply_suppressions(list(findings), {path: SourceFile(path=path, text=text)}, resolver)
-    found.sort(key=Diagnostic.sort_key)
+    # Findings at one place (HL202 names each entry point at the groupshared declaration) in an
+    # order that does not depend on how the unit was analysed.
+    found.sort(key=lambda d: (*d.sort_key(), d.end.row, d.end.column, d.message, repr(d)))
     return found
 
 
