@@ -272,38 +272,3 @@ def describe(cfg: Any) -> list[Any]:
     )
     out.append([(lp.span, lp.header, sorted(lp.blocks)) for lp in cfg.loops])
     return out
-
-
-def test_block_graph_orders_as_networkx() -> None:
-    """BlockGraph keeps networkx's orders (blocks, successors, predecessors, edges) through edge
-    additions, removals and re-added blocks, and finds the same descendants."""
-    import random
-
-    import networkx as nx
-
-    from hlsllint.analysis.ir import BlockGraph
-
-    rng = random.Random(7)
-    for _ in range(20):
-        ours, theirs = BlockGraph(), nx.DiGraph()
-        n = rng.randint(3, 30)
-        for b in range(n):
-            ours.add_node(b, instrs=[b])
-            theirs.add_node(b, instrs=[b])
-        edges = [(rng.randrange(n + 2), rng.randrange(n + 2)) for _ in range(rng.randint(0, 3 * n))]
-        ours.add_edges_from(edges)
-        theirs.add_edges_from(edges)
-        assert ours.descendants(0) == nx.descendants(theirs, 0)
-        gone = rng.sample(range(n), rng.randint(0, n // 2))
-        ours.remove_nodes_from(gone)
-        theirs.remove_nodes_from(gone)
-        if gone:
-            ours.add_node(gone[0], instrs=[])
-            theirs.add_node(gone[0], instrs=[])
-        assert list(ours.nodes) == list(theirs.nodes)
-        assert ours.edges == list(theirs.edges)
-        for b in theirs.nodes:
-            assert ours.nodes[b] == theirs.nodes[b]
-            assert list(ours.successors(b)) == list(theirs.successors(b))
-            assert list(ours.predecessors(b)) == list(theirs.predecessors(b))
-            assert ours.out_degree(b) == theirs.out_degree(b)

@@ -9,13 +9,12 @@ struct variable is split into one value per member), expression temporaries (`te
 once), stage inputs (`input`), preloaded hardware registers (`preload`) and resource
 descriptors (`resource`). Literals and compile-time constants produce no value.
 
-Blocks are the nodes of `CFG.graph` (a `BlockGraph`: part of networkx's DiGraph interface);
-`graph.nodes[b]["instrs"]` is the block's instruction list. A block ending in a conditional
-branch has an instruction with `op="branch"` whose reads hold the condition. Loops are recorded
-in `CFG.loops` (`LoopRecord`: blocks, header, attributes, constant trip count when the compiler
-can tell it). Constant-trip `[unroll]` loops are *not* expanded: liveness is the same for every
-iteration, so one copy of the body gives the same peak (the scheduler's interleaving of unrolled
-iterations is not modelled).
+Blocks are the nodes of `CFG.graph` (a networkx DiGraph); `graph.nodes[b]["instrs"]` is the
+block's instruction list. A block ending in a conditional branch has an instruction with
+`op="branch"` whose reads hold the condition. Loops are recorded in `CFG.loops` (`LoopRecord`:
+blocks, header, attributes, constant trip count when the compiler can tell it). Constant-trip
+`[unroll]` loops are *not* expanded: liveness is the same for every iteration, so one copy of the
+body gives the same peak (the scheduler's interleaving of unrolled iterations is not modelled).
 """
 
 from __future__ import annotations
@@ -23,8 +22,10 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+import networkx as nx
+
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
-from hlsllint.analysis.ir import CFG, BlockGraph, Instr, LoopRecord, Span, Value
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Span, Value
 from hlsllint.analysis.occupancy import resolve_target
 from hlsllint.analysis.passes import dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
@@ -293,7 +294,7 @@ class _Lowerer:
         self.const_value = facts.const_value
         self.blocks: list[list[Instr]] = []
         self.edges: list[tuple[int, int]] = []
-        self.g = BlockGraph()
+        self.g = nx.DiGraph()
         self.values: list[Value] = []
         self.loops: list[LoopRecord] = []
         self.expr: dict[Span, list[Instr | Value | None]] = {}
@@ -560,7 +561,7 @@ class _Lowerer:
     def finish(self, exit_b: int) -> CFG:
         self.g.add_nodes_from((b, {"instrs": instrs}) for b, instrs in enumerate(self.blocks))
         self.g.add_edges_from(self.edges)
-        reachable = self.g.descendants(0) | {0}
+        reachable = nx.descendants(self.g, 0) | {0}
         dead = [b for b in self.g.nodes if b not in reachable]
         self.g.remove_nodes_from(dead)
         if exit_b not in self.g:

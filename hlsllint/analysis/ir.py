@@ -5,9 +5,10 @@ Built by `hlsllint.analysis.cfg.build_cfg`; read by uniformity, liveness and the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+import networkx as nx
 
 from hlsllint.semantic import types as T
 from hlsllint.semantic.model import EntryPoint, Symbol
@@ -75,103 +76,10 @@ class LoopRecord:
     trip_count: int | None
 
 
-class BlockGraph:
-    """The blocks of a CFG and their edges: the part of networkx's DiGraph interface the analyses
-    use, with its orders (blocks in insertion order; a block's successors and predecessors in
-    the order their edges were added), without importing networkx (a tenth of a cold lint).
-
-    `nodes[b]` is block b's attribute dict (`"instrs"`); `succ`/`adj` and `pred` map a block to
-    its successors and predecessors (dicts, keys in order)."""
-
-    def __init__(self) -> None:
-        self.nodes: dict[int, dict[str, Any]] = {}
-        self.succ: dict[int, dict[int, dict[str, Any]]] = {}
-        self.pred: dict[int, dict[int, dict[str, Any]]] = {}
-
-    @property
-    def adj(self) -> dict[int, dict[int, dict[str, Any]]]:
-        return self.succ
-
-    @property
-    def edges(self) -> list[tuple[int, int]]:
-        return [(a, b) for a, out in self.succ.items() for b in out]
-
-    def __contains__(self, block: object) -> bool:
-        return block in self.nodes
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.nodes)
-
-    def __len__(self) -> int:
-        return len(self.nodes)
-
-    def number_of_nodes(self) -> int:
-        return len(self.nodes)
-
-    def successors(self, block: int) -> Iterator[int]:
-        return iter(self.succ[block])
-
-    def predecessors(self, block: int) -> Iterator[int]:
-        return iter(self.pred[block])
-
-    def out_degree(self, block: int) -> int:
-        return len(self.succ[block])
-
-    def in_degree(self, block: int) -> int:
-        return len(self.pred[block])
-
-    def add_node(self, block: int, **attrs: Any) -> None:
-        if block not in self.nodes:
-            self.nodes[block] = {}
-            self.succ[block] = {}
-            self.pred[block] = {}
-        self.nodes[block].update(attrs)
-
-    def add_nodes_from(self, blocks: Iterable[int | tuple[int, dict[str, Any]]]) -> None:
-        for item in blocks:
-            if isinstance(item, tuple):
-                self.add_node(item[0], **item[1])
-            else:
-                self.add_node(item)
-
-    def add_edge(self, a: int, b: int) -> None:
-        for n in (a, b):
-            if n not in self.nodes:
-                self.add_node(n)
-        self.succ[a][b] = {}
-        self.pred[b][a] = {}
-
-    def add_edges_from(self, edges: Iterable[tuple[int, int]]) -> None:
-        for a, b in edges:
-            self.add_edge(a, b)
-
-    def remove_nodes_from(self, blocks: Iterable[int]) -> None:
-        for n in blocks:
-            if n not in self.nodes:
-                continue
-            del self.nodes[n]
-            for s in self.succ.pop(n):
-                del self.pred[s][n]
-            for p in self.pred.pop(n):
-                del self.succ[p][n]
-
-    def descendants(self, block: int) -> set[int]:
-        """The blocks reachable from `block`, never `block` itself (as networkx's)."""
-        seen: set[int] = set()
-        stack = [block]
-        while stack:
-            for s in self.succ[stack.pop()]:
-                if s not in seen:
-                    seen.add(s)
-                    stack.append(s)
-        seen.discard(block)
-        return seen
-
-
 @dataclass
 class CFG:
     entry_point: EntryPoint
-    graph: BlockGraph
+    graph: nx.DiGraph
     entry: int
     exit: int
     values: list[Value]

@@ -3,7 +3,9 @@ their first use, and the instructions no side effect depends on (dead code)."""
 
 from __future__ import annotations
 
-from hlsllint.analysis.ir import BlockGraph, Instr, Value
+import networkx as nx
+
+from hlsllint.analysis.ir import Instr, Value
 
 ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
 """Instructions kept whatever reads their result: side effects, control flow, and what the
@@ -11,7 +13,7 @@ hardware preloads (those registers are filled when the wave starts). A stage inp
 is neither interpolated nor fetched."""
 
 
-def sink_inputs(g: BlockGraph, instrs: list[Instr]) -> None:
+def sink_inputs(g: nx.DiGraph, instrs: list[Instr]) -> None:
     """Move each stage input's definition to just before its first use when every use is in
     one block: interpolants are interpolated, and thread IDs computed, where they are needed
     (only the preloaded registers, barycentrics or local IDs, are live from the start)."""
