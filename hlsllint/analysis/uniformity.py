@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+import networkx as nx
+
 from hlsllint.analysis.ir import CFG, Instr, Value
 
 
@@ -64,81 +66,19 @@ def post_dominators(cfg: CFG) -> dict[int, int]:
     if found is not None:
         return found
     succs = cfg.successors()
-    preds = cfg.predecessors()
+    rev = nx.DiGraph()
+    rev.add_nodes_from(succs)
+    rev.add_edges_from((b, a) for a, outs in succs.items() for b in outs)
     sink = -1
-    # the reverse graph, from a virtual sink before the exit and every block without successors
-    rev: dict[int, list[int]] = {b: list(preds[b]) for b in succs}
-    start = [cfg.exit] + [b for b in succs if b != cfg.exit and not succs[b]]
+    rev.add_edge(sink, cfg.exit)
+    rev.add_edges_from((sink, b) for b, outs in succs.items() if b != cfg.exit and not outs)
     # blocks in infinite loops never reach the exit: let them reach the sink too
-    reach = _reachable(rev, [b for b in start if b in rev])
-    start += [b for b in succs if b not in reach]
-    rev[sink] = start
-    idom = _immediate_dominators(rev, sink)
+    reach = nx.descendants(rev, sink)
+    rev.add_edges_from((sink, b) for b in succs if b not in reach)
+    idom: dict[int, int] = nx.immediate_dominators(rev, sink)
     result = {b: (d if d != sink else cfg.exit) for b, d in idom.items() if b != sink}
     cfg.cache["ipdom"] = result
     return result
-
-
-def _reachable(succs: dict[int, list[int]], roots: list[int]) -> set[int]:
-    seen = set(roots)
-    stack = list(roots)
-    while stack:
-        for s in succs[stack.pop()]:
-            if s not in seen:
-                seen.add(s)
-                stack.append(s)
-    return seen
-
-
-def _immediate_dominators(succs: dict[int, list[int]], start: int) -> dict[int, int]:
-    """Immediate dominators of the nodes reachable from `start` (Cooper, Harvey and Kennedy's
-    iterative algorithm over a reverse post-order); `start` dominates itself."""
-    order: list[int] = []  # post-order
-    seen = {start}
-    stack: list[tuple[int, int]] = [(start, 0)]
-    while stack:
-        node, i = stack[-1]
-        out = succs.get(node, ())
-        if i < len(out):
-            stack[-1] = (node, i + 1)
-            nxt = out[i]
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, 0))
-        else:
-            stack.pop()
-            order.append(node)
-    number = {n: i for i, n in enumerate(order)}
-    preds: dict[int, list[int]] = {n: [] for n in order}
-    for n in order:
-        for s in succs.get(n, ()):
-            preds[s].append(n)
-    idom = {start: start}
-    changed = True
-    rpo = order[::-1]
-    while changed:
-        changed = False
-        for n in rpo:
-            if n == start:
-                continue
-            new = None
-            for p in preds[n]:
-                if p not in idom:
-                    continue
-                if new is None:
-                    new = p
-                    continue
-                a, b = p, new
-                while a != b:
-                    while number[a] < number[b]:
-                        a = idom[a]
-                    while number[b] < number[a]:
-                        b = idom[b]
-                new = a
-            if new is not None and idom.get(n) != new:
-                idom[n] = new
-                changed = True
-    return idom
 
 
 def divergent_region(cfg: CFG, branch: int, ipdom: dict[int, int]) -> set[int]:
