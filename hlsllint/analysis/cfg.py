@@ -19,13 +19,14 @@ body gives the same peak (the scheduler's interleaving of unrolled iterations is
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 import networkx as nx
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Span, Value
+from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
+from hlsllint.analysis.lowering_memo import facts as lowering_facts
 from hlsllint.analysis.occupancy import resolve_target
 from hlsllint.analysis.passes import dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
@@ -80,213 +81,13 @@ class _Frame:
         self.exit = exit_block
 
 
-class _NodeFacts:
-    """What lowering asks of a syntax node, answered once per unit (keyed by node id): an inlined
-    function's nodes are lowered again at every call site and in every entry point, and their
-    spans, texts and constant values do not change."""
-
-    def __init__(self, model: Model) -> None:
-        # Weakly: this is the value of a WeakKeyDictionary keyed by the model, and a strong
-        # reference back would keep every unit's model and tree alive to the end of the run.
-        self._model = weakref.ref(model)
-        self.tree = model.tree
-        self.spans: dict[int, Span] = {}
-        self.names: dict[int, str] = {}
-        self.consts: dict[int, Any] = {}
-        self.widths: dict[tuple[int, bool], tuple[T.Type, int]] = {}
-        self.writes: dict[int, tuple[set[Symbol], set[Symbol]]] = {}
-        """Node id -> what its subtree writes (`_Lowerer._written_in`)."""
-
-    def span(self, node: Node) -> Span:
-        key = node.id
-        found = self.spans.get(key)
-        if found is None:
-            found = self.spans[key] = self.tree.span(node)
-        return found
-
-    def text(self, node: Node) -> str:
-        start, end = self.span(node)
-        return self.tree.text[start:end]
-
-    def temp_name(self, node: Node) -> str:
-        key = node.id
-        found = self.names.get(key)
-        if found is None:
-            text = " ".join(self.text(node).split())
-            found = self.names[key] = text if len(text) <= 40 else text[:37] + "..."
-        return found
-
-    def const_value(self, node: Node | None) -> Any:
-        if node is None:
-            return None
-        key = node.id
-        found = self.consts.get(key, _UNSET)
-        if found is _UNSET:
-            model = self._model()
-            found = self.consts[key] = model.const_value(node) if model is not None else None
-        return found
-
-    def width(self, t: T.Type, sixteen: bool) -> int:
-        """Registers of a value of type `t` (see `_Lowerer.value`)."""
-        key = (id(t), sixteen)
-        found = self.widths.get(key)
-        if found is None or found[0] is not t:
-            found = self.widths[key] = (t, max(1, t.components(sixteen)) if t.kind != "void" else 0)
-        return found[1]
-
-
-_UNSET = object()
-_FACTS: weakref.WeakKeyDictionary[Model, _NodeFacts] = weakref.WeakKeyDictionary()
-
-
-def _facts(model: Model) -> _NodeFacts:
-    found = _FACTS.get(model)
-    if found is None or found.tree is not model.tree:
-        found = _FACTS[model] = _NodeFacts(model)
-    return found
-
-
-class _Template:
-    """An inlined body as lowered once, with its call site factored out, for replays.
-
-    A value reference is an index into [values it made..., its call site's slots
-    (`_Lowerer._slots`)..., `fixed` (globals' and preloads' values, the same objects at every
-    call site)...]; -1 is no value. A block is an index into [blocks it made..., the block the
-    call site is in, the callee's exit block]."""
-
-    def __init__(self) -> None:
-        self.values: list[tuple[str, int, str, T.Type, Symbol | None, str | None, list[int] | None]] = []
-        self.n_slots = 0
-        self.fixed: list[Value] = []
-        self.n_blocks = 0
-        self.instrs: list[tuple[int, str, int, list[int], Span, str, dict[str, Any]]] = []
-        self.edges: list[tuple[int, int]] = []
-        self.loops: list[tuple[Span, str, int, list[int], tuple[str, ...], int | None]] = []
-        self.records: list[tuple[Span, int, int]] = []
-        """(span, instruction index or -1, value reference or -1)."""
-        self.end_block = 0
-
-
-class _Recording:
-    """Where the lowerer's lists stood when an inlined body started and ended; made into a
-    `_Template` when the same call comes again (the lists only grow, and nothing changes what
-    a finished body emitted)."""
-
-    def __init__(self, lowerer: _Lowerer, slots: list[Value], exit_block: int) -> None:
-        self.slots = slots
-        self.n_values = len(lowerer.values)
-        self.n_blocks = len(lowerer.blocks)
-        self.n_edges = len(lowerer.edges)
-        self.n_loops = len(lowerer.loops)
-        self.n_records = len(lowerer.record_log)
-        self.n_instrs = lowerer.n_instrs
-        self.n_globals = len(lowerer.globals_env)
-        self.start_block = lowerer.block
-        self.start_len = len(lowerer.blocks[lowerer.block])
-        self.exit_block = exit_block
-        self.tainted = False
-        self.end: tuple[int, int, int, int, int, int, int, int] | None = None
-
-    def close(self, lw: _Lowerer) -> bool:
-        """Note where the body ended; False when it cannot be replayed: it depends on more than
-        its call site's slots (it made a global's values, renamed an instruction from before
-        it) or was cut short."""
-        if self.tainted or lw.truncated or len(lw.globals_env) != self.n_globals:
-            return False
-        self.end = (
-            len(lw.values),
-            len(lw.blocks),
-            len(lw.edges),
-            len(lw.loops),
-            len(lw.record_log),
-            lw.n_instrs,
-            len(lw.blocks[self.start_block]),
-            lw.block,
-        )
-        return True
-
-    def template(self, lw: _Lowerer) -> _Template | None:
-        """The recorded body as a template, or None when it reads a value that is neither made
-        by it, a slot, nor fixed, or leaves through a block of the caller (a loop's exit)."""
-        assert self.end is not None
-        n_values, n_blocks, n_edges, n_loops, n_records, n_instrs, start_end, end_block = self.end
-        tpl = _Template()
-        made = lw.values[self.n_values : n_values]
-        refs: dict[int, int] = {id(v): i for i, v in enumerate(made)}
-        base = len(made)
-        for i, v in enumerate(self.slots):
-            refs.setdefault(id(v), base + i)
-        tpl.n_slots = len(self.slots)
-        fixed = lw._fixed_values()
-        base += len(self.slots)
-
-        def ref(v: Value | None) -> int:
-            if v is None:
-                return -1
-            found = refs.get(id(v))
-            if found is None:
-                if id(v) not in fixed:
-                    raise _NotReplayable
-                found = refs[id(v)] = base + len(tpl.fixed)
-                tpl.fixed.append(v)
-            return found
-
-        inner = n_blocks - self.n_blocks
-
-        def block(b: int) -> int:
-            if b >= self.n_blocks:
-                return b - self.n_blocks
-            if b == self.start_block:
-                return inner
-            if b == self.exit_block:
-                return inner + 1
-            raise _NotReplayable
-
-        try:
-            for v in made:
-                parts = [ref(x) for x in v.parts] if v.parts is not None else None
-                tpl.values.append((v.name, v.width, v.kind, v.type, v.symbol, v.reg_class, parts))
-            tpl.n_blocks = inner
-            index: dict[int, int] = {}
-            lists = [(inner, lw.blocks[self.start_block][self.start_len : start_end])]
-            lists += [(b - self.n_blocks, lw.blocks[b]) for b in range(self.n_blocks, n_blocks)]
-            for code, instrs in lists:
-                for ins in instrs:
-                    index[id(ins)] = len(tpl.instrs)
-                    reads = [ref(r) for r in ins.reads]
-                    tpl.instrs.append((code, ins.op, ref(ins.dest), reads, ins.span, ins.rule, ins.detail))
-            if len(tpl.instrs) != n_instrs - self.n_instrs:
-                return None
-            tpl.edges = [(block(a), block(b)) for a, b in lw.edges[self.n_edges : n_edges]]
-            for loop in lw.loops[self.n_loops : n_loops]:
-                blocks = [block(b) for b in sorted(loop.blocks)]
-                header = block(loop.header)
-                tpl.loops.append((loop.span, loop.kind, header, blocks, loop.attributes, loop.trip_count))
-            for span, what in lw.record_log[self.n_records : n_records]:
-                if isinstance(what, Instr):
-                    at = index.get(id(what))
-                    if at is None:
-                        return None
-                    tpl.records.append((span, at, -1))
-                else:
-                    tpl.records.append((span, -1, ref(what)))
-            tpl.end_block = block(end_block)
-        except _NotReplayable:
-            return None
-        return tpl
-
-
-class _NotReplayable(Exception):
-    pass
-
-
 class _Lowerer:
     def __init__(self, model: Model, entry: EntryPoint, costs: CostModel) -> None:
         self.m = model
         self.tree = model.tree
         self.entry_point = entry
         self.costs = costs
-        facts = _facts(model)
+        facts = lowering_facts(model)
         self.facts = facts
         self.span = facts.span
         self.text = facts.text
@@ -311,8 +112,8 @@ class _Lowerer:
         self.sixteen = model.sixteen_bit
         self.record_log: list[tuple[Span, Instr | Value | None]] = []
         """Every `record` in order (what an inlined body recorded is replayed from it)."""
-        self.templates: dict[tuple[Any, ...], _Template | _Recording | None] = {}
-        self.recordings: list[_Recording] = []
+        self.templates: dict[tuple[Any, ...], Template | Recording | None] = {}
+        self.recordings: list[Recording] = []
 
     # -- building blocks ------------------------------------------------------------------
 
@@ -1499,25 +1300,25 @@ class _Lowerer:
 
     def _body(self, fn: Function, frame: _Frame) -> None:
         """Lower an inlined function's body. The first lowering on a call path is noted
-        (`_Recording`); a later call of the function on the same path, with arguments bound in
-        the same shape, replays it as a `_Template` (the same instructions, values, blocks and
+        (`Recording`); a later call of the function on the same path, with arguments bound in
+        the same shape, replays it as a `Template` (the same instructions, values, blocks and
         records, in the same order) instead of walking the syntax tree again."""
         slots = self._slots(fn, frame)
         if slots is None:
             self.stmt(fn.body)
             return
         key = self._template_key(fn, slots)
-        found = self.templates.get(key, _UNSET)
-        if isinstance(found, _Recording):
+        found = self.templates.get(key, UNSET)
+        if isinstance(found, Recording):
             found = self.templates[key] = found.template(self)
-        fits = isinstance(found, _Template) and self.n_instrs + len(found.instrs) <= MAX_INSTRUCTIONS
-        if isinstance(found, _Template) and fits and not self.truncated:
+        fits = isinstance(found, Template) and self.n_instrs + len(found.instrs) <= MAX_INSTRUCTIONS
+        if isinstance(found, Template) and fits and not self.truncated:
             self._replay(found, slots, frame.exit)
             return
-        if found is not _UNSET:
+        if found is not UNSET:
             self.stmt(fn.body)
             return
-        rec = _Recording(self, slots, frame.exit)
+        rec = Recording(self, slots, frame.exit)
         self.recordings.append(rec)
         try:
             self.stmt(fn.body)
@@ -1561,7 +1362,7 @@ class _Lowerer:
         path = tuple(id(f.fn) for f in self.frames)
         return (id(fn), path, tuple(shape))
 
-    def _replay(self, tpl: _Template, slots: list[Value], exit_block: int) -> None:
+    def _replay(self, tpl: Template, slots: list[Value], exit_block: int) -> None:
         values = self.values
         base = len(values)
         lookup = [
