@@ -485,7 +485,7 @@ def _fresh(main: str, files: dict[str, str], path: str = "main.hlsl", *defines: 
 
 def _same_result(a: tuple, b: tuple) -> bool:
     """Same output, mapping, diagnostics, files and final macro definitions (compared by shape)."""
-    from hlsllint.preprocess.engine import _same_macro
+    from hlsllint.preprocess.expansions import same_macro as _same_macro
 
     return a[:6] == b[:6] and a[6].keys() == b[6].keys() and all(_same_macro(a[6][k], b[6][k]) for k in a[6])
 
@@ -601,20 +601,20 @@ def test_counter_and_include_cycles_are_expanded_afresh() -> None:
 
 
 def test_recorded_expansions_stay_within_their_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    import hlsllint.preprocess.engine as engine
+    import hlsllint.preprocess.expansions as expansions
 
-    engine.clear_expansions()
-    monkeypatch.setattr(engine, "_EXPANSION_BUDGET", 2_000)
+    expansions.clear_expansions()
+    monkeypatch.setattr(expansions, "_EXPANSION_BUDGET", 2_000)
     headers = {f"h{i}.hlsli": f"int value_{i}[{i + 1}];\n" * 20 for i in range(10)}
     main = "".join(f'#include "h{i}.hlsli"\n' for i in range(10))
     _unit(main, headers, "a.hlsl")
-    assert 0 < engine._expansions_size <= 2_000
-    assert 0 < len(engine._EXPANSIONS) < 10
+    assert 0 < expansions._expansions_size <= 2_000
+    assert 0 < len(expansions.EXPANSIONS) < 10
     backwards = "".join(f'#include "h{i}.hlsli"\n' for i in reversed(range(10)))
     got, reused = _unit(backwards, headers, "b.hlsl")  # the last headers recorded are still there
     assert 0 < reused < 10
     assert _same_result(got, _fresh(backwards, headers, "b.hlsl"))
-    assert engine._expansions_size == 0  # _fresh cleared them
+    assert expansions._expansions_size == 0  # _fresh cleared them
 
 
 def test_the_result_counts_reused_header_expansions() -> None:

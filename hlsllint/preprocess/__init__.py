@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hlsllint.preprocess import lexer
-from hlsllint.preprocess.engine import Preprocessor, clear_expansions
+from hlsllint.preprocess.engine import Preprocessor
+from hlsllint.preprocess.expansions import clear_expansions
 from hlsllint.preprocess.includes import resolve_include, scan_includes
 from hlsllint.preprocess.sourcemap import MappedRange, Segment, SourceMap
 from hlsllint.source import SourceFile

@@ -9,7 +9,7 @@ invocation is replaced by its expansion (one segment mapped to the invocation's 
 by as many line breaks as the invocation spanned, so later lines keep their row); directive lines
 and inactive groups become blank lines; an included file's output is spliced in at its directive.
 
-Headers once per distinct context: expanding an included file is recorded (`_Expansion`) with
+Headers once per distinct context: expanding an included file is recorded (`Expansion`) with
 everything it read: the definition or absence of every name it could have looked up (the
 identifiers of the files it read and of the macro bodies it expanded, pasted names, include
 guards), whether each include target was already `#pragma once`d, included or on the include
@@ -26,11 +26,18 @@ import bisect
 import contextlib
 import os
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
+from hlsllint.preprocess.expansions import (
+    EXPANSIONS,
+    Diag,
+    Expansion,
+    Macro,
+    drop_expansion,
+    relative_segment,
+    same_macro,
+    store_expansion,
+)
 from hlsllint.preprocess.expression import ExpressionError, evaluate
 from hlsllint.preprocess.includes import resolve_include
 from hlsllint.preprocess.lexer import (
@@ -77,35 +84,6 @@ class _Tok:
 
     def __repr__(self) -> str:
         return f"_Tok({self.text!r})"
-
-
-@dataclass(frozen=True)
-class Macro:
-    name: str
-    params: tuple[str, ...] | None
-    """None for an object-like macro."""
-    variadic: bool
-    body: tuple[Token, ...]
-    path: str = ""
-    start: int = 0
-    builtin: bool = False
-    ids: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
-    """The identifiers of the body (the names its expansion can look up)."""
-
-
-def _same_macro(a: Macro | None, b: Macro | None) -> bool:
-    """Whether two definitions expand alike (where they were written does not matter)."""
-    if a is b:
-        return True
-    if a is None or b is None:
-        return False
-    if a.params != b.params or a.variadic != b.variadic or a.builtin != b.builtin:
-        return False
-    if len(a.body) != len(b.body):
-        return False
-    return all(
-        x.kind == y.kind and x.text == y.text and x.ws == y.ws for x, y in zip(a.body, b.body, strict=True)
-    )
 
 
 class _LimitError(Exception):
@@ -215,15 +193,6 @@ def _stringify(toks: Sequence[_Tok]) -> str:
     return "".join(parts)
 
 
-@dataclass(frozen=True)
-class Diag:
-    code: str
-    message: str
-    path: str
-    start: int
-    end: int
-
-
 class _Output:
     """The expanded text and its segments; adjacent pieces are merged when they continue."""
 
@@ -308,40 +277,6 @@ class _Cond:
         self.end = end
 
 
-@dataclass(frozen=True, eq=False)
-class _Expansion:
-    """What expanding one header did, and everything that made it come out that way.
-
-    Reused when the current state gives the same answer to every question the expansion asked:
-    the definition (or absence) of every name it could have looked up (a superset: the
-    identifiers of every file it read and of every macro body it expanded, pasted names and
-    include guards), whether each include target was already `#pragma once`d, included, or on
-    the include stack, and what every include probe and file read found.
-    """
-
-    defined: tuple[tuple[str, Macro], ...]
-    """Names it could look up that were macros when the header was entered, and their definitions."""
-    undefined: frozenset[str]
-    """Names it could look up that were not macros then."""
-    names: frozenset[str]
-    paths: tuple[tuple[str, bool, bool, bool], ...]
-    """Include targets consulted: (path, in `_once`, included already, on the stack) on entry."""
-    io: tuple[tuple[str, bool | str], ...]
-    depth: int
-    """The deepest include-stack check, relative to the stack on entry (-1: none)."""
-    # What it did:
-    writes: tuple[tuple[str, Macro | None], ...]
-    """Macros it defined (or undefined: None), with their definitions at its end."""
-    once: tuple[str, ...]
-    sources: tuple[str, ...]
-    diagnostics: tuple[Diag, ...]
-    text: str
-    segs: tuple[tuple[int, int, str, int, int, str], ...]
-    """Output segments, offsets relative to the start of `text`."""
-    inclusions: int
-    tokens: int
-
-
 class _Mark:
     """Where a recording started in each of the preprocessor's logs."""
 
@@ -367,7 +302,7 @@ class _Mark:
         self.counter = pp._counter
         self.stack = len(pp._stack)
 
-    def expansion(self, pp: Preprocessor) -> _Expansion | None:
+    def expansion(self, pp: Preprocessor) -> Expansion | None:
         """The recording from the mark to now, or None when it cannot be reused."""
         out = pp.out
         if len(pp._rec_bad) > self.bad or pp._counter != self.counter:
@@ -398,7 +333,7 @@ class _Mark:
             for p in dict.fromkeys(pp._rec_paths[self.paths :])
         )
         depths = pp._rec_depths[self.depths :]
-        return _Expansion(
+        return Expansion(
             defined=tuple(defined),
             undefined=frozenset(undefined),
             names=names,
@@ -410,61 +345,10 @@ class _Mark:
             sources=tuple(pp._rec_sources[self.sources :]),
             diagnostics=tuple(pp.diagnostics[self.diagnostics :]),
             text="".join(out.parts[self.parts :]),
-            segs=tuple(_relative(seg, self.pos) for seg in out.segs[self.segs :]),
+            segs=tuple(relative_segment(seg, self.pos) for seg in out.segs[self.segs :]),
             inclusions=pp._inclusions - self.inclusions,
             tokens=pp._total_tokens - self.tokens,
         )
-
-
-def _relative(seg: list[Any], base: int) -> tuple[int, int, str, int, int, str]:
-    a, b, p, s, e, k = seg
-    return a - base, b - base, p, s, e, k
-
-
-_EXPANSIONS: OrderedDict[tuple[str, str, tuple[str, ...]], list[_Expansion]] = OrderedDict()
-"""Recorded header expansions, per (path, text, include dirs), most recently used last."""
-_CONTEXTS_PER_FILE = 8
-"""Different expansions kept per header (the macro states it is included under)."""
-_EXPANSION_BUDGET = 48_000_000
-"""Rough bound on what the recorded expansions hold (text characters, plus a few dozen per
-segment, name and probe); the least recently used headers go first."""
-_expansions_size = 0
-
-
-def _cost(exp: _Expansion) -> int:
-    size = len(exp.segs) + len(exp.defined) + len(exp.undefined) + len(exp.io) + len(exp.paths)
-    return len(exp.text) + 48 * size
-
-
-def _store_expansion(key: tuple[str, str, tuple[str, ...]], exp: _Expansion) -> None:
-    global _expansions_size
-    entries = _EXPANSIONS.setdefault(key, [])
-    entries.insert(0, exp)
-    _expansions_size += _cost(exp)
-    for old in entries[_CONTEXTS_PER_FILE:]:
-        _expansions_size -= _cost(old)
-    del entries[_CONTEXTS_PER_FILE:]
-    with contextlib.suppress(KeyError):  # another thread's store may have evicted it
-        _EXPANSIONS.move_to_end(key)
-    while _expansions_size > _EXPANSION_BUDGET and len(_EXPANSIONS) > 1:
-        _, evicted = _EXPANSIONS.popitem(last=False)
-        _expansions_size -= sum(_cost(e) for e in evicted)
-
-
-def _drop_expansion(key: tuple[str, str, tuple[str, ...]], exp: _Expansion) -> None:
-    global _expansions_size
-    entries = _EXPANSIONS.get(key, [])
-    for i, e in enumerate(entries):
-        if e is exp:
-            del entries[i]
-            _expansions_size -= _cost(exp)
-            return
-
-
-def clear_expansions() -> None:
-    global _expansions_size
-    _EXPANSIONS.clear()
-    _expansions_size = 0
 
 
 class Preprocessor:
@@ -495,7 +379,7 @@ class Preprocessor:
         self._depth = 0
         self._in_if = False
         self.out = _Output()
-        # What the expansion of a header reads and does, for _Expansion (appended as it happens;
+        # What the expansion of a header reads and does, for Expansion (appended as it happens;
         # a recording is a slice of each list, so recordings nest).
         self._rec_files: list[LexedFile] = []
         """Files read (their identifiers are names the expansion may have looked up)."""
@@ -1040,23 +924,23 @@ class Preprocessor:
         """`_process(sf)` for an included file, reusing an earlier expansion of the same file
         (in this or another unit of the process) when everything it read is the same here."""
         key = (sf.path, sf.text, self.include_dirs)
-        for exp in list(_EXPANSIONS.get(key, ())):
+        for exp in list(EXPANSIONS.get(key, ())):
             ok = self._replay(exp)
             if ok is None:
                 continue
             if ok:
                 with contextlib.suppress(KeyError):
-                    _EXPANSIONS.move_to_end(key)
+                    EXPANSIONS.move_to_end(key)
                 return
-            _drop_expansion(key, exp)  # a file it read has changed
+            drop_expansion(key, exp)  # a file it read has changed
             break
         mark = _Mark(self)
         self._process(sf)
         recorded = mark.expansion(self)
         if recorded is not None:
-            _store_expansion(key, recorded)
+            store_expansion(key, recorded)
 
-    def _replay(self, exp: _Expansion) -> bool | None:
+    def _replay(self, exp: Expansion) -> bool | None:
         """Apply a recorded expansion if it fits the current state: None when it does not (and
         nothing was done), False when a file it read differs (the include probes and reads done
         while checking are the ones a fresh expansion starts with), True when applied."""
@@ -1064,7 +948,7 @@ class Preprocessor:
         if not macros.keys().isdisjoint(exp.undefined):
             return None
         for name, value in exp.defined:
-            if not _same_macro(macros.get(name), value):
+            if not same_macro(macros.get(name), value):
                 return None
         once, incl, stack = self._once, self._included_set, self._stack
         for path, in_once, in_incl, on_stack in exp.paths:
