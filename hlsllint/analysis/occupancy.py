@@ -19,13 +19,14 @@ Everything here is plain arithmetic on small frozen tables; no analysis state is
 
 from __future__ import annotations
 
-import weakref
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hlsllint.semantic.queries import uses_of
+
 if TYPE_CHECKING:
     from hlsllint.semantic import EntryPoint, Function, Model, Symbol
-    from hlsllint.syntax import Node
 
 Span = tuple[int, int]
 
@@ -488,36 +489,23 @@ def reachable_functions(model: Model, entry: EntryPoint) -> list[Function]:
 
 
 def entry_groupshared(model: Model, entry: EntryPoint) -> list[Symbol]:
-    """The groupshared variables that the entry point (or a function it calls) names."""
+    """The groupshared variables that the entry point (or a function it calls) names, in
+    declaration order: a variable's uses (the model's use index) that fall in a reached body."""
     shared = model.groupshared
     if not shared:
         return []
-    per_model = _GROUPSHARED_CACHE.get(model)
-    if per_model is None:
-        per_model = _GROUPSHARED_CACHE[model] = {}
-    used: set[int] = set()
-    for fn in reachable_functions(model, entry):
-        if fn.body is None:
-            continue
-        names = per_model.get(id(fn))
-        if names is None:
-            names = per_model[id(fn)] = _groupshared_named(model, fn.body)
-        used |= names
-    return [s for s in shared if id(s) in used]
+    bodies = sorted(
+        (fn.body.start_byte, fn.body.end_byte)
+        for fn in reachable_functions(model, entry)
+        if fn.body is not None
+    )
+    starts = [b[0] for b in bodies]
 
+    def reached(use: int) -> bool:
+        i = bisect_right(starts, use) - 1
+        return i >= 0 and use < bodies[i][1]
 
-_GROUPSHARED_CACHE: weakref.WeakKeyDictionary[Model, dict[int, set[int]]] = weakref.WeakKeyDictionary()
-"""Model -> id of a function -> ids of the groupshared symbols its body names."""
-
-
-def _groupshared_named(model: Model, body: Node) -> set[int]:
-    used: set[int] = set()
-    for node in model.tree.walk(body):
-        if node.type == "identifier":
-            sym = model.resolve(node)
-            if sym is not None and sym.kind == "groupshared":
-                used.add(id(sym))
-    return used
+    return [s for s in shared if any(reached(u.start_byte) for u in uses_of(model, s))]
 
 
 def groupshared_bytes(model: Model, symbols: list[Symbol]) -> int:

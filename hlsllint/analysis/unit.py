@@ -4,7 +4,6 @@ over every entry (`analyze(model)`, cached on the model)."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from functools import cached_property
 
 from hlsllint.analysis.cfg import build_cfg
@@ -12,10 +11,9 @@ from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Span
 from hlsllint.analysis.liveness import LiveSets, liveness
 from hlsllint.analysis.loops import LoopInfo, loop_info
-from hlsllint.analysis.occupancy import reachable_functions
+from hlsllint.analysis.occupancy import entry_groupshared
 from hlsllint.analysis.uniformity import Question, Uniformity, uniformity
 from hlsllint.semantic.model import EntryPoint, Model, Symbol
-from hlsllint.semantic.queries import uses_of
 
 
 class EntryAnalysis:
@@ -102,11 +100,10 @@ class UnitAnalysis:
 
     def groupshared(self, entry: EntryPoint) -> list[Symbol]:
         """The groupshared variables that the entry point (or a function it calls) names, in
-        declaration order (`occupancy.entry_groupshared`, answered once per entry from the
-        model's use index instead of a walk of every reachable body)."""
+        declaration order (`occupancy.entry_groupshared`, once per entry)."""
         found = self._groupshared.get(id(entry))
         if found is None:
-            found = self._groupshared[id(entry)] = _entry_groupshared(self.model, entry)
+            found = self._groupshared[id(entry)] = entry_groupshared(self.model, entry)
         return found
 
     def fetch_at(self, span: Span, entry: str | None = None) -> list[Instr]:
@@ -116,24 +113,6 @@ class UnitAnalysis:
                 if isinstance(what, Instr) and what.is_fetch:
                     out.append(what)
         return out
-
-
-def _entry_groupshared(model: Model, entry: EntryPoint) -> list[Symbol]:
-    shared = model.groupshared
-    if not shared:
-        return []
-    bodies = sorted(
-        (fn.body.start_byte, fn.body.end_byte)
-        for fn in reachable_functions(model, entry)
-        if fn.body is not None
-    )
-    starts = [b[0] for b in bodies]
-
-    def reached(use: int) -> bool:
-        i = bisect_right(starts, use) - 1
-        return i >= 0 and use < bodies[i][1]
-
-    return [s for s in shared if any(reached(u.start_byte) for u in uses_of(model, s))]
 
 
 def analyze(model: Model, costs: CostModel = DEFAULT_COSTS) -> UnitAnalysis:
