@@ -20,8 +20,8 @@ from hlsllint.rules._common import (
 )
 
 from hlsllint.analysis import analyze
-from hlsllint.analysis.occupancy import groupshared_bytes, occupancy, reachable_functions, resolve_target
-from hlsllint.analysis.pressure import analyse_entry
+from hlsllint.analysis.occupancy import occupancy, reachable_functions, resolve_target
+from hlsllint.analysis.pressure import analyse_entry, lds_bytes
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
@@ -390,7 +390,7 @@ def _hiding(ctx: RuleContext) -> str:
             try:
                 demand = analyse_entry(model, e, wave)
                 threads = e.threads_per_group if e.stage == "compute" else None
-                lds = groupshared_bytes(model, analyze(model).groupshared(e)) if e.stage == "compute" else 0
+                lds = lds_bytes(model, e) if e.stage == "compute" else 0
                 occ = occupancy(target, wave, demand.max_live_vgprs, demand.max_live_sgprs, lds, threads)
                 cache[e.name] = (
                     f"only the other waves on the SIMD hide that, and `{e.name}` fits ~{occ.waves_per_simd} "

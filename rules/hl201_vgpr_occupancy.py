@@ -11,17 +11,15 @@ from typing import ClassVar
 
 from hlsllint.rules._pressure import entry_anchor, row_of, too_small_to_fill
 
-from hlsllint.analysis import analyze
 from hlsllint.analysis.occupancy import (
     MAX_ADDRESSABLE_VGPRS,
     Occupancy,
     Target,
-    groupshared_bytes,
     max_vgprs_for_waves,
     occupancy,
     resolve_target,
 )
-from hlsllint.analysis.pressure import EntryDemand, LiveValue, analyse_entry
+from hlsllint.analysis.pressure import EntryDemand, LiveValue, analyse_entry, lds_bytes
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule
@@ -154,7 +152,7 @@ void main(uint i : SV_DispatchThreadID)
             result, discounted = _without_shared_rows(model, result)
             compute = entry.stage == "compute"
             threads = entry.threads_per_group if compute else None
-            lds = groupshared_bytes(model, analyze(model).groupshared(entry)) if compute else 0
+            lds = lds_bytes(model, entry) if compute else 0
             occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
             if result.spilled_vgprs == 0 and self._within_error(result, occ, target, wave, lds, threads):
                 continue

@@ -13,7 +13,6 @@ from hlsllint.analysis.liveness import Demand, register_demand
 from hlsllint.analysis.occupancy import (
     MAX_ADDRESSABLE_VGPRS,
     Target,
-    entry_groupshared,
     groupshared_bytes,
     resolve_target,
 )
@@ -51,7 +50,7 @@ def _line_starts(text: str) -> list[int]:
 
 def lds_bytes(model: Model, entry: EntryPoint) -> int:
     """Bytes of the groupshared variables the entry point (or a function it calls) names."""
-    return groupshared_bytes(model, entry_groupshared(model, entry))
+    return groupshared_bytes(model, analyze(model).groupshared(entry))
 
 
 @dataclass(frozen=True)
