@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,6 +197,9 @@ class Model:
     def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
         self.tree = tree
         self.settings = settings
+        self._source = tree.text
+        self._plain = tree.ascii
+        """When the text is ASCII a node's text is `_source[start_byte:end_byte]`."""
         self.structs: dict[str, T.Type] = {}
         self.typedefs: dict[str, T.Type] = {}
         self.globals: dict[str, Symbol] = {}
@@ -413,7 +416,11 @@ class Model:
         return t
 
     def _text(self, node: Node | None) -> str:
-        return self.tree.node_text(node) if node is not None else ""
+        if node is None:
+            return ""
+        if self._plain:
+            return self._source[node.start_byte : node.end_byte]
+        return self.tree.node_text(node)
 
     def _type_of(self, node: Node) -> T.Type:
         kind = node.type
@@ -628,20 +635,22 @@ class Model:
         guard = 0
         while cur is not None and guard < 32:
             guard += 1
-            for c in cur.named_children:
-                if c.type in ("semantics", "bitfield_clause"):
-                    s, r = self._semantic_of(c)
-                    semantic = semantic or s
-                    register = register or r
-            if cur.type in ("identifier", "field_identifier", "type_identifier"):
+            kind = cur.type
+            if cur.named_child_count:
+                for c in cur.named_children:
+                    if c.type in ("semantics", "bitfield_clause"):
+                        s, r = self._semantic_of(c)
+                        semantic = semantic or s
+                        register = register or r
+            if kind in ("identifier", "field_identifier", "type_identifier"):
                 t = base
                 for size in reversed(sizes):
                     t = T.array_of(t, size)
                 return _Declarator(self._text(cur), cur, t, init, semantic, register)
-            if cur.type == "init_declarator":
+            if kind == "init_declarator":
                 init = cur.child_by_field_id(_F_VALUE)
                 cur = cur.child_by_field_id(_F_DECLARATOR)
-            elif cur.type == "array_declarator":
+            elif kind == "array_declarator":
                 size_node = cur.child_by_field_id(_F_SIZE)
                 v = self.const_value(size_node) if size_node is not None else None
                 sizes.append(int(v) if isinstance(v, int | float) else None)
@@ -700,16 +709,17 @@ class Model:
         # Annotations of the declarators lie inside the declaration: most have none at all.
         semantics, bindings = self.tree.may_have_annotations(decl)
         out: list[Symbol] = []
+        refs = self._refs
+        field_of = decl.field_name_for_child
         for i, child in enumerate(decl.children):
-            if child.type in ("semantics", "bitfield_clause"):
+            ctype = child.type
+            if ctype == "semantics" or ctype == "bitfield_clause":
                 sem, reg = self._semantic_of(child)
                 if out:
                     out[-1].semantic = out[-1].semantic or sem
                     out[-1].register = out[-1].register or reg
                 continue
-            if decl.field_name_for_child(i) != "declarator":
-                continue
-            if child.type == "function_declarator":
+            if ctype == "function_declarator" or field_of(i) != "declarator":
                 continue
             d = self._unpack_declarator(child, base)
             if d is None:
@@ -733,7 +743,7 @@ class Model:
                 qualifiers=quals,
                 function=function,
             )
-            self._refs[(d.node.start_byte, d.node.end_byte)] = sym
+            refs[d.node.byte_range] = sym
             out.append(sym)
         return out
 
@@ -794,6 +804,9 @@ class Model:
         pending_attrs: list[Attribute] = []
         for i, n in enumerate(nodes):
             kind = n.type
+            if kind == "comment":  # most top-level nodes: nothing to record
+                pending_attrs = []
+                continue
             type_node = n.child_by_field_id(_F_TYPE)
             type_text = self._text(type_node) if type_node is not None else ""
             if kind in ("hlsl_attribute", "attribute_declaration", "attributed_statement"):
@@ -996,7 +1009,13 @@ class Model:
             if kind == "identifier":
                 node = nodes[i]
                 s, e = node.start_byte, node.end_byte
-                sym = lookup(text[s:e] if plain else tree.node_text(node), scopes)
+                name = text[s:e] if plain else tree.node_text(node)
+                for scope in reversed(scopes):
+                    sym = scope.get(name)
+                    if sym is not None:
+                        break
+                else:
+                    sym = lookup(name, ())
                 if sym is not None:
                     refs[(s, e)] = sym
                     if sym.node is None or sym.node.id != node.id:
@@ -1007,8 +1026,10 @@ class Model:
             elif kind == "declaration":
                 node = nodes[i]
                 if node.child_by_field_id(_F_TYPE) is not None:
-                    self._resolve_declaration(fn, scopes, node)
+                    self._resolve_declaration(fn, scopes, node, i)
                     j = bisect.bisect_left(positions, i + node.descendant_count, j)
+            elif kind == "array_declarator":
+                pass
             elif kind == "call_expression":
                 # What the body calls: the identifiers whose parent is a call (the callee).
                 for c in nodes[i].named_children:
@@ -1020,28 +1041,49 @@ class Model:
         for _ in ends:
             scopes.pop()
 
-    def _resolve_declaration(self, fn: Function, scopes: list[dict[str, Symbol]], decl: Node) -> None:
+    def _resolve_declaration(
+        self, fn: Function, scopes: list[dict[str, Symbol]], decl: Node, at: int
+    ) -> None:
         """Declare a local declaration's names, then resolve its array sizes (last first) and
-        initialisers (last first), in that order."""
+        initialisers (last first), in that order. `at` is the declaration's position in
+        `nodes()`."""
         tree = self.tree
         then: list[Node] = []
         for sym in self.declare(decl, "local", function=fn.name):
             scopes[-1][sym.name] = sym
             if sym.init is not None:
                 then.append(sym.init)
-        for c in decl.named_children:
-            if c.type == "array_declarator" or c.type == "init_declarator":
-                for inner in tree.walk(c):
-                    if inner.type == "array_declarator":
-                        size = inner.child_by_field_id(_F_SIZE)
-                        if size is not None:
-                            then.append(size)
+        # Array sizes: only when an array declarator lies inside the declaration at all.
+        if self._has_array_declarator(at, at + decl.descendant_count):
+            for c in decl.named_children:
+                if c.type == "array_declarator" or c.type == "init_declarator":
+                    for inner in tree.walk(c):
+                        if inner.type == "array_declarator":
+                            size = inner.child_by_field_id(_F_SIZE)
+                            if size is not None:
+                                then.append(size)
         for node in reversed(then):
             first = tree.index_of(node)
             if first is not None:
                 self._resolve_range(fn, scopes, first)
 
-    def _lookup(self, name: str, scopes: list[dict[str, Symbol]]) -> Symbol | None:
+    def _has_array_declarator(self, first: int, stop: int) -> bool:
+        """Whether `nodes()[first:stop]` holds an `array_declarator` (they are among the
+        positions that resolving visits)."""
+        tree = self.tree
+        positions = tree.positions(_RESOLVE_KINDS)
+        types = tree.node_types()
+        j = bisect.bisect_left(positions, first)
+        while j < len(positions):
+            i = positions[j]
+            if i >= stop:
+                return False
+            if types[i] == "array_declarator":
+                return True
+            j += 1
+        return False
+
+    def _lookup(self, name: str, scopes: Sequence[dict[str, Symbol]]) -> Symbol | None:
         for scope in reversed(scopes):
             sym = scope.get(name)
             if sym is not None:
@@ -1202,8 +1244,9 @@ _SCOPE_NODES = frozenset(
 )
 """Nodes that open a block scope for the names declared inside them."""
 
-_RESOLVE_KINDS = _SCOPE_NODES | {"identifier", "declaration", "call_expression"}
-"""What resolving a body looks at (everything else is only walked through)."""
+_RESOLVE_KINDS = _SCOPE_NODES | {"identifier", "declaration", "call_expression", "array_declarator"}
+"""What resolving a body looks at (everything else is only walked through; array declarators
+are only listed, for `_has_array_declarator`)."""
 
 _STAGE_PARAM_QUALIFIERS = frozenset(
     {"point", "line", "triangle", "lineadj", "triangleadj", "vertices", "indices", "primitives", "payload"}
