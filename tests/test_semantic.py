@@ -149,3 +149,29 @@ def test_namespace_qualified_constants_are_constant() -> None:
         if value is not None and value.type != "number_literal":
             values[m.tree.node_text(value)] = m.const_value(value)
     assert values == {"Outer::Group::PerThread": 10, "Kernel::Width": 3, "dynamicCount": None}
+
+
+def test_local_array_sizes_and_initialisers_resolve() -> None:
+    """Resolving a body looks inside a local declaration only for its initialisers and the sizes
+    of its array declarators: both resolve, with the declaration's own names already declared."""
+    m = model(
+        "static const int N = 2;\n"
+        "void f(int k) {\n"
+        "    const int M = 3;\n"
+        "    float a[M] = { k, k, k };\n"
+        "    float b[N], c = b[k];\n"
+        "    int d = M + k, e[d];\n"
+        "}\n"
+    )
+    ids = [n for n in m.tree.walk() if n.type == "identifier"]
+
+    def sym(name: str, nth: int) -> object:
+        found = [n for n in ids if m.tree.node_text(n) == name]
+        return m.resolve(found[nth])
+
+    local_m, param_k, glob_n = sym("M", 0), sym("k", 0), m.globals["N"]
+    assert sym("M", 1) is local_m and sym("M", 2) is local_m  # a[M], d = M + k
+    assert [sym("k", i) for i in range(1, 6)] == [param_k] * 5
+    assert sym("N", 1) is glob_n  # b[N]
+    assert sym("b", 1) is sym("b", 0) and sym("d", 1) is sym("d", 0)  # c = b[k], e[d]
+    assert str(m.resolve(find(m, "b", "identifier")).type) == "float[2]"  # type: ignore[union-attr]
