@@ -114,11 +114,16 @@ class Annotations:
 
 # Comments, string/char literals and preprocessor lines (with continuations) are masked out of
 # the analysis copy of the text so that the scanners below never look inside them.
+_DIRECTIVE_LINE = rb"[ \t]*#(?:[^\n\\]|\\.|\\\n)*"
 _MASK = re.compile(
-    rb"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*\"?|'(?:[^'\\\n]|\\.)*'?"
-    rb"|^[ \t]*#(?:[^\n\\]|\\.|\\\n)*",
-    re.S | re.M,
+    rb"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*\"?|'(?:[^'\\\n]|\\.)*'?|\n" + _DIRECTIVE_LINE,
+    re.S,
 )
+"""Every alternative starts with a fixed character, so that `re` skips ahead to the next one
+fast. A directive line is matched with the line break in front of it (blanking keeps line
+breaks): no earlier match can end just after a line break that a directive follows, so these
+are the regions that `^[ \t]*#...` matched; the first line is looked at on its own."""
+_FIRST_DIRECTIVE = re.compile(_DIRECTIVE_LINE, re.S)
 _NON_NL_STR = re.compile(r"[^\n]")
 _BLANK = bytes(10 if b == 10 else 32 for b in range(256))
 """`bytes.translate` table: every byte but a newline becomes a space."""
@@ -156,7 +161,9 @@ MODIFIER_WORDS = frozenset(
         "reordercoherent",
     }
 )
-_MODIFIER = re.compile(rb"\b(" + b"|".join(w.encode() for w in sorted(MODIFIER_WORDS)) + rb")\b")
+_MODIFIER = re.compile(rb"(?:" + b"|".join(w.encode() for w in sorted(MODIFIER_WORDS)) + rb")\b")
+"""A modifier word; the caller checks that no identifier character comes before it (a pattern
+that starts with `\b` is tried at every offset, this one only where a modifier can start)."""
 # Qualifiers the grammar accepts in declarations but not after `typedef`.
 _TYPEDEF_QUALIFIERS = re.compile(
     rb"\btypedef((?:\s+(?:precise|nointerpolation|groupshared|uniform|shared|row_major"
@@ -166,7 +173,12 @@ _WORD = re.compile(rb"[A-Za-z_]\w*")
 _CONTROL = frozenset({b"if", b"for", b"while", b"switch"})
 _LABELS = frozenset({b"case", b"default", b"public", b"private", b"protected"})
 _TYPE_HEADS = frozenset({b"struct", b"class", b"interface"})
-_CLOSE = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
+_BRACKETS_OF = {
+    ord("("): re.compile(rb"[();]"),
+    ord("["): re.compile(rb"[\[\];]"),
+    ord("{"): re.compile(rb"[{}]"),
+}
+"""What `match_close` looks at after an opening bracket of each kind."""
 _SPACE = frozenset(b" \t\r\n\f\v")
 _IDENT_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -183,7 +195,12 @@ class _Scanner:
         self.orig = bytes(raw)
         # Masked bytes keep their newlines so line-based patterns still work.
         orig = self.orig
-        for m in _MASK.finditer(orig):
+        first = _FIRST_DIRECTIVE.match(orig)
+        pos = 0
+        if first is not None:
+            pos = first.end()
+            raw[:pos] = orig[:pos].translate(_BLANK)
+        for m in _MASK.finditer(orig, pos):
             s, e = m.span()
             raw[s:e] = orig[s:e].translate(_BLANK)
         self.edits: dict[int, tuple[int, str]] = {}
@@ -244,18 +261,18 @@ class _Scanner:
         """Index of the bracket closing the one at `open_pos`, or -1 (brackets of one kind)."""
         buf = self.buf
         opener = buf[open_pos]
-        closer = _CLOSE[opener]
         depth = 0
-        for i in range(open_pos, len(buf)):
-            c = buf[i]
+        # Only the brackets of this kind (and `;`, never inside () or []) are looked at.
+        for m in _BRACKETS_OF[opener].finditer(buf, open_pos):
+            c = buf[m.start()]
             if c == opener:
                 depth += 1
-            elif c == closer:
+            elif c == 59:
+                return -1
+            else:
                 depth -= 1
                 if depth == 0:
-                    return i
-            elif c == 59 and opener != 123:  # ';' never inside () or []
-                return -1
+                    return m.start()
         return -1
 
     def match_open(self, close_pos: int) -> int:
@@ -275,6 +292,10 @@ class _Scanner:
         return -1
 
 
+_SPLIT_MARKS = re.compile(r"[\"'(\[{<)\]}>,]")
+"""The characters `_split_args` acts on (the others are skipped in one step)."""
+
+
 def _split_args(text: str) -> tuple[str, ...]:
     if not text.strip():
         return ()
@@ -282,8 +303,10 @@ def _split_args(text: str) -> tuple[str, ...]:
     depth = 0
     start = 0
     quote = ""
-    for i, ch in enumerate(text):
+    for m in _SPLIT_MARKS.finditer(text):
+        ch = m.group()
         if quote:
+            i = m.start()
             if ch == quote and text[i - 1] != "\\":
                 quote = ""
         elif ch in "\"'":
@@ -292,7 +315,8 @@ def _split_args(text: str) -> tuple[str, ...]:
             depth += 1
         elif ch in ")]}>":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif depth == 0:  # a comma
+            i = m.start()
             args.append(text[start:i].strip())
             start = i + 1
     args.append(text[start:].strip())
@@ -525,7 +549,7 @@ def _modifiers(sc: _Scanner, text: str, notes: Annotations) -> None:
     n = len(buf)
     for m in _MODIFIER.finditer(buf):
         s, e = m.span()
-        if (s > 0 and buf[s - 1] in _IDENT_CHARS) or (e < n and buf[e] in _IDENT_CHARS):
+        if s > 0 and buf[s - 1] in _IDENT_CHARS:  # inside a longer name
             continue
         prev = sc.prev_sig(s)
         nxt = sc.next_sig(e)
@@ -560,6 +584,10 @@ _DECL_KEYWORDS = frozenset(
 _NOT_DECL_START = frozenset(b"return case else typedef struct class using namespace".split())
 _STATEMENT_KEYWORDS = frozenset(b"for while do if switch".split())
 _MACRO_LIKE = re.compile(rb"\b[A-Z][A-Z0-9]*_\w*|\b[A-Z][A-Z0-9]{2,}\b")
+_MACRO_SCAN = re.compile(rb"[A-Z](?:[A-Z0-9]*_\w*|[A-Z0-9]{2,}\b)")
+"""`_MACRO_LIKE` without the leading `\b` (so `re` only tries it at capitals): the caller skips
+a match with an identifier character before it, which `\b` would not have matched. Such a
+match lies inside one name, so it never hides the start of one that `_MACRO_LIKE` finds."""
 _DECL_WORD = re.compile(rb"\s*([A-Za-z_]\w*)")
 
 
@@ -572,9 +600,9 @@ def _unknown_macros(sc: _Scanner, text: str, notes: Annotations) -> None:
     """
     buf = sc.buf
     n = len(buf)
-    for m in _MACRO_LIKE.finditer(buf):
+    for m in _MACRO_SCAN.finditer(buf):
         s, e = m.span()
-        if buf[s] == 32:  # blanked earlier in this pass
+        if buf[s] == 32 or (s > 0 and buf[s - 1] in _IDENT_CHARS):  # blanked earlier in this pass
             continue
         prev = sc.prev_sig(s)
         if prev >= 0 and buf[prev] not in b";{}(,":
