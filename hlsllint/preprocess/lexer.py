@@ -24,10 +24,12 @@ OTHER = "other"
 
 _BLANKS = r"(?:[ \t\f\v]|\\\r?\n|\\\r)"
 """Spaces, tabs and backslash-newline splices."""
+_BLANK_RUN = r"[ \t\f\v]*+(?:(?:\\\r?\n|\\\r)[ \t\f\v]*+)*+"
+"""`_BLANKS*+` written so that `re` takes a run of spaces in one step."""
 _ALTERNATIVES = r"""
       (?P<nl>\r?\n|\r)
     | (?P<bc>/\*.*?\*/|/\*.*)
-    | (?P<lc>//(?:\\\r?\n|[^\r\n])*)
+    | (?P<lc>//[^\r\n\\]*+(?:\\(?:\r?\n)?+[^\r\n\\]*+)*+)
     | (?P<id>(?:[^\W\d]|\$)[\w$]*)
     | (?P<num>\.?\d(?:[eEpP][+-]|[\w.])*)
     | (?P<str>"(?:\\\r\n|\\.|[^"\\\r\n])*"?)
@@ -39,7 +41,7 @@ _ALTERNATIVES = r"""
 _TOKEN_RE = re.compile(rf"(?P<ws>{_BLANKS}+) | {_ALTERNATIVES}", re.VERBOSE | re.DOTALL)
 # For lex_file: each match takes the blanks in front of its token (half as many matches).
 # Possessive, so that blanks at the end of the text never give a character back to `other`.
-_LINE_RE = re.compile(rf"{_BLANKS}*+ (?: {_ALTERNATIVES} )", re.VERBOSE | re.DOTALL)
+_LINE_RE = re.compile(rf"{_BLANK_RUN} (?: {_ALTERNATIVES} )", re.VERBOSE | re.DOTALL)
 # Kind of each group number (the groups are numbered in the order above).
 _KINDS: list[str] = [""] * (_TOKEN_RE.groups + 1)
 for _name, _index in _TOKEN_RE.groupindex.items():
@@ -49,7 +51,7 @@ _L_KINDS: list[str] = [""] * (_LINE_RE.groups + 1)
 for _name, _index in _LINE_RE.groupindex.items():
     _L_KINDS[_index] = _name
 _L_NL, _L_BC, _L_LC = (_LINE_RE.groupindex[g] for g in ("nl", "bc", "lc"))
-assert (_L_NL, _L_BC, _L_LC) == (1, 2, 3)  # the token groups come after them
+assert (_L_NL, _L_BC, _L_LC) == (1, 2, 3)  # the token groups come after them (lex_file counts on it)
 _new_token = tuple.__new__
 
 
@@ -132,7 +134,6 @@ def lex_file(text: str) -> LexedFile:
     tokens: list[Token] = []
     chunks: list[Chunk] = []
     append = tokens.append
-    ws = True
     line_start = 0
     line_first = 0  # index of the line's first token
     at_line_start = True
@@ -142,7 +143,9 @@ def lex_file(text: str) -> LexedFile:
     text_start = 0
     last_line_end = 0
     line_starts = [0]
-    prev_end = 0
+    prev_end = -1
+    kinds = _L_KINDS
+    new_token = _new_token
 
     def finish_line(line_end: int) -> None:
         nonlocal text_lo, text_start, last_line_end
@@ -167,38 +170,40 @@ def lex_file(text: str) -> LexedFile:
 
     for m in _LINE_RE.finditer(text):
         g = m.lastindex or 0
-        if g > _L_LC:  # a token (the most frequent case first)
+        if g > 3:  # a token (the most frequent case first; groups 1-3 are nl, bc, lc)
             start, end = m.span(g)
             value = text[start:end]
-            kind = _L_KINDS[g]
+            kind = kinds[g]
             if at_line_start:
                 at_line_start = False
                 is_directive = kind == PUNCT and value in ("#", "%:")
-            # Matches are contiguous: blanks came before the token if it does not start where
-            # the previous token ended (after a line break or comment `ws` is already set).
-            append(_new_token(Token, (kind, value, start, end, ws or start != prev_end)))
-            ws = False
+            # Whitespace, a comment or a line break came before the token if it does not start
+            # where the previous token ended (nothing lies between matches but their blanks).
+            append(new_token(Token, (kind, value, start, end, start != prev_end)))
             prev_end = end
-        elif g == _L_NL:
-            finish_line(m.start(g))
+        elif g == 1:  # a line break
+            if is_directive:
+                finish_line(m.start(1))
+                is_directive = False
+            else:
+                if text_lo < 0:
+                    text_lo = line_first
+                    text_start = line_start
+                last_line_end = m.start(1)
             line_start = m.end()
             line_starts.append(line_start)
             line_first = len(tokens)
             at_line_start = True
-            is_directive = False
-            ws = True
-        else:
-            ws = True
-            if g == _L_BC:
-                # A block comment spanning lines: keep line_starts right for __LINE__.
-                s = m.group(g)
-                if len(s) < 4 or not s.endswith("*/"):
-                    open_comment = True
-                base = m.start(g)
-                i = s.find("\n")
-                while i != -1:
-                    line_starts.append(base + i + 1)
-                    i = s.find("\n", i + 1)
+        elif g == 2:
+            # A block comment spanning lines: keep line_starts right for __LINE__.
+            s = m.group(g)
+            if len(s) < 4 or not s.endswith("*/"):
+                open_comment = True
+            base = m.start(g)
+            i = s.find("\n")
+            while i != -1:
+                line_starts.append(base + i + 1)
+                i = s.find("\n", i + 1)
     finish_line(len(text))
     if text_lo >= 0:
         chunks.append(Text(text_lo, len(tokens), text_start, last_line_end))
