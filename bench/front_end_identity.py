@@ -5,7 +5,7 @@ change to preprocessing or parsing leaves it identical:
     python bench/front_end_identity.py /tmp/after.txt ... && cmp /tmp/before.txt /tmp/after.txt
 
 Units are planned and run as a cold `-j 1` lint runs them (each folder on its own, in order, one
-process, a fresh file loader per unit, the process-wide lexer and header-expansion stores kept
+process, one file loader, the process-wide lexer and header-expansion stores kept
 between units). Per unit it hashes the expanded text, every source-map segment, the
 preprocessor's diagnostics, included files, sources (path, text, encoding facts) and missing
 probes, then the normalised text, every annotation, the unparsed regions and every node of the
@@ -77,13 +77,13 @@ def main() -> int:
     for folder in args.folders:
         files = shader_files([folder])
         resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
-        units = _plan_units(files, resolver, FileLoader())
+        loader = FileLoader()  # one per run, as a -j 1 lint reads files
+        units = _plan_units(files, resolver, loader)
         spent = 0.0
         reused = 0
         for u in units:
             if args.fresh:
                 pp_stage.clear_cache()
-            loader = FileLoader()
             t0 = time.perf_counter()
             main_file = loader(u.path)
             pp, tree = front_end(main_file, u.settings, u.variant, loader)

@@ -314,8 +314,20 @@ class _Unit:
     variant: Variant | None
 
 
-def _run_unit(unit: _Unit, overrides: Mapping[str, str]) -> UnitResult:
-    result = lint_unit(unit.path, unit.settings, unit.variant, FileLoader(overrides))
+_WORKER_LOADER: FileLoader | None = None
+"""The files of the run, read once per worker process (set by the pool's initializer)."""
+
+
+def _init_worker(overrides: Mapping[str, str]) -> None:
+    global _WORKER_LOADER
+    _WORKER_LOADER = FileLoader(overrides)
+
+
+def _run_unit(unit: _Unit, overrides: Mapping[str, str], loader: FileLoader | None = None) -> UnitResult:
+    """Lint one unit of a run. The units of a run share one loader per process (`loader`, else the
+    worker's), so that a header is read and decoded once per run rather than once per unit."""
+    loader = loader or _WORKER_LOADER or FileLoader(overrides)
+    result = lint_unit(unit.path, unit.settings, unit.variant, loader)
     result.deps = {os.path.normpath(p): content_hash(s) for p, s in result.sources.items()}
     result.sources = {}  # the main process has its own copies; don't pickle them back
     result.context = None
@@ -452,10 +464,11 @@ def _run_units(
     units first, so that one big shader does not start last and hold up the end of the run."""
     if jobs <= 1 or len(todo) <= 1:
         for i in todo:
-            yield i, _run_unit(units[i], overrides)
+            yield i, _run_unit(units[i], overrides, loader)
         return
     ordered = sorted(todo, key=lambda i: (-_size(loader, units[i].path), i))
-    with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
+    workers = min(jobs, len(todo))
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(overrides,)) as pool:
         futures = {pool.submit(_run_unit, units[i], overrides): i for i in ordered}
         for future in as_completed(futures):
             yield futures[future], future.result()
