@@ -861,7 +861,10 @@ class _Lowerer:
             self.record(node, None)
             return None
         d = self.temp(node)
-        ins = self.emit("alu", d, reads, node)
+        if kind in ("binary_expression", "unary_expression"):
+            ins = self.emit("alu", d, reads, node, cw=True)  # component by component
+        else:
+            ins = self.emit("alu", d, reads, node)
         self.record(node, ins)
         return d
 
@@ -1117,10 +1120,36 @@ class _Lowerer:
             self._write_out_args(node, name, args, reads, rule)
             return None
         d = self.temp(node, t)
-        ins = self.emit("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name)
+        lanes = self._constructor_lanes(fn, name, t, args, reads) if spec is None else None
+        extra = {"lanes": lanes} if lanes is not None else {}
+        ins = self.emit("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
         self.record(node, ins)
         self._write_out_args(node, name, args, reads, rule)
         return d
+
+    def _constructor_lanes(
+        self, fn: Node | None, name: str, t: T.Type, args: list[Node], reads: list[Value | None]
+    ) -> tuple[int, ...] | None:
+        """Where the components of a vector or matrix constructor come from: one entry per
+        argument, its component count, negative when the argument is a compile-time constant
+        (`float4(luma, 0, 0, 0)` is (1, -1, -1, -1)). None when it is not a constructor or an
+        argument is neither a plain value nor a constant."""
+        if fn is None or fn.type not in ("primitive_type", "type_identifier", "identifier"):
+            return None
+        if t.kind not in ("vector", "matrix") or not self.m.lookup_type(name).is_numeric:
+            return None
+        lanes: list[int] = []
+        for a, r in zip(args, reads, strict=True):
+            n = self.m.type_of(a).count
+            if r is None:
+                if self.const_value(a) is None:
+                    return None
+                lanes.append(-n)
+            elif r.parts is not None:
+                return None
+            else:
+                lanes.append(n)
+        return tuple(lanes) if sum(abs(n) for n in lanes) == t.count else None
 
     def _call_rule(self, fn: Node | None, name: str, spec: tuple[str, str] | None) -> str:
         """The uniformity rule of a call that is not inlined: an intrinsic's class; `mul` and
@@ -1428,7 +1457,8 @@ class _Lowerer:
             reads.append(self.expr_(left))
         t = self.m.type_of(left)
         d = self.temp(node, t)
-        ins = self.emit("alu" if op != "=" else "copy", d, reads, node)
+        # `v += x` works component by component
+        ins = self.emit("copy", d, reads, node) if op == "=" else self.emit("alu", d, reads, node, cw=True)
         self.store_to(left, ins, node)
         return ins.dest
 
@@ -1477,7 +1507,7 @@ class _Lowerer:
             # a swizzle write: read-modify-write of the whole target
             base = self.expr_(arg)
             if base is not None and base.kind == "var":
-                self.emit("alu", base, [base, src], node)
+                self.emit("alu", base, [base, src], node, **_lanes_set(base.type, _swizzle(fname)))
             elif arg is not None:
                 tmp = self.emit("alu", None, [base, src], node)
                 self.store_to(arg, tmp, node)
@@ -1507,11 +1537,38 @@ class _Lowerer:
                 for part in base.parts:  # a run-time index may write any element
                     self.emit("alu", part, [part, src, *idx], node)
             elif base is not None and base.kind == "var":
-                self.emit("alu", base, [base, src, *idx], node)
+                at = self._constant_component(idx_node, idx)
+                self.emit("alu", base, [base, src, *idx], node, **_lanes_set(base.type, at))
             elif arg is not None:
                 tmp = self.emit("alu", None, [base, src, *idx], node)
                 self.store_to(arg, tmp, node)
             return
+
+    def _constant_component(self, idx_node: Node | None, idx: list[Value | None]) -> tuple[int, ...] | None:
+        """The component a single compile-time index names (`v[2] = x`), else None."""
+        if idx_node is None or len(idx) != 1 or idx[0] is not None:
+            return None
+        k = self.const_value(idx_node.named_children[0])
+        return (k,) if isinstance(k, int) and not isinstance(k, bool) and k >= 0 else None
+
+
+_SWIZZLE_SETS = ("xyzw", "rgba")
+
+
+def _swizzle(name: str) -> tuple[int, ...] | None:
+    """The components a swizzle names (`zx` is (2, 0)); None if `name` is not a swizzle."""
+    for letters in _SWIZZLE_SETS:
+        if name and all(c in letters for c in name):
+            return tuple(letters.index(c) for c in name)
+    return None
+
+
+def _lanes_set(t: T.Type, comps: tuple[int, ...] | None) -> dict[str, Any]:
+    """The `set` detail of a partial write of a vector: the components written, in the order of
+    the written value's components (empty when unknown or not a vector)."""
+    if comps is None or t.kind != "vector" or len(set(comps)) != len(comps) or max(comps) >= t.count:
+        return {}
+    return {"set": comps}
 
 
 def build_cfg(model: Model, entry: EntryPoint, costs: CostModel = DEFAULT_COSTS) -> CFG:

@@ -39,6 +39,9 @@ class CostModel:
     """Exported outputs (render targets, VS outputs) are moved into VGPRs, uniform or not."""
     fold_constant_values: bool = True
     """Values that only ever hold compile-time constants take no register (folded into uses)."""
+    fold_constant_components: bool = True
+    """A vector or matrix whose components are partly compile-time constants (`float4(luma, 0,
+    0, 0)`) holds registers only for the others."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 

@@ -236,6 +236,115 @@ def constant_values(du: DefUse) -> set[Value]:
     return candidates
 
 
+_COMPONENTWISE_INTRINSICS = frozenset(
+    {
+        "abs", "saturate", "min", "max", "clamp", "lerp", "frac", "floor", "ceil", "round",
+        "trunc", "sqrt", "rsqrt", "rcp", "exp", "exp2", "log", "log2", "sin", "cos", "sign",
+        "pow", "step", "smoothstep", "mad", "fma",
+    }
+)  # fmt: skip
+"""Intrinsics whose result component i depends only on component i of each operand."""
+_LANE_READS = frozenset(
+    {
+        "QuadReadAcrossX", "QuadReadAcrossY", "QuadReadAcrossDiagonal", "QuadReadLaneAt",
+        "WaveReadLaneAt", "WaveReadLaneFirst", "WaveActiveMin", "WaveActiveMax",
+    }
+)  # fmt: skip
+"""Intrinsics that return their first operand as another lane holds it: a component that is a
+constant in every lane stays that constant."""
+
+
+def _lane_mask(width: int) -> int:
+    return (1 << width) - 1
+
+
+def _lanes_of(v: Value) -> int:
+    """Components of a value, or 0 when they are packed (16-bit) or not numeric."""
+    t = v.type
+    if t.kind in ("scalar", "vector", "matrix") and t.count == v.width:
+        return v.width
+    return 0
+
+
+def _transfer(ins: Instr, masks: dict[Value, int]) -> int:
+    """The constant components (a bit per component) of what `ins` writes to its result, given
+    those of what it reads (a value not in `masks` varies in every component)."""
+    d = ins.dest
+    assert d is not None
+    full = _lane_mask(d.width)
+    op, reads, detail = ins.op, ins.reads, ins.detail
+    if op == "undef" or (op in ("alu", "copy") and not reads):
+        return full
+    lanes = detail.get("lanes")
+    if lanes is not None:
+        out, pos, i = 0, 0, 0
+        for n in lanes:
+            if n < 0:
+                out |= _lane_mask(-n) << pos
+                pos -= n
+            else:
+                out |= (masks.get(reads[i], 0) & _lane_mask(n)) << pos
+                pos += n
+                i += 1
+        return out & full
+    written = detail.get("set")
+    if written is not None and reads and reads[0] is d:
+        out = masks.get(d, 0)
+        src = reads[1] if len(reads) > 1 else None
+        src_mask = masks.get(src, 0) if src is not None else _lane_mask(len(written))
+        for j, c in enumerate(written):
+            bit = src_mask & 1 if src is not None and src.width == 1 else src_mask >> j & 1
+            out = out | 1 << c if bit else out & ~(1 << c)
+        return out & full
+    if op == "intrinsic" and detail.get("name") in _LANE_READS:
+        return masks.get(reads[0], 0) & full if reads and reads[0].width == d.width else 0
+    componentwise = op == "intrinsic" and detail.get("name") in _COMPONENTWISE_INTRINSICS
+    if op == "copy" or detail.get("cw") or componentwise:
+        out = full
+        for r in reads:
+            m = masks.get(r, 0)
+            if r.width == 1 and d.width > 1:
+                out = out if m & 1 else 0
+            elif r.width >= d.width:
+                out &= m
+            else:
+                return 0
+        return out
+    return 0
+
+
+def constant_components(du: DefUse) -> dict[Value, int]:
+    """Vectors and matrices some of whose components are compile-time constants wherever the
+    value is read (`float4(luma, 0, 0, 0)`, `(v0 + v1) * 0.25` of such vectors, `v.w = 0`):
+    value -> the number of such components. The compiler folds those components into the
+    instructions that use them, so they take no register (regtruth: a 2x2 reduction of
+    `float4(luma, 0, 0, 0)` texels stores zeros from no register). Values whose every component
+    is constant are `constant_values`, not listed here."""
+    defs = du.defs
+    masks: dict[Value, int] = {}
+    for v in defs:
+        if v.kind in ("var", "temp") and v.reg_class is None and _lanes_of(v) > 1 and v.parts is None:
+            masks[v] = _lane_mask(v.width)  # optimistic start, lowered to a fixed point
+    readers: dict[Value, list[Value]] = {}  # value -> the candidates whose definitions read it
+    for v in masks:
+        for d in defs[v]:
+            for r in d.reads:
+                readers.setdefault(r, []).append(v)
+    work = list(masks)
+    while work:
+        v = work.pop()
+        m = _lane_mask(v.width)
+        for d in defs[v]:
+            m &= _transfer(d, masks)
+            if not m:
+                break
+        if m != masks[v]:
+            masks[v] = m
+            work.extend(readers.get(v, ()))
+    full = {v for v, m in masks.items() if m == _lane_mask(v.width)}
+    return {v: m.bit_count() for v, m in masks.items() if m and v not in full}
+
+
 def _as_bits(live: LiveSets, cfg: CFG) -> _BitSets:
     """The live-out sets as bit sets (as `liveness` makes them; built for other mappings)."""
     out = live.live_out
@@ -277,8 +386,15 @@ def register_demand(
     sizes: dict[Value, int] = {}
     streamed = _cached_set(cfg, "streamed", streamed_temps) if costs.stream_componentwise_temps else set()
     constant = _cached_set(cfg, "constant", constant_values) if costs.fold_constant_values else set()
+    partly: dict[Value, int] = {}
+    if costs.fold_constant_components:
+        partly = cfg.cache.get("constant_components") or {}
+        if "constant_components" not in cfg.cache:
+            partly = cfg.cache["constant_components"] = constant_components(def_use(cfg))
     for v in cfg.values:
         cls, n = value_class(v, uni, wave_size, costs)
+        if v in partly and not v.type.is_bool:
+            n -= partly[v]
         classes[v], sizes[v] = cls, (0 if v in constant else 1 if v in streamed and cls == "vgpr" else n)
     # The walk below keeps the live set as a bit set (bit i: `values[i]`): registers by class
     # per bit, and per register count the mask of the values of that size, so that a block's
@@ -345,6 +461,12 @@ def register_demand(
                     for x in ins.reads
                     if classes[x] == "sgpr" or x in constant
                 )
+                # the export holds its per-lane outputs whole, constant components included
+                nv += sum(
+                    (x.width if x in partly else sizes[x]) if not cur & (1 << index[x]) else partly.get(x, 0)
+                    for x in dict.fromkeys(ins.reads)
+                    if classes[x] == "vgpr" and x not in constant
+                )
             elif op == "preload" and nv < preloaded:
                 nv = preloaded
             vg[ins] = nv
@@ -386,7 +508,7 @@ def _counted(ins: Instr, after: set[Value], operands: bool) -> set[Value]:
     d = ins.dest
     if d is not None and ins.op != "undef":
         counted.add(d)
-    if operands:
+    if operands or ins.op == "export":  # an export holds what it writes out
         counted.update(ins.reads)
     return counted
 

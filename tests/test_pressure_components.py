@@ -1,0 +1,135 @@
+"""Vectors with compile-time constant components (navi21 wave64, regtruth presched_vgprs)."""
+
+from __future__ import annotations
+
+from hlsllint.analysis.pressure import EntryDemand, analyse_entry
+from hlsllint.context import AnalysisSettings
+from hlsllint.semantic import build_model
+from hlsllint.syntax import parse
+
+
+def demand(text: str, entry: str = "main") -> EntryDemand:
+    m = build_model(parse(text), AnalysisSettings())
+    e = m.entry(entry)
+    assert e is not None
+    return analyse_entry(m, e, 64)
+
+
+REDUCTION = """
+RWTexture2D<float> inLuma : register(u0);
+RWTexture2D<float> outL1 : register(u1);
+groupshared float gR[16][16];
+groupshared float gG[16][16];
+groupshared float gB[16][16];
+groupshared float gA[16][16];
+float4 LoadSrc(int2 p) { float l = inLuma[p]; return float4(l, 0, 0, 0); }
+float4 Reduce4(float4 a, float4 b, float4 c, float4 d) { return (a + b + c + d) * 0.25; }
+float4 ReduceLoad(uint2 base) {
+    float4 v0 = LoadSrc(int2(base + uint2(0, 0)));
+    float4 v1 = LoadSrc(int2(base + uint2(0, 1)));
+    float4 v2 = LoadSrc(int2(base + uint2(1, 0)));
+    float4 v3 = LoadSrc(int2(base + uint2(1, 1)));
+    return Reduce4(v0, v1, v2, v3);
+}
+void StoreInter(uint x, uint y, float4 v) { gR[x][y] = v.x; gG[x][y] = v.y; gB[x][y] = v.z; gA[x][y] = v.w; }
+[numthreads(256, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint li : SV_GroupIndex)
+{
+    uint x = li % 16, y = li / 16;
+    float4 v[4];
+    int2 tex = int2(gid.xy * 64) + int2(x * 2, y * 2);
+    int2 pix = int2(gid.xy * 32) + int2(x, y);
+    v[0] = ReduceLoad(tex);
+    outL1[pix] = v[0].x;
+    v[1] = ReduceLoad(tex + int2(32, 0));
+    outL1[pix + int2(16, 0)] = v[1].x;
+    v[2] = ReduceLoad(tex + int2(0, 32));
+    outL1[pix + int2(0, 16)] = v[2].x;
+    v[3] = ReduceLoad(tex + int2(32, 32));
+    outL1[pix + int2(16, 16)] = v[3].x;
+    StoreInter(x, y, Reduce4(v[0], v[1], v[2], v[3]));
+    GroupMemoryBarrierWithGroupSync();
+    float4 r = float4(gR[y][x], gG[y][x], gB[y][x], gA[y][x]);
+    outL1[pix + int2(64, 64)] = r.x + r.w;
+}
+"""
+
+
+def test_constant_components_of_a_reduction_take_no_register() -> None:
+    # The single-channel 2x2 reduction of FidelityFX SPD's luminance pyramids: each texel is
+    # float4(luma, 0, 0, 0). regtruth: presched_vgprs 17; the zeros are never in a register
+    # (the groupshared writes of G and B store a constant). Whole vectors counted: 32.
+    d = demand(REDUCTION)
+    assert 12 <= d.max_live_vgprs <= 20
+
+
+PARTLY_WRITTEN = """
+RWStructuredBuffer<float4> o : register(u0);
+Texture2D<float> t0 : register(t0);
+Texture2D<float> t1 : register(t1);
+float4 Pack(uint2 p) {
+    float4 r = float4(0, 0, 0, 0);
+    r.x = t0.Load(int3(p, 0));
+    r[2] = t1.Load(int3(p, 0));
+    return r;
+}
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 a = Pack(id.xy);
+    float4 b = Pack(id.xy + uint2(1, 0));
+    float4 c = Pack(id.xy + uint2(0, 1));
+    float4 d = Pack(id.xy + uint2(1, 1));
+    float4 e = Pack(id.xy + uint2(2, 1));
+    float4 f = Pack(id.xy + uint2(1, 2));
+    o[id.x] = a * b + c * d;
+    o[id.x + 64] = e * f + a;
+    o[id.x + 128] = (a + b) * (c + d) * (e + f);
+}
+"""
+
+
+def test_components_written_by_swizzle_or_constant_index_are_the_only_ones_held() -> None:
+    # Six float4 of which only .x and [2] are ever written. regtruth: presched_vgprs 17.
+    # Whole vectors counted: 32.
+    d = demand(PARTLY_WRITTEN)
+    assert 12 <= d.max_live_vgprs <= 22
+
+
+def test_a_component_written_at_a_run_time_index_may_be_any() -> None:
+    # r[p.x & 3] = x may write any component, so no component is known constant.
+    # regtruth: presched_vgprs 29 (the estimate keeps all four components: 32).
+    text = PARTLY_WRITTEN.replace("r.x = t0.Load(int3(p, 0));", "r[p.x & 3] = t0.Load(int3(p, 0));")
+    text = text.replace("r[2] = t1.Load(int3(p, 0));", "r[p.y & 3] += t1.Load(int3(p, 0));")
+    assert demand(text).max_live_vgprs > demand(PARTLY_WRITTEN).max_live_vgprs
+
+
+def test_quad_reads_of_a_constant_component_stay_constant() -> None:
+    # regtruth: presched_vgprs 5 (only the .x lanes are exchanged). Whole vectors counted: 31.
+    d = demand(
+        """
+RWTexture2D<float4> outT : register(u0);
+Texture2D<float> t0 : register(t0);
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 v = float4(t0.Load(int3(id.xy, 0)), 0, 0, 1);
+    float4 v1 = QuadReadAcrossX(v);
+    float4 v2 = QuadReadAcrossY(v);
+    float4 v3 = QuadReadAcrossDiagonal(v);
+    float4 w = float4(t0.Load(int3(id.xy + 8, 0)), 0, 0, 1);
+    float4 w1 = QuadReadAcrossX(w);
+    float4 w2 = QuadReadAcrossY(w);
+    outT[id.xy] = (v + v1 + v2 + v3) * (w + w1 + w2) * 0.25;
+}
+"""
+    )
+    assert d.max_live_vgprs <= 12
+
+
+def test_an_exported_colour_with_a_constant_alpha_is_written_from_vgprs() -> None:
+    # return float4(color, 1): the export writes four VGPRs. regtruth navi21: presched_vgprs 4.
+    d = demand(
+        "float4 main(float3 c : COLOR0) : SV_Target { return float4(c, 1.0); }",
+    )
+    assert d.max_live_vgprs == 4
