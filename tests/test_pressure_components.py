@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hlsllint.analysis.cfg import build_cfg
 from hlsllint.analysis.pressure import EntryDemand, analyse_entry
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import build_model
@@ -133,3 +134,81 @@ def test_an_exported_colour_with_a_constant_alpha_is_written_from_vgprs() -> Non
         "float4 main(float3 c : COLOR0) : SV_Target { return float4(c, 1.0); }",
     )
     assert d.max_live_vgprs == 4
+
+
+# -- common subexpressions: what two helpers compute from the same values is computed once --
+
+TWO_HELPERS = """
+Texture2D<float4> tA : register(t0);
+Texture2D<float4> tB : register(t1);
+Texture2D<float4> tC : register(t2);
+Texture2D<float4> tD : register(t3);
+RWTexture2D<float> o : register(u0);
+float F2(int2 p, int2 q) {
+    float3 a = tA[p].rgb; float3 b = tB[p].rgb; float3 c = tC[q].rgb; float3 d = tD[q].rgb;
+    float3 n = a - c; float3 m = b - d;
+    float3 A = m / max(0.01, n);
+    return saturate(max(max(A.x, A.y), A.z) * length(b - d));
+}
+float F1(int2 p, int2 q) {
+    float3 a = tA[p].rgb; float3 b = tB[p].rgb; float3 c = tC[q].rgb; float3 d = tD[q].rgb;
+    return saturate(dot(abs(abs(b - a) - abs(d - c)), 1));
+}
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    int2 p = int2(id.xy);
+    int2 q = p + int2(1, 1);
+    float r = F2(p, q);
+    if (r > 0.01) r = F1(p, q);
+    float3 e = tA[p].rgb;
+    o[p] = r * e.x + e.y;
+}
+"""
+
+
+def kept_loads(text: str) -> int:
+    m = build_model(parse(text), AnalysisSettings())
+    e = m.entry("main")
+    assert e is not None
+    cfg = build_cfg(m, e)
+    return sum(ins.op == "load" for instrs in cfg.kept_instrs().values() for ins in instrs)
+
+
+def test_texels_two_helpers_load_at_the_same_place_are_loaded_once() -> None:
+    # F2, then F1 under a branch, then main load the same texels of tA..tD. The compiler loads
+    # them once and keeps them live. regtruth: presched_vgprs 20 (loaded anew each time: 16).
+    assert kept_loads(TWO_HELPERS) == 4
+    assert 18 <= demand(TWO_HELPERS).max_live_vgprs <= 22
+
+
+def test_loads_at_different_parts_of_one_vector_are_not_merged() -> None:
+    # p.xy and p.yx are the same value to the IR, not the same coordinate.
+    text = """
+Texture2D<float4> t : register(t0);
+RWTexture2D<float4> o : register(u0);
+float4 At(uint2 c) { return t[c]; }
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID) { o[id.xy] = At(id.xy) + At(id.yx); }
+"""
+    assert kept_loads(text) == 2
+
+
+def test_loads_of_a_writable_texture_or_a_reassigned_coordinate_are_not_merged() -> None:
+    text = """
+RWTexture2D<float4> rw : register(u0);
+Texture2D<float4> t : register(t0);
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 a = rw[id.xy];
+    rw[id.xy] = a * 2;
+    float4 b = rw[id.xy];
+    int2 c = int2(id.xy);
+    float4 x = t[c];
+    if (a.x > 0) c += 1;
+    float4 y = t[c];
+    rw[id.xy + 1] = b + x + y;
+}
+"""
+    assert kept_loads(text) == 4

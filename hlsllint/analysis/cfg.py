@@ -28,7 +28,7 @@ from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Span, Value
 from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
 from hlsllint.analysis.lowering_memo import facts as lowering_facts
 from hlsllint.analysis.occupancy import resolve_target
-from hlsllint.analysis.passes import dead_instructions, sink_inputs
+from hlsllint.analysis.passes import common_values, dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
@@ -114,6 +114,9 @@ class _Lowerer:
         """Every `record` in order (what an inlined body recorded is replayed from it)."""
         self.templates: dict[tuple[Any, ...], Template | Recording | None] = {}
         self.recordings: list[Recording] = []
+        self.view_spans: set[Span] = set()
+        """Expressions that stand for a part of a value (`v.yx`, `m[1]`) but are recorded as the
+        value itself: two reads of such a value may be different parts of it."""
 
     # -- building blocks ------------------------------------------------------------------
 
@@ -371,6 +374,9 @@ class _Lowerer:
             loop.blocks = frozenset(b for b in loop.blocks if b in reachable)
         instrs = [ins for b in self.g.nodes for ins in self.g.nodes[b]["instrs"]]
         sink_inputs(self.g, instrs)
+        expr = self.expr
+        viewed = {x for sp in self.view_spans for x in expr.get(sp, ()) if isinstance(x, Value)}
+        merged = common_values(self.g, 0, instrs, viewed)
         return CFG(
             self.entry_point,
             self.g,
@@ -383,7 +389,7 @@ class _Lowerer:
             self.truncated,
             frozenset(dead),
             self.preloaded_vgprs,
-            dead_instructions(instrs),
+            dead_instructions(instrs) | merged,
         )
 
     # -- statements -----------------------------------------------------------------------
@@ -962,6 +968,8 @@ class _Lowerer:
                     self.record(node, part)
                     return part
         # swizzles and member reads of a computed value are views of it
+        if base is not None and name not in ("xyzw"[: base.width], "rgba"[: base.width]):
+            self.view_spans.add(self.span(node))
         self.record(node, base)
         return base
 
@@ -1058,7 +1066,8 @@ class _Lowerer:
             ins = self.emit("cbload", d, idx, node)
             self.record(node, ins)
             return d
-        if all(i is None for i in idx):
+        if all(i is None for i in idx):  # a constant index: a view of the base
+            self.view_spans.add(self.span(node))
             self.record(node, base)
             return base
         d = self.temp(node)

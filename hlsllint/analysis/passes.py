@@ -1,5 +1,6 @@
 """Passes over a lowered control-flow graph, run once before analysis: stage inputs moved to
-their first use, and the instructions no side effect depends on (dead code)."""
+their first use, repeated computations and fetches merged into the first (common
+subexpressions), and the instructions no side effect depends on (dead code)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,96 @@ def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
                 needed.add(r)
                 work.extend(defs.get(r, ()))
     return frozenset(i for i in instrs if i not in kept)
+
+
+_CSE_OPS = frozenset({"cbload", "load", "sample", "gather", "alu", "intrinsic", "copy"})
+"""What the compiler merges when it is computed again from the same values: pure arithmetic and
+reads of memory no instruction of the shader writes."""
+_SPAN_FREE = frozenset({"load", "sample", "gather"})
+"""Ops whose identity is their operands and detail alone (not where they are written): a texel
+fetched at the same coordinate by two helpers is one fetch."""
+
+
+def common_values(
+    g: nx.DiGraph, entry: int, instrs: list[Instr], viewed: set[Value] | frozenset[Value] = frozenset()
+) -> frozenset[Instr]:
+    """Instructions that recompute a value an instruction dominating them already computed
+    (dominator-scoped value numbering, as the compiler's CSE does): reads of their result are
+    redirected to the first, and they are returned to be dropped. Two helpers that load the same
+    texels (`LoadColor(id)` in one and again in the other) load them once, and the first load
+    stays live until the last use (regtruth: 20 VGPRs where separate loads were 16).
+    Never merged: values written more than once (a variable assigned in a branch or a loop),
+    reads of writable resources, and what reads a value some expression takes a part of
+    (`viewed`: the IR names `p.yx` and `p.xy` alike). Descriptors are not merged either (they
+    are loaded where used, see `liveness`), but two descriptors of one resource are the same
+    operand."""
+    defs: dict[Value, int] = {}
+    same: dict[Value, Value] = {}  # descriptor -> the first descriptor of its resource
+    first: dict[tuple[str, int], Value] = {}
+    for ins in instrs:
+        d = ins.dest
+        if d is not None:
+            defs[d] = defs.get(d, 0) + 1
+            if ins.op == "descriptor":
+                same[d] = first.setdefault((d.name, d.width), d)
+    if not any(ins.op in _SPAN_FREE for ins in instrs):
+        return frozenset()
+    idom = nx.immediate_dominators(g, entry)
+    children: dict[int, list[int]] = {}
+    for b, d in idom.items():
+        if b != d:
+            children.setdefault(d, []).append(b)
+    alias: dict[Value, Value] = {}
+    dropped: set[Instr] = set()
+    scope: dict[tuple[object, ...], Value] = {}
+
+    def key(ins: Instr) -> tuple[object, ...] | None:
+        d = ins.dest
+        if d is None or ins.op not in _CSE_OPS or defs.get(d) != 1 or d.parts is not None:
+            return None
+        if any(defs.get(r, 0) > 1 or r in viewed for r in ins.reads):
+            return None
+        if ins.op in _SPAN_FREE:
+            res = ins.reads[0].type.resource if ins.reads else None
+            if res is None or res.writable:
+                return None
+            where: object = None
+        else:
+            where = ins.span
+        detail = tuple(sorted((k, str(v)) for k, v in ins.detail.items()))
+        return (ins.op, where, ins.rule, detail, d.width, tuple(id(same.get(r, r)) for r in ins.reads))
+
+    stack = [entry]
+    order: list[int] = []  # the dominator tree, depth first
+    while stack:
+        b = stack.pop()
+        order.append(b)
+        stack.extend(children.get(b, ()))
+    # Walk the dominator tree depth first, keeping the values of the dominating blocks in scope.
+    added: dict[int, list[tuple[object, ...]]] = {}
+    parent = {b: d for b, d in idom.items() if b != d}
+    live_path: list[int] = []
+    for b in order:
+        while live_path and live_path[-1] != parent.get(b):
+            for gone in added.pop(live_path.pop(), []):
+                del scope[gone]
+        live_path.append(b)
+        mine: list[tuple[object, ...]] = []
+        for ins in g.nodes[b]["instrs"]:
+            if alias:
+                ins.reads = [alias.get(r, r) for r in ins.reads]
+            k = key(ins)
+            if k is None:
+                continue
+            found = scope.get(k)
+            if found is not None and ins.dest is not None:
+                alias[ins.dest] = found
+                dropped.add(ins)
+            elif ins.dest is not None:
+                scope[k] = ins.dest
+                mine.append(k)
+        added[b] = mine
+    if alias:
+        for ins in instrs:
+            ins.reads = [alias.get(r, r) for r in ins.reads]
+    return frozenset(dropped)
