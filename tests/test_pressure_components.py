@@ -212,3 +212,27 @@ void main(uint3 id : SV_DispatchThreadID)
 }
 """
     assert kept_loads(text) == 4
+
+
+def test_parts_of_a_merged_value_stay_apart() -> None:
+    # `e` is merged into `a` (same texel); Sq(e.x) and Sq(e.y) still compute two squares.
+    text = """
+Texture2D<float4> t : register(t0);
+RWTexture2D<float> o : register(u0);
+float Sq(float v) { return v * v + 1; }
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 a = t[id.xy];
+    float4 e = t[id.xy];
+    o[id.xy] = Sq(e.x) + Sq(e.y) + a.z;
+}
+"""
+    m = build_model(parse(text), AnalysisSettings())
+    e = m.entry("main")
+    assert e is not None
+    cfg = build_cfg(m, e)
+    kept = [ins for instrs in cfg.kept_instrs().values() for ins in instrs]
+    squares = [ins for ins in kept if text[ins.span[0] : ins.span[1]] == "v * v"]
+    assert sum(ins.op == "load" for ins in kept) == 1
+    assert len(squares) == 2

@@ -968,8 +968,8 @@ class _Lowerer:
                     self.record(node, part)
                     return part
         # swizzles and member reads of a computed value are views of it
-        if base is not None and name not in ("xyzw"[: base.width], "rgba"[: base.width]):
-            self.view_spans.add(self.span(node))
+        if base is not None and not ("xyzw".startswith(name) or "rgba".startswith(name)):
+            self.view_spans.add(self.span(node))  # `.yx`, `.z`: not the leading components
         self.record(node, base)
         return base
 

@@ -89,64 +89,77 @@ def common_values(
             defs[d] = defs.get(d, 0) + 1
             if ins.op == "descriptor":
                 same[d] = first.setdefault((d.name, d.width), d)
-    if not any(ins.op in _SPAN_FREE for ins in instrs):
+    written_twice = {v for v, n in defs.items() if n > 1}
+    unmergeable = written_twice | set(viewed)  # as operands
+
+    def key(ins: Instr) -> tuple[object, ...] | None:
+        op = ins.op
+        if op not in _CSE_OPS:
+            return None
+        d = ins.dest
+        if d is None or d in written_twice or d.parts is not None:
+            return None
+        reads = ins.reads
+        for r in reads:
+            if r in unmergeable:
+                return None
+        if op in _SPAN_FREE:
+            res = reads[0].type.resource if reads else None
+            if res is None or res.writable:
+                return None
+            where: object = ins.detail.get("method")
+        else:
+            where = ins.span  # the expression: its operator and constants
+        return (op, where, ins.rule, d.width, *[id(same.get(r, r)) for r in reads])
+
+    # Nothing repeats: nothing to merge (the common case, without building dominators).
+    seen: set[tuple[object, ...]] = set()
+    for ins in instrs:
+        k = key(ins)
+        if k is not None:
+            if k in seen:
+                break
+            seen.add(k)
+    else:
         return frozenset()
     idom = nx.immediate_dominators(g, entry)
     children: dict[int, list[int]] = {}
-    for b, d in idom.items():
-        if b != d:
-            children.setdefault(d, []).append(b)
+    for b, dom in idom.items():
+        if b != dom:
+            children.setdefault(dom, []).append(b)
     alias: dict[Value, Value] = {}
     dropped: set[Instr] = set()
     scope: dict[tuple[object, ...], Value] = {}
-
-    def key(ins: Instr) -> tuple[object, ...] | None:
-        d = ins.dest
-        if d is None or ins.op not in _CSE_OPS or defs.get(d) != 1 or d.parts is not None:
-            return None
-        if any(defs.get(r, 0) > 1 or r in viewed for r in ins.reads):
-            return None
-        if ins.op in _SPAN_FREE:
-            res = ins.reads[0].type.resource if ins.reads else None
-            if res is None or res.writable:
-                return None
-            where: object = None
-        else:
-            where = ins.span
-        detail = tuple(sorted((k, str(v)) for k, v in ins.detail.items()))
-        return (ins.op, where, ins.rule, detail, d.width, tuple(id(same.get(r, r)) for r in ins.reads))
-
-    stack = [entry]
-    order: list[int] = []  # the dominator tree, depth first
-    while stack:
-        b = stack.pop()
-        order.append(b)
-        stack.extend(children.get(b, ()))
-    # Walk the dominator tree depth first, keeping the values of the dominating blocks in scope.
     added: dict[int, list[tuple[object, ...]]] = {}
-    parent = {b: d for b, d in idom.items() if b != d}
-    live_path: list[int] = []
-    for b in order:
-        while live_path and live_path[-1] != parent.get(b):
-            for gone in added.pop(live_path.pop(), []):
+    path: list[int] = []  # the dominator tree from its root to the block being visited
+    stack = [entry]
+    while stack:  # the dominator tree, depth first: what is in scope dominates the block
+        b = stack.pop()
+        stack.extend(children.get(b, ()))
+        while path and path[-1] != idom[b]:
+            for gone in added.pop(path.pop(), ()):
                 del scope[gone]
-        live_path.append(b)
-        mine: list[tuple[object, ...]] = []
+        path.append(b)
+        mine = added[b] = []
         for ins in g.nodes[b]["instrs"]:
-            if alias:
+            if alias and any(r in alias for r in ins.reads):
                 ins.reads = [alias.get(r, r) for r in ins.reads]
             k = key(ins)
             if k is None:
                 continue
+            d = ins.dest
+            assert d is not None  # key() is None without one
             found = scope.get(k)
-            if found is not None and ins.dest is not None:
-                alias[ins.dest] = found
+            if found is not None:
+                alias[d] = found
                 dropped.add(ins)
-            elif ins.dest is not None:
-                scope[k] = ins.dest
+                if d in unmergeable:  # its views now read `found`
+                    unmergeable.add(found)
+            else:
+                scope[k] = d
                 mine.append(k)
-        added[b] = mine
     if alias:
         for ins in instrs:
-            ins.reads = [alias.get(r, r) for r in ins.reads]
+            if any(r in alias for r in ins.reads):
+                ins.reads = [alias.get(r, r) for r in ins.reads]
     return frozenset(dropped)
