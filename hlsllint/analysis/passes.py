@@ -100,9 +100,8 @@ def common_values(
         if d is None or d in written_twice or d.parts is not None:
             return None
         reads = ins.reads
-        for r in reads:
-            if r in unmergeable:
-                return None
+        if not unmergeable.isdisjoint(reads):
+            return None
         if op in _SPAN_FREE:
             res = reads[0].type.resource if reads else None
             if res is None or res.writable:
@@ -142,7 +141,7 @@ def common_values(
         path.append(b)
         mine = added[b] = []
         for ins in g.nodes[b]["instrs"]:
-            if alias and any(r in alias for r in ins.reads):
+            if alias and not alias.keys().isdisjoint(ins.reads):
                 ins.reads = [alias.get(r, r) for r in ins.reads]
             k = key(ins)
             if k is None:
@@ -160,6 +159,6 @@ def common_values(
                 mine.append(k)
     if alias:
         for ins in instrs:
-            if any(r in alias for r in ins.reads):
+            if not alias.keys().isdisjoint(ins.reads):
                 ins.reads = [alias.get(r, r) for r in ins.reads]
     return frozenset(dropped)
