@@ -221,6 +221,10 @@ class Model:
         (`hlsllint.semantic.queries.uses_of`)."""
         self._pending_uses: list[tuple[int, Node, Symbol]] = []
         """The uses found in the body being resolved: (start byte, identifier, symbol)."""
+        self._recording: _Recording | None = None
+        """While a body is walked: its steps, for its function's plan."""
+        self._plans: dict[int, tuple[_FunctionPlan, int]] = {}
+        """id(function) -> its plan (being recorded or replayed) and the definition's position."""
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -927,14 +931,41 @@ class Model:
         for c in node.children:
             if c.type in ("hlsl_attribute", "attribute_declaration", "attribute_specifier"):
                 attrs.extend(self._attributes_in(c))
+        # A function whose text, parse and annotations were seen before: what is read from its
+        # own text comes from the plan, what the unit decides (types) is looked up here.
+        tree = self.tree
+        at = tree.index_of(node) if USE_PLANS else None
+        if at is None:
+            return self._define_function_walk(node, attrs, None)
+        s, e = tree.span(node)
+        key = (tree.text[s:e], tree.normalized[s:e])
+        plan = _PLANS.get(key)
+        notes = self._notes_in(node)
+        if plan is not None and plan.fits(tree.node_types(), at, node.descendant_count, notes):
+            return self._replay_define(node, at, plan, attrs)
+        plan = _FunctionPlan(tree.node_types()[at : at + node.descendant_count], notes)
+        self._define_function_walk(node, attrs, (plan, at))
+        if plan.define is not None:
+            if len(_PLANS) >= _PLAN_LIMIT:
+                _PLANS.clear()
+            _PLANS[key] = plan
+        return None
+
+    def _define_function_walk(
+        self, node: Node, attrs: list[Attribute], recording: tuple[_FunctionPlan, int] | None
+    ) -> None:
         declarator = node.child_by_field_id(_F_DECLARATOR)
         while declarator is not None and declarator.type != "function_declarator":
             declarator = declarator.child_by_field_id(_F_DECLARATOR)
         if declarator is None:
+            if recording is not None:
+                recording[0].define = _NO_FUNCTION
             return
         name_node = declarator.child_by_field_id(_F_DECLARATOR)
         name = self._text(name_node)
         if not name:
+            if recording is not None:
+                recording[0].define = _NO_FUNCTION
             return
         ret_type = self.type_from_node(node.child_by_field_id(_F_TYPE))
         ret_sem: str | None = None
@@ -943,40 +974,217 @@ class Model:
                 ret_sem, _ = self._semantic_of(c)
         ret_sem = self._annotated_semantic(node) or ret_sem
         params: list[Symbol] = []
+        entries: list[tuple[int, _ParamSkeleton | None]] | None = [] if recording is not None else None
         plist = declarator.child_by_field_id(_F_PARAMETERS)
         for p in plist.named_children if plist is not None else []:
             if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
                 continue
-            syms = self.declare(p, "param", function=name)
-            if not syms:
-                continue
-            sym = syms[0]
-            for c in p.named_children:
-                if c.type in ("semantics", "bitfield_clause"):
-                    sym.semantic = sym.semantic or self._semantic_of(c)[0]
-            sym.semantic = sym.semantic or self._annotated_semantic(p)
-            if sym.init is None:
-                sym.init = p.child_by_field_id(_F_DEFAULT_VALUE)
-            q = sym.qualifiers
-            sym.direction = (
-                "inout" if "inout" in q or ("in" in q and "out" in q) else ("out" if "out" in q else "in")
-            )
-            params.append(sym)
+            syms = self._define_param(p, name)
+            if syms:
+                params.append(syms[0])
+            if entries is not None and recording is not None:
+                entry = self._param_skeleton(p, syms, recording[1])
+                if entry is None:
+                    entries = None
+                else:
+                    entries.append(entry)
         body = node.child_by_field_id(_F_BODY)
         fn = Function(name, node, params, ret_type, ret_sem, attrs, body)
         self.functions.setdefault(name, []).append(fn)
+        if recording is not None and entries is not None:
+            plan, at = recording
+            body_at = self.tree.index_of(body) if body is not None else -1
+            if body_at is not None:
+                plan.define = (name, ret_sem, tuple(entries), body_at - at if body_at >= 0 else -1)
+                self._plans[id(fn)] = (plan, at)
+
+    def _define_param(self, p: Node, function: str) -> list[Symbol]:
+        """Declare a parameter (the first symbol of `declare`, completed: semantic, default
+        value, direction); every symbol `declare` made."""
+        syms = self.declare(p, "param", function=function)
+        if not syms:
+            return syms
+        sym = syms[0]
+        for c in p.named_children:
+            if c.type in ("semantics", "bitfield_clause"):
+                sym.semantic = sym.semantic or self._semantic_of(c)[0]
+        sym.semantic = sym.semantic or self._annotated_semantic(p)
+        if sym.init is None:
+            sym.init = p.child_by_field_id(_F_DEFAULT_VALUE)
+        q = sym.qualifiers
+        sym.direction = (
+            "inout" if "inout" in q or ("in" in q and "out" in q) else ("out" if "out" in q else "in")
+        )
+        return syms
+
+    def _param_skeleton(
+        self, p: Node, syms: list[Symbol], base: int
+    ) -> tuple[int, _ParamSkeleton | None] | None:
+        """(position, skeleton) of a parameter for a plan: what its declaration says apart
+        from its type, or None (declared anew) when it has several names, none, or array sizes.
+        None when the parameter cannot be placed."""
+        tree = self.tree
+        at = tree.index_of(p)
+        if at is None:
+            return None
+        if len(syms) != 1 or "array_declarator" in tree.node_types()[at : at + p.descendant_count]:
+            return (at - base, None)
+        sym = syms[0]
+        name_at = tree.index_of(sym.node) if sym.node is not None else None
+        init_at = tree.index_of(sym.init) if sym.init is not None else -1
+        if name_at is None or init_at is None:
+            return (at - base, None)
+        rel_init = init_at - base if init_at >= 0 else -1
+        return (
+            at - base,
+            (name_at - base, rel_init, sym.name, sym.semantic, sym.register, sym.qualifiers, sym.direction),
+        )
+
+    def _replay_define(self, node: Node, at: int, plan: _FunctionPlan, attrs: list[Attribute]) -> None:
+        define = plan.define
+        if define is None or define is _NO_FUNCTION:
+            return
+        name, ret_sem, entries, body_rel = define
+        nodes = self.tree.nodes()
+        refs = self._refs
+        ret_type = self.type_from_node(node.child_by_field_id(_F_TYPE))
+        params: list[Symbol] = []
+        for rel, skeleton in entries:
+            p = nodes[at + rel]
+            if skeleton is None:
+                syms = self._define_param(p, name)
+                if syms:
+                    params.append(syms[0])
+                continue
+            rel_name, rel_init, pname, semantic, register, quals, direction = skeleton
+            t = self.type_from_node(p.child_by_field_id(_F_TYPE))
+            name_node = nodes[at + rel_name]
+            sym = Symbol(
+                pname,
+                "param",
+                t,
+                name_node,
+                p,
+                semantic,
+                register,
+                init=nodes[at + rel_init] if rel_init >= 0 else None,
+                direction=direction,
+                qualifiers=quals,
+                function=name,
+            )
+            refs[name_node.byte_range] = sym
+            params.append(sym)
+        body = nodes[at + body_rel] if body_rel >= 0 else None
+        fn = Function(name, node, params, ret_type, ret_sem, attrs, body)
+        self.functions.setdefault(name, []).append(fn)
+        self._plans[id(fn)] = (plan, at)
 
     # -- scopes -----------------------------------------------------------------------------
 
     def _resolve_body(self, fn: Function) -> None:
-        """Resolve every identifier of a body, following block scopes."""
+        """Resolve every identifier of a body, following block scopes.
+
+        A body whose function was seen before (in any unit of this process) with the same text,
+        parse and annotations is resolved by replaying the recorded steps (`_FunctionPlan`);
+        otherwise it is walked, and the walk recorded."""
         if fn.body is None:
             return
         tree = self.tree
         start = tree.index_of(fn.body)
         if start is None:
             return
-        self._resolve_range(fn, [{p.name: p for p in fn.params}], start)
+        planned = self._plans.get(id(fn))
+        if planned is not None and planned[0].body is not None:
+            self._replay(fn, planned[0].body, start)
+            return
+        rec = self._recording = _Recording(start, fn.params) if planned is not None else None
+        try:
+            self._resolve_range(fn, [{p.name: p for p in fn.params}], start)
+        finally:
+            self._recording = None
+        if planned is not None and rec is not None and rec.ok:
+            planned[0].body = rec.ops
+
+    def _notes_in(self, node: Node) -> tuple[Any, ...]:
+        """The annotations inside a function definition that reading it consults (semantics,
+        registers, modifier words), relative to its start: a plan fits only the same ones."""
+        tree = self.tree
+        start, end = tree.span(node)
+        index = tree.index
+        found: list[Any] = []
+        anchors = index.semantic_anchors
+        i = bisect.bisect_left(anchors, start)
+        while i < len(anchors) and anchors[i] <= end:
+            found.append(("s", anchors[i] - start, index.semantics[anchors[i]].name))
+            i += 1
+        anchors = index.register_anchors
+        i = bisect.bisect_left(anchors, start)
+        while i < len(anchors) and anchors[i] <= end:
+            regs = index.registers[anchors[i]]
+            found.append(("r", anchors[i] - start, tuple((r.kind, r.slot, r.space, r.profile) for r in regs)))
+            i += 1
+        mods = index.modifiers
+        i = bisect.bisect_left(index.modifier_starts, start)
+        while i < len(mods) and mods[i].span[0] <= end:
+            m = mods[i]
+            found.append(("m", m.span[0] - start, m.span[1] - start, m.name))
+            i += 1
+        return tuple(found)
+
+    def _replay(self, fn: Function, ops: list[tuple[Any, ...]], base: int) -> None:
+        """Resolve a body by the recorded steps of an identical one: the same declarations
+        (their types looked up here), references, uses and calls, in the same order."""
+        nodes = self.tree.nodes()
+        refs = self._refs
+        uses = self._pending_uses
+        lookup = self._lookup
+        params = fn.params
+        declared: list[list[Symbol]] = []
+        for op in ops:
+            code = op[0]
+            if code == _OP_DECLARE:
+                decl = nodes[base + op[1]]
+                skeleton = op[2]
+                if skeleton is None:
+                    declared.append(self.declare(decl, "local", function=fn.name))
+                    continue
+                entries, quals = skeleton
+                t = self.type_from_node(decl.child_by_field_id(_F_TYPE))
+                syms: list[Symbol] = []
+                for rel_name, rel_init, name, semantic, register in entries:
+                    node = nodes[base + rel_name]
+                    init = nodes[base + rel_init] if rel_init >= 0 else None
+                    sym = Symbol(
+                        name,
+                        "local",
+                        t,
+                        node,
+                        decl,
+                        semantic,
+                        register,
+                        init=init,
+                        qualifiers=quals,
+                        function=fn.name,
+                    )
+                    refs[node.byte_range] = sym
+                    syms.append(sym)
+                declared.append(syms)
+            elif code == _OP_CALL:
+                fn.calls.add(op[1])
+            else:
+                node = nodes[base + op[1]]
+                found: Symbol | None
+                if code == _OP_FREE:
+                    found = lookup(op[2], ())
+                elif code == _OP_LOCAL:
+                    found = declared[op[2]][op[3]]
+                else:
+                    found = params[op[2]]
+                if found is not None:
+                    r = node.byte_range
+                    refs[r] = found
+                    if found.node is None or found.node.id != node.id:
+                        uses.append((r[0], node, found))
 
     def _resolve_range(self, fn: Function, scopes: list[dict[str, Symbol]], first: int) -> None:
         """Resolve the identifiers of the subtree at `nodes()[first]` (its run of
@@ -991,6 +1199,7 @@ class Model:
         refs = self._refs
         uses = self._pending_uses
         lookup = self._lookup
+        rec = self._recording
         # Only the nodes of these kinds matter: visit their positions, in document order.
         positions = tree.positions(_RESOLVE_KINDS)
         count = len(positions)
@@ -1013,9 +1222,13 @@ class Model:
                 for scope in reversed(scopes):
                     sym = scope.get(name)
                     if sym is not None:
+                        if rec is not None:
+                            rec.bound(i, sym)
                         break
                 else:
                     sym = lookup(name, ())
+                    if rec is not None:
+                        rec.ops.append((_OP_FREE, i - rec.base, name))
                 if sym is not None:
                     refs[(s, e)] = sym
                     if sym.node is None or sym.node.id != node.id:
@@ -1034,7 +1247,10 @@ class Model:
                 # What the body calls: the identifiers whose parent is a call (the callee).
                 for c in nodes[i].named_children:
                     if c.type == "identifier":
-                        fn.calls.add(tree.node_text(c))
+                        callee = tree.node_text(c)
+                        fn.calls.add(callee)
+                        if rec is not None:
+                            rec.ops.append((_OP_CALL, callee))
             else:  # a block scope
                 ends.append(i + nodes[i].descendant_count)
                 scopes.append({})
@@ -1049,12 +1265,16 @@ class Model:
         `nodes()`."""
         tree = self.tree
         then: list[Node] = []
-        for sym in self.declare(decl, "local", function=fn.name):
+        declared = self.declare(decl, "local", function=fn.name)
+        for sym in declared:
             scopes[-1][sym.name] = sym
             if sym.init is not None:
                 then.append(sym.init)
         # Array sizes: only when an array declarator lies inside the declaration at all.
-        if self._has_array_declarator(at, at + decl.descendant_count):
+        arrays = self._has_array_declarator(at, at + decl.descendant_count)
+        if self._recording is not None:
+            self._recording.declaration(tree, at, declared, arrays)
+        if arrays:
             for c in decl.named_children:
                 if c.type == "array_declarator" or c.type == "init_declarator":
                     for inner in tree.walk(c):
@@ -1318,6 +1538,109 @@ def looks_like_entry_name(name: str) -> bool:
     if words[-1] == "main" or words[0] == "main":
         return True
     return stage_from_name(name) is not None
+
+
+_OP_DECLARE, _OP_CALL, _OP_FREE, _OP_LOCAL, _OP_PARAM = range(5)
+"""The steps of a body's resolution: (_OP_DECLARE, declaration, skeleton or None), (_OP_CALL, name),
+and references: (_OP_FREE, identifier, name) looked up in the unit's globals and functions,
+(_OP_LOCAL, identifier, declaration step, symbol) and (_OP_PARAM, identifier, parameter).
+Nodes are positions in `nodes()` relative to the body's."""
+
+
+_ParamSkeleton = tuple[int, int, str, str | None, str | None, frozenset[str], str]
+"""A parameter as its own text declares it: name node, default value or -1, name, semantic,
+register, qualifiers, direction."""
+
+_Define = tuple[str, str | None, tuple[tuple[int, _ParamSkeleton | None], ...], int]
+"""A function definition as its own text declares it: name, return semantic, parameters
+(position, skeleton or None to declare it anew), body or -1."""
+
+_NO_FUNCTION: _Define = ("", None, (), -1)
+"""The plan of a definition that declares no function (no declarator or no name)."""
+
+
+@dataclass(eq=False)
+class _FunctionPlan:
+    """How a function definition was read and its body resolved, to read an identical one
+    (same text as written and as parsed, same node types, same annotations) without walking it.
+
+    What comes from the definition's own text and annotations is kept: names, parameters'
+    semantics, registers, qualifiers and directions, which names of the body are bound to which
+    parameter or local (block scopes are a matter of the text alone), the calls, per local
+    declaration its names, initialisers, semantics and qualifiers. What the unit decides is done
+    again on replay: every type is looked up, every free name is looked up among the unit's
+    globals and functions, attributes are read anew, and a declaration with array declarators
+    (whose sizes are constants of the unit) or several names in a parameter is declared anew.
+    Nodes are positions in `nodes()` relative to the definition's (the body's in `body`)."""
+
+    types: list[str]
+    notes: tuple[Any, ...]
+    define: _Define | None = None
+    body: list[tuple[Any, ...]] | None = None
+    """The body's resolution steps (see `_OP_DECLARE`)."""
+
+    def fits(self, types: list[str], start: int, count: int, notes: tuple[Any, ...]) -> bool:
+        return (
+            self.define is not None
+            and len(self.types) == count
+            and self.notes == notes
+            and types[start : start + count] == self.types
+        )
+
+
+class _Recording:
+    """The steps of one body's walk, as they happen (see `_FunctionPlan`)."""
+
+    def __init__(self, base: int, params: list[Symbol]) -> None:
+        self.base = base
+        self.ops: list[tuple[Any, ...]] = []
+        self.params = {id(p): k for k, p in enumerate(params)}
+        self.locals: dict[int, tuple[int, int]] = {}
+        self.declarations = 0
+        self.ok = True
+        """False when a step could not be recorded: no plan is kept."""
+
+    def bound(self, at: int, sym: Symbol) -> None:
+        """A name found in the scopes: a parameter or a local of this body."""
+        k = self.params.get(id(sym))
+        if k is not None:
+            self.ops.append((_OP_PARAM, at - self.base, k))
+            return
+        local = self.locals.get(id(sym))
+        if local is None:
+            self.ok = False
+            return
+        self.ops.append((_OP_LOCAL, at - self.base, *local))
+
+    def declaration(self, tree: SyntaxTree, at: int, declared: list[Symbol], arrays: bool) -> None:
+        number = self.declarations
+        self.declarations += 1
+        for k, sym in enumerate(declared):
+            self.locals[id(sym)] = (number, k)
+        skeleton: tuple[tuple[tuple[int, int, str, str | None, str | None], ...], frozenset[str]] | None = (
+            None
+        )
+        if not arrays:
+            entries = []
+            for sym in declared:
+                name_at = tree.index_of(sym.node) if sym.node is not None else None
+                init_at = tree.index_of(sym.init) if sym.init is not None else -1
+                if name_at is None or init_at is None or sym.type is not declared[0].type:
+                    break
+                rel_init = init_at - self.base if init_at >= 0 else -1
+                entries.append((name_at - self.base, rel_init, sym.name, sym.semantic, sym.register))
+            else:
+                quals = declared[0].qualifiers if declared else frozenset()
+                skeleton = (tuple(entries), quals)
+        self.ops.append((_OP_DECLARE, at - self.base, skeleton))
+
+
+_PLANS: dict[tuple[str, str], _FunctionPlan] = {}
+"""Function definition text (as written, as parsed) -> how it was read, for every unit of the
+process (shared headers repeat the same functions in most units)."""
+_PLAN_LIMIT = 2048
+USE_PLANS = True
+"""Whether function definitions seen before are replayed from their plans (tests compare)."""
 
 
 @dataclass

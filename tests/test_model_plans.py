@@ -1,0 +1,107 @@
+"""Functions seen before (in any unit of the process) are read from a recorded plan: the model
+answers exactly as when every definition is walked, and what the unit decides (types, globals,
+constants) is looked up in the unit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hlsllint.context import AnalysisSettings
+from hlsllint.semantic import Model, build_model
+from hlsllint.semantic import model as model_module
+from hlsllint.syntax import Node, parse
+
+FIXTURES = sorted((Path(__file__).parent.parent / "fixtures").rglob("*.hlsl"))
+
+
+def _node(n: Node | None) -> tuple[int, int] | None:
+    return None if n is None else n.byte_range
+
+
+def digest(m: Model) -> list[str]:
+    """Everything the model says about functions, symbols, references and uses, with symbols
+    numbered by first appearance (identity, not address)."""
+    names: dict[int, int] = {}
+
+    def sym(s: object) -> str:
+        if s is None:
+            return "None"
+        names.setdefault(id(s), len(names))
+        return (
+            f"#{names[id(s)]} {s.name} {s.kind} {s.type!r} {_node(s.node)} {_node(s.decl)} "  # type: ignore[attr-defined]
+            f"{s.semantic} {s.register} {s.container} {_node(s.init)} {s.direction} "  # type: ignore[attr-defined]
+            f"{sorted(s.qualifiers)} {s.function}"  # type: ignore[attr-defined]
+        )
+
+    out = [f"struct {k} {t!r}" for k, t in m.structs.items()]
+    out += [f"global {k} {sym(s)}" for k, s in m.globals.items()]
+    for name, overloads in m.functions.items():
+        for f in overloads:
+            out.append(
+                f"fn {name} {_node(f.node)} {f.return_type!r} {f.return_semantic} {f.attributes} "
+                f"{_node(f.body)} {sorted(f.calls)} {[sym(p) for p in f.params]}"
+            )
+    out += [f"entry {e.name} {e.stage} {e.group_size}" for e in m.entry_points]
+    out += [f"ref {r} {sym(m._refs[r])}" for r in sorted(m._refs)]
+    for n in m.tree.nodes():
+        if n.type == "identifier":
+            s = m.resolve(n)
+            if s is not None:
+                from hlsllint.semantic.queries import uses_of
+
+                out.append(f"uses {sym(s)} {[_node(u) for u in uses_of(m, s)]}")
+    return out
+
+
+def _models(texts: list[str], plans: bool, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    monkeypatch.setattr(model_module, "USE_PLANS", plans)
+    model_module._PLANS.clear()
+    return [digest(build_model(parse(t), AnalysisSettings())) for t in texts]
+
+
+def test_replayed_models_equal_walked_models_on_the_fixtures(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [p.read_text() for p in FIXTURES]
+    assert len(texts) > 50
+    walked = _models(texts, False, monkeypatch)
+    # Twice over: the second round replays every function of the first.
+    replayed = _models(texts + texts, True, monkeypatch)
+    assert len(model_module._PLANS) > 50
+    assert replayed[: len(texts)] == walked
+    assert replayed[len(texts) :] == walked
+
+
+SHARED = """
+float shade(Surface s, float k)
+{
+    Surface t = s;
+    float scaled[2] = { t.a * k, Scale };
+    { float k = 2; t.a = t.a * k; }
+    return helper(t.a) + scaled[1] + k;
+}
+"""
+
+
+def test_a_replayed_function_looks_its_types_and_names_up_in_its_own_unit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = (
+        "struct Surface { float a; };\nstatic const float Scale = 2;\nfloat helper(float x) { return x; }\n"
+    )
+    second = "struct Surface { float4 a; };\ncbuffer C { float Scale; };\n"
+    texts = [first + SHARED, second + SHARED]
+    walked = _models(texts, False, monkeypatch)
+    replayed = _models(texts, True, monkeypatch)
+    assert replayed == walked
+    monkeypatch.setattr(model_module, "USE_PLANS", True)
+    m = build_model(parse(second + SHARED), AnalysisSettings())  # replayed from the plan
+    t = next(n for n in m.tree.nodes() if n.type == "identifier" and m.tree.node_text(n) == "t")
+    assert str(m.resolve(t).type) == "Surface"  # type: ignore[union-attr]
+    assert m.resolve(t).type.member("a").type.name == "float4"  # type: ignore[union-attr]
+    scale = [n for n in m.tree.nodes() if n.type == "identifier" and m.tree.node_text(n) == "Scale"]
+    assert m.resolve(scale[-1]).kind == "cbuffer_member"  # type: ignore[union-attr]
+    helper = [n for n in m.tree.nodes() if n.type == "identifier" and m.tree.node_text(n) == "helper"]
+    assert m.resolve(helper[-1]) is None  # no such function in this unit
+    shade = m.function("shade")
+    assert shade is not None and shade.calls == {"helper"}
