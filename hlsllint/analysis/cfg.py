@@ -33,7 +33,7 @@ from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
 from hlsllint.semantic.queries import uses_of
-from hlsllint.syntax import Node
+from hlsllint.syntax import Node, field_id
 from hlsllint.syntax.queries import for_header
 
 MAX_INLINE_DEPTH = 24
@@ -58,6 +58,25 @@ VGPRs, `float a[100]` takes 25,600 bytes of scratch per wave64)."""
 
 
 _ACCESS = ("field_expression", "subscript_expression")
+
+# Field ids of the grammar (`child_by_field_id` skips the name lookup of `child_by_field_name`).
+_F_ALTERNATIVE = field_id("alternative")
+_F_ARGUMENT = field_id("argument")
+_F_ARGUMENTS = field_id("arguments")
+_F_BODY = field_id("body")
+_F_CONDITION = field_id("condition")
+_F_CONSEQUENCE = field_id("consequence")
+_F_DECLARATOR = field_id("declarator")
+_F_FIELD = field_id("field")
+_F_FUNCTION = field_id("function")
+_F_INDICES = field_id("indices")
+_F_INITIALIZER = field_id("initializer")
+_F_LEFT = field_id("left")
+_F_NAME = field_id("name")
+_F_OPERATOR = field_id("operator")
+_F_RIGHT = field_id("right")
+_F_UPDATE = field_id("update")
+_F_VALUE = field_id("value")
 
 
 def _flatten(reads: list[Value | None]) -> list[Value]:
@@ -216,7 +235,7 @@ class _Lowerer:
             parent = n.parent
             if parent is None or parent.type != "subscript_expression":
                 continue  # a whole-array use: every element, which split values also give
-            if parent.child_by_field_name("argument") != n:
+            if parent.child_by_field_id(_F_ARGUMENT) != n:
                 return False
             idx = self._indices(parent)
             if len(idx) != 1 or not isinstance(self.const_value(idx[0]), int):
@@ -225,7 +244,7 @@ class _Lowerer:
 
     @staticmethod
     def _indices(node: Node) -> list[Node]:
-        idx_node = node.child_by_field_name("indices") or node.child_by_field_name("index")
+        idx_node = node.child_by_field_id(_F_INDICES)
         if idx_node is None:
             return []
         if idx_node.type == "subscript_argument_list":
@@ -234,7 +253,7 @@ class _Lowerer:
 
     def _array_element(self, node: Node) -> Value | None:
         """The element value of `a[k]` for a split local array `a` and a constant `k`."""
-        arg = node.child_by_field_name("argument")
+        arg = node.child_by_field_id(_F_ARGUMENT)
         sym = self._base_symbol(arg)
         if sym is None or not self._split_array(sym):
             return None
@@ -363,6 +382,37 @@ class _Lowerer:
         return []
 
     def finish(self, exit_b: int) -> CFG:
+        """The graph of the blocks the entry reaches (in block order, then the exit block if
+        no path reaches it, with no instructions), and the passes over it."""
+        blocks = self.blocks
+        n = len(blocks)
+        succ: list[list[int]] = [[] for _ in range(n)]
+        for a, b in self.edges:
+            if not (0 <= a < n and 0 <= b < n):  # a block that was never made (cut short)
+                return self._finish_unnumbered(exit_b)
+            succ[a].append(b)
+        seen = bytearray(n)
+        seen[0] = 1
+        stack = [0]
+        while stack:
+            for b in succ[stack.pop()]:
+                if not seen[b]:
+                    seen[b] = 1
+                    stack.append(b)
+        live = [b for b in range(n) if seen[b]]
+        dead = [b for b in range(n) if not seen[b]]
+        g = self.g
+        g.add_nodes_from((b, {"instrs": blocks[b]}) for b in live)
+        g.add_edges_from(e for e in self.edges if seen[e[0]])
+        if not (0 <= exit_b < n and seen[exit_b]):
+            g.add_node(exit_b, instrs=[])
+        for loop in self.loops:
+            loop.blocks = frozenset(b for b in loop.blocks if seen[b])
+        instrs = [ins for b in live for ins in blocks[b]]
+        return self._passes(exit_b, instrs, dead)
+
+    def _finish_unnumbered(self, exit_b: int) -> CFG:
+        """`finish` through networkx alone, for edges to blocks that do not exist."""
         self.g.add_nodes_from((b, {"instrs": instrs}) for b, instrs in enumerate(self.blocks))
         self.g.add_edges_from(self.edges)
         reachable = nx.descendants(self.g, 0) | {0}
@@ -373,6 +423,9 @@ class _Lowerer:
         for loop in self.loops:
             loop.blocks = frozenset(b for b in loop.blocks if b in reachable)
         instrs = [ins for b in self.g.nodes for ins in self.g.nodes[b]["instrs"]]
+        return self._passes(exit_b, instrs, dead)
+
+    def _passes(self, exit_b: int, instrs: list[Instr], dead: list[int]) -> CFG:
         sink_inputs(self.g, instrs)
         expr = self.expr
         viewed = {x for sp in self.view_spans for x in expr.get(sp, ()) if isinstance(x, Value)}
@@ -449,7 +502,7 @@ class _Lowerer:
                 continue
             target = c
             while target.type in ("init_declarator", "array_declarator"):
-                nxt = target.child_by_field_name("declarator")
+                nxt = target.child_by_field_id(_F_DECLARATOR)
                 if nxt is None:
                     break
                 target = nxt
@@ -460,7 +513,7 @@ class _Lowerer:
                 continue
             if sym.kind == "static_const" and self.const_value(sym.init) is not None:
                 continue
-            init = c.child_by_field_name("value") if c.type == "init_declarator" else None
+            init = c.child_by_field_id(_F_VALUE) if c.type == "init_declarator" else None
             if init is None:
                 # Declared, not yet written: a later partial write (an element, a member, a
                 # swizzle) starts its live range here, not at the function's entry.
@@ -515,15 +568,15 @@ class _Lowerer:
             parts = node.named_children
             for p in parts[:-1]:
                 self.stmt(p) if p.type == "declaration" else self.expr_(p)
-            node = node.child_by_field_name("value") or (parts[-1] if parts else None)
+            node = node.child_by_field_id(_F_VALUE) or (parts[-1] if parts else None)
             if node is None:
                 return None, None
         return self.expr_(node), self.const_value(node)
 
     def if_(self, node: Node) -> None:
-        c, const = self.cond(node.child_by_field_name("condition"))
-        then = node.child_by_field_name("consequence")
-        alt = node.child_by_field_name("alternative")
+        c, const = self.cond(node.child_by_field_id(_F_CONDITION))
+        then = node.child_by_field_id(_F_CONSEQUENCE)
+        alt = node.child_by_field_id(_F_ALTERNATIVE)
         if alt is not None and alt.type == "else_clause":
             alt = alt.named_children[0] if alt.named_children else None
         if const is not None:
@@ -550,7 +603,7 @@ class _Lowerer:
         attrs = tuple(a.name.lower() for a in self._attributes(node))
         trip = self.trip_count(node) if kind == "for" else None
         if kind == "for":
-            init = node.child_by_field_name("initializer")
+            init = node.child_by_field_id(_F_INITIALIZER)
             if init is not None:
                 self.stmt(init) if init.type == "declaration" else self.expr_(init)
         header = self.new_block()
@@ -558,9 +611,9 @@ class _Lowerer:
         exit_b = self.new_block()
         cont = self.new_block()  # the latch: update, then back to the header
         self.block = header
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_id(_F_BODY)
         if kind in ("for", "while"):
-            c, const = self.cond(node.child_by_field_name("condition"))
+            c, const = self.cond(node.child_by_field_id(_F_CONDITION))
             if const is None or not const:
                 self.emit("branch", None, [c], node)
                 self.edge(self.block, exit_b)
@@ -573,7 +626,7 @@ class _Lowerer:
             self.edge(self.block, cont)
             self.block = cont
             if kind == "for":
-                upd = node.child_by_field_name("update")
+                upd = node.child_by_field_id(_F_UPDATE)
                 if upd is not None:
                     self.expr_(upd)
             self.edge(self.block, header)
@@ -583,7 +636,7 @@ class _Lowerer:
             self.loop_targets.pop()
             self.edge(self.block, cont)
             self.block = cont
-            c, const = self.cond(node.child_by_field_name("condition"))
+            c, const = self.cond(node.child_by_field_id(_F_CONDITION))
             if const is None or const:
                 self.emit("branch", None, [c], node)
                 self.edge(self.block, header)
@@ -613,15 +666,15 @@ class _Lowerer:
         a = self.const_value(start)
         if sym is None or not isinstance(a, int):
             return None
-        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-        op = self.text(cond.child_by_field_name("operator") or cond)
+        left, right = cond.child_by_field_id(_F_LEFT), cond.child_by_field_id(_F_RIGHT)
+        op = self.text(cond.child_by_field_id(_F_OPERATOR) or cond)
         if left is None or left.type != "identifier" or self.m.resolve(left) is not sym:
             return None
         b = self.const_value(right)
         step = self._step(upd, sym)
         if not isinstance(b, int) or step is None or step == 0:
             return None
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_id(_F_BODY)
         if body is not None and self._writes(body, sym):
             return None
         if op == "<=" or op == ">=":
@@ -634,16 +687,16 @@ class _Lowerer:
 
     def _step(self, upd: Node, sym: Symbol) -> int | None:
         if upd.type == "update_expression":
-            arg = upd.child_by_field_name("argument")
+            arg = upd.child_by_field_id(_F_ARGUMENT)
             if arg is None or self.m.resolve(arg) is not sym:
                 return None
             return 1 if "++" in self.text(upd) else -1
         if upd.type == "assignment_expression":
-            left = upd.child_by_field_name("left")
+            left = upd.child_by_field_id(_F_LEFT)
             if left is None or self.m.resolve(left) is not sym:
                 return None
-            op = self.text(upd.child_by_field_name("operator") or upd)
-            v = self.const_value(upd.child_by_field_name("right"))
+            op = self.text(upd.child_by_field_id(_F_OPERATOR) or upd)
+            v = self.const_value(upd.child_by_field_id(_F_RIGHT))
             if not isinstance(v, int):
                 return None
             return v if op == "+=" else -v if op == "-=" else None
@@ -690,11 +743,11 @@ class _Lowerer:
             target = None
             kind = n.type
             if kind == "assignment_expression":
-                target = n.child_by_field_name("left")
+                target = n.child_by_field_id(_F_LEFT)
             elif kind == "update_expression":
-                target = n.child_by_field_name("argument")
+                target = n.child_by_field_id(_F_ARGUMENT)
             elif kind == "call_expression":
-                args = n.child_by_field_name("arguments")
+                args = n.child_by_field_id(_F_ARGUMENTS)
                 for i, a in enumerate(args.named_children if args is not None else []):
                     if a.type == "identifier" and self._may_write_arg(n, i):
                         sym = resolve(a)
@@ -710,7 +763,7 @@ class _Lowerer:
                     in_part.add(sym)
                 continue
             while target is not None and target.type in _ACCESS:
-                target = target.child_by_field_name("argument")
+                target = target.child_by_field_id(_F_ARGUMENT)
             if target is not None and target.type == "identifier":
                 sym = resolve(target)
                 if sym is not None:
@@ -720,7 +773,7 @@ class _Lowerer:
 
     def _may_write_arg(self, call: Node, index: int) -> bool:
         """Whether argument `index` of a call may be an out/inout argument."""
-        fn = call.child_by_field_name("function")
+        fn = call.child_by_field_id(_F_FUNCTION)
         if fn is None or fn.type != "identifier":
             return True  # a method (GetDimensions, Interlocked* on a resource...): assume it may
         name = self.text(fn)
@@ -731,8 +784,8 @@ class _Lowerer:
         return name in _OUT_INTRINSICS or name in RAY_PAYLOAD_WRITERS or name.startswith("Interlocked")
 
     def switch(self, node: Node) -> None:
-        c, known = self.cond(node.child_by_field_name("condition"))
-        body = node.child_by_field_name("body")
+        c, known = self.cond(node.child_by_field_id(_F_CONDITION))
+        body = node.child_by_field_id(_F_BODY)
         cases = [x for x in body.named_children if x.type == "case_statement"] if body else []
         if isinstance(known, int) and not isinstance(known, bool):
             self._constant_switch(cases, known)
@@ -751,7 +804,7 @@ class _Lowerer:
             self.block = b
             if self.text(case).lstrip().startswith("default"):
                 has_default = True
-            value = case.child_by_field_name("value")
+            value = case.child_by_field_id(_F_VALUE)
             for s in case.named_children:
                 if value is not None and s.id == value.id:
                     continue
@@ -769,7 +822,7 @@ class _Lowerer:
         and what falls through from it; the compiler drops the others."""
         start = None
         for i, case in enumerate(cases):
-            value = case.child_by_field_name("value")
+            value = case.child_by_field_id(_F_VALUE)
             if value is not None and self.const_value(value) == known:
                 start = i
                 break
@@ -780,7 +833,7 @@ class _Lowerer:
         exit_b = self.new_block()
         self.loop_targets.append((None, exit_b))
         for case in cases[start:] if start is not None else []:
-            value = case.child_by_field_name("value")
+            value = case.child_by_field_id(_F_VALUE)
             for st in case.named_children:
                 if value is not None and st.id == value.id:
                     continue
@@ -834,14 +887,14 @@ class _Lowerer:
         if kind == "assignment_expression":
             return self.assignment(node)
         if kind == "update_expression":
-            arg = node.child_by_field_name("argument")
+            arg = node.child_by_field_id(_F_ARGUMENT)
             cur = self.expr_(arg)
             ins = self.emit("alu", None, [cur], node)
             self.store_to(arg, ins, node)
             return cur
         if kind == "comma_expression":
-            self.expr_(node.child_by_field_name("left"))
-            return self.expr_(node.child_by_field_name("right"))
+            self.expr_(node.child_by_field_id(_F_LEFT))
+            return self.expr_(node.child_by_field_id(_F_RIGHT))
         if kind == "initializer_list":
             reads = [self.expr_(c) for c in node.named_children]
             d = self.temp(node)
@@ -849,7 +902,7 @@ class _Lowerer:
             self.record(node, ins)
             return d
         if kind == "cast_expression":
-            src = self.expr_(node.child_by_field_name("value"))
+            src = self.expr_(node.child_by_field_id(_F_VALUE))
             t = self.m.type_of(node)
             if src is None:
                 return None
@@ -918,7 +971,7 @@ class _Lowerer:
         while n is not None and n.type in _ACCESS:
             if n.type == "subscript_expression":
                 indices.extend(self._indices(n))
-            n = n.child_by_field_name("argument")
+            n = n.child_by_field_id(_F_ARGUMENT)
         return n, indices
 
     def _groupshared_path(self, node: Node) -> list[Node] | None:
@@ -936,7 +989,7 @@ class _Lowerer:
         return None
 
     def field(self, node: Node) -> Value | None:
-        arg = node.child_by_field_name("argument")
+        arg = node.child_by_field_id(_F_ARGUMENT)
         gs = self._groupshared_path(node)
         if gs is not None and arg is not None and arg.type != "identifier":
             idx = [self.expr_(i) for i in gs]
@@ -944,7 +997,7 @@ class _Lowerer:
             ins = self.emit("lds_load", d, idx, node, rule="lane")
             self.record(node, ins)
             return d
-        name = self.text(node.child_by_field_name("field") or node)
+        name = self.text(node.child_by_field_id(_F_FIELD) or node)
         sym = self._base_symbol(arg)
         if sym is not None and sym.kind in ("local", "param", "static"):
             mv = self.member_value(sym, name)
@@ -1011,8 +1064,8 @@ class _Lowerer:
         return d
 
     def subscript(self, node: Node) -> Value | None:
-        arg = node.child_by_field_name("argument")
-        idx_node = node.child_by_field_name("indices") or node.child_by_field_name("index")
+        arg = node.child_by_field_id(_F_ARGUMENT)
+        idx_node = node.child_by_field_id(_F_INDICES)
         idx_nodes = [c for c in idx_node.named_children] if idx_node is not None else []
         if idx_node is not None and idx_node.type != "subscript_argument_list":
             idx_nodes = [idx_node]
@@ -1077,7 +1130,7 @@ class _Lowerer:
 
     def _res_name(self, node: Node | None) -> str:
         while node is not None and node.type in ("field_expression", "subscript_expression"):
-            node = node.child_by_field_name("argument")
+            node = node.child_by_field_id(_F_ARGUMENT)
         return self.text(node) if node is not None else "?"
 
     def _load_rule(self, res: T.Resource) -> str:
@@ -1088,18 +1141,18 @@ class _Lowerer:
         return "pure"
 
     def call(self, node: Node) -> Value | None:
-        fn = node.child_by_field_name("function")
-        args_node = node.child_by_field_name("arguments")
+        fn = node.child_by_field_id(_F_FUNCTION)
+        args_node = node.child_by_field_id(_F_ARGUMENTS)
         args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
         if fn is not None and fn.type == "field_expression":
-            obj = fn.child_by_field_name("argument")
+            obj = fn.child_by_field_id(_F_ARGUMENT)
             obj_t = self.m.type_of(obj)
-            method = self.text(fn.child_by_field_name("field") or fn)
+            method = self.text(fn.child_by_field_id(_F_FIELD) or fn)
             if obj_t.resource is not None and method in RESOURCE_METHODS:
                 return self.method(node, obj, obj_t, method, args)
         name = self.text(fn) if fn is not None else ""
         if fn is not None and fn.type in ("template_function",):
-            name = self.text(fn.child_by_field_name("name") or fn)
+            name = self.text(fn.child_by_field_id(_F_NAME) or fn)
         user = self.m.function(name, len(args)) if fn is not None and fn.type == "identifier" else None
         if user is not None and user.body is not None:
             return self.inline(node, user, args)
@@ -1121,7 +1174,7 @@ class _Lowerer:
             return None
         reads = [self.expr_(a) for a in args]
         if fn is not None and fn.type == "field_expression":  # a method reads its object
-            reads.insert(0, self.expr_(fn.child_by_field_name("argument")))
+            reads.insert(0, self.expr_(fn.child_by_field_id(_F_ARGUMENT)))
         rule = self._call_rule(fn, name, spec)
         t = self.m.type_of(node)
         if t.kind == "void":
@@ -1182,7 +1235,7 @@ class _Lowerer:
         for i, a in enumerate(args):
             if a.type not in ("identifier", "field_expression", "subscript_expression"):
                 continue
-            fn = node.child_by_field_name("function")
+            fn = node.child_by_field_id(_F_FUNCTION)
             if fn is None or fn.type != "identifier" or name.startswith("Interlocked"):
                 continue  # struct methods: parameters unknown here; atomics are handled above
             unknown = rule == "lane" and name not in INTRINSICS and name not in self.m.functions
@@ -1237,7 +1290,13 @@ class _Lowerer:
 
     def inline(self, node: Node, fn: Function, args: list[Node]) -> Value | None:
         active = [f.fn for f in self.frames]
-        if fn in active or len(self.frames) > MAX_INLINE_DEPTH:
+        deep = len(self.frames) > MAX_INLINE_DEPTH
+        for rec in self.recordings:  # what the bodies being recorded read of the call path
+            reach = rec.reach
+            reach.calls.add(id(fn))
+            reach.deepest = max(reach.deepest, len(self.frames) - reach.depth)
+            reach.cut = reach.cut or deep
+        if fn in active or deep:
             self.truncated = self.truncated or fn in active
             reads = [self.expr_(a) for a in args]
             d = self.temp(node, fn.return_type) if fn.return_type.kind != "void" else None
@@ -1337,10 +1396,11 @@ class _Lowerer:
     # -- inlined bodies, lowered once and replayed ------------------------------------------
 
     def _body(self, fn: Function, frame: _Frame) -> None:
-        """Lower an inlined function's body. The first lowering on a call path is noted
-        (`Recording`); a later call of the function on the same path, with arguments bound in
-        the same shape, replays it as a `Template` (the same instructions, values, blocks and
-        records, in the same order) instead of walking the syntax tree again."""
+        """Lower an inlined function's body. The first lowering is noted (`Recording`); a later
+        call of the function with arguments bound in the same shape (`_template_key`), on a call
+        path that cuts the same calls (`Reach`), replays it as a `Template` (the same
+        instructions, values, blocks and records, in the same order) instead of walking the
+        syntax tree again."""
         slots = self._slots(fn, frame)
         if slots is None:
             self.stmt(fn.body)
@@ -1349,14 +1409,22 @@ class _Lowerer:
         found = self.templates.get(key, UNSET)
         if isinstance(found, Recording):
             found = self.templates[key] = found.template(self)
-        fits = isinstance(found, Template) and self.n_instrs + len(found.instrs) <= MAX_INSTRUCTIONS
-        if isinstance(found, Template) and fits and not self.truncated:
-            self._replay(found, slots, frame.exit)
-            return
+        if isinstance(found, Template):
+            fits = self.n_instrs + len(found.instrs) <= MAX_INSTRUCTIONS and not self.truncated
+            path = {id(f.fn) for f in self.frames[:-1]}
+            reach = found.reach
+            if fits and reach.fits(path, len(self.frames), MAX_INLINE_DEPTH):
+                for rec in self.recordings:  # the replayed body's calls are the recorded body's
+                    outer = rec.reach
+                    outer.calls |= reach.calls
+                    outer.deepest = max(outer.deepest, len(self.frames) - outer.depth + reach.deepest)
+                    outer.cut = outer.cut or reach.cut
+                self._replay(found, slots, frame.exit)
+                return
         if found is not UNSET:
             self.stmt(fn.body)
             return
-        rec = Recording(self, slots, frame.exit)
+        rec = Recording(self, slots, frame.exit, len(self.frames))
         self.recordings.append(rec)
         try:
             self.stmt(fn.body)
@@ -1396,9 +1464,12 @@ class _Lowerer:
         shape = []
         for v in slots:
             alias = first.setdefault(id(v), len(first))
-            shape.append((alias, v.kind, v.reg_class, v.width, id(v.type), len(v.parts or ()), id(v.symbol)))
-        path = tuple(id(f.fn) for f in self.frames)
-        return (id(fn), path, tuple(shape))
+            shape.append((alias, v.kind, v.reg_class, v.width, id(v.type), len(v.parts or ())))
+        # `_define` renames the instruction that computed its source when it is the block's last:
+        # which slot, if any, the call site's last instruction defines
+        blk = self.blocks[self.block]
+        last = first.get(id(blk[-1].dest), -1) if blk else -1
+        return (id(fn), tuple(shape), last)
 
     def _replay(self, tpl: Template, slots: list[Value], exit_block: int) -> None:
         values = self.values
@@ -1448,9 +1519,9 @@ class _Lowerer:
     # -- assignments ----------------------------------------------------------------------
 
     def assignment(self, node: Node) -> Value | None:
-        left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
-        op = self.text(node.child_by_field_name("operator") or node).strip()
+        left = node.child_by_field_id(_F_LEFT)
+        right = node.child_by_field_id(_F_RIGHT)
+        op = self.text(node.child_by_field_id(_F_OPERATOR) or node).strip()
         if left is None:
             return self.expr_(right)
         if op == "=" and left.type == "identifier":
@@ -1505,8 +1576,8 @@ class _Lowerer:
                         self.emit("copy", v, [src], node)
             return
         if target.type == "field_expression":
-            arg = target.child_by_field_name("argument")
-            fname = self.text(target.child_by_field_name("field") or target)
+            arg = target.child_by_field_id(_F_ARGUMENT)
+            fname = self.text(target.child_by_field_id(_F_FIELD) or target)
             sym = self._base_symbol(arg)
             if sym is not None and sym.kind in ("local", "param", "static"):
                 mv = self.member_value(sym, fname)
@@ -1529,8 +1600,8 @@ class _Lowerer:
                 else:
                     self.emit("copy", elem, [src], node)
                 return
-            arg = target.child_by_field_name("argument")
-            idx_node = target.child_by_field_name("indices")
+            arg = target.child_by_field_id(_F_ARGUMENT)
+            idx_node = target.child_by_field_id(_F_INDICES)
             idx = [self.expr_(i) for i in (idx_node.named_children if idx_node else [])]
             sym = self._base_symbol(arg)
             t = self.m.type_of(arg)

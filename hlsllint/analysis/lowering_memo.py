@@ -6,7 +6,9 @@ recorded once and replayed at the next call of the same function with the same a
 
 from __future__ import annotations
 
+import operator
 import weakref
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from hlsllint.analysis.ir import Instr, LoopRecord, Span, Value
@@ -47,8 +49,13 @@ class NodeFacts:
         self.widths: dict[tuple[int, bool], tuple[T.Type, int]] = {}
         self.writes: dict[int, tuple[set[Symbol], set[Symbol]]] = {}
         """Node id -> what its subtree writes (`_Lowerer._written_in`)."""
+        self.span: Callable[[Node], Span] = self._span
+        if model.tree.ascii:
+            # byte offsets are code-point offsets (`SyntaxTree.span`): the node's own byte range,
+            # read in C, costs less than a memo
+            self.span = operator.attrgetter("byte_range")
 
-    def span(self, node: Node) -> Span:
+    def _span(self, node: Node) -> Span:
         key = node.id
         found = self.spans.get(key)
         if found is None:
@@ -116,6 +123,34 @@ class Template:
         self.records: list[tuple[Span, int, int]] = []
         """(span, instruction index or -1, value reference or -1)."""
         self.end_block = 0
+        self.reach = Reach(0)
+
+
+class Reach:
+    """What a body's lowering read of its call path: the functions it tried to inline (at any
+    depth), how much deeper than itself it went, and whether the depth limit cut a call. Calls
+    are cut on recursion (a function already on the path) and past `MAX_INLINE_DEPTH` only, so
+    a body lowers the same at any call site whose path holds none of those functions and whose
+    depth cuts the same calls (`fits`)."""
+
+    def __init__(self, depth: int) -> None:
+        self.depth = depth
+        """Frames on the path when the body started (its own included)."""
+        self.calls: set[int] = set()
+        """ids of the functions an inline was tried for inside the body."""
+        self.deepest = -1
+        """The largest number of frames, less `depth`, at such a try (-1: none)."""
+        self.cut = False
+        """Whether the depth limit cut one of them."""
+
+    def fits(self, path: set[int], depth: int, limit: int) -> bool:
+        """Does the body lower the same with `path` (ids of the caller's functions, not the
+        body's own) and `depth` frames (its own included)?"""
+        if not path.isdisjoint(self.calls):
+            return False
+        if self.cut:
+            return depth == self.depth
+        return depth + self.deepest <= limit
 
 
 class Recording:
@@ -123,8 +158,9 @@ class Recording:
     `Template` when the same call comes again (the lists only grow, and nothing changes what
     a finished body emitted)."""
 
-    def __init__(self, lowerer: LowererState, slots: list[Value], exit_block: int) -> None:
+    def __init__(self, lowerer: LowererState, slots: list[Value], exit_block: int, depth: int) -> None:
         self.slots = slots
+        self.reach = Reach(depth)
         self.n_values = len(lowerer.values)
         self.n_blocks = len(lowerer.blocks)
         self.n_edges = len(lowerer.edges)
@@ -162,6 +198,7 @@ class Recording:
         assert self.end is not None
         n_values, n_blocks, n_edges, n_loops, n_records, n_instrs, start_end, end_block = self.end
         tpl = Template()
+        tpl.reach = self.reach
         made = lw.values[self.n_values : n_values]
         refs: dict[int, int] = {id(v): i for i, v in enumerate(made)}
         base = len(made)

@@ -18,14 +18,17 @@ def sink_inputs(g: nx.DiGraph, instrs: list[Instr]) -> None:
     """Move each stage input's definition to just before its first use when every use is in
     one block: interpolants are interpolated, and thread IDs computed, where they are needed
     (only the preloaded registers, barycentrics or local IDs, are live from the start)."""
-    readers: dict[Value, set[int]] = {}
+    inputs = [ins for ins in instrs if ins.op == "input" and ins.dest is not None]
+    if not inputs:
+        return
+    readers: dict[Value, set[int]] = {ins.dest: set() for ins in inputs if ins.dest is not None}
     for ins in instrs:
         for r in ins.reads:
-            readers.setdefault(r, set()).add(ins.block)
-    for ins in instrs:
-        if ins.op != "input" or ins.dest is None:
-            continue
-        blocks = readers.get(ins.dest)
+            found = readers.get(r)
+            if found is not None:
+                found.add(ins.block)
+    for ins in inputs:
+        blocks = readers.get(ins.dest) if ins.dest is not None else None
         if not blocks or len(blocks) != 1:
             continue
         (target,) = blocks
