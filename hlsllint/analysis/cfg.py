@@ -19,6 +19,7 @@ body gives the same peak (the scheduler's interleaving of unrolled iterations is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import networkx as nx
@@ -79,14 +80,14 @@ _F_UPDATE = field_id("update")
 _F_VALUE = field_id("value")
 
 
-def _flatten(reads: list[Value | None]) -> list[Value]:
+def _flatten(reads: Sequence[Value | None]) -> list[Value]:
     """The registers an instruction reads: struct aggregates stand for their members."""
     out: list[Value] = []
     for r in reads:
         if r is None:
             continue
         if r.parts is not None:
-            out.extend(_flatten(list(r.parts)))
+            out.extend(_flatten(r.parts))
         else:
             out.append(r)
     return out
@@ -127,6 +128,8 @@ class _Lowerer:
         self._written: dict[tuple[int, Symbol], bool] = {}
         self.n_instrs = 0
         self.truncated = False
+        self._value_shapes: dict[int, tuple[T.Type, int, str | None]] = {}
+        """id(type) -> (type, width, register class) of a new value (see `value`)."""
         self.block = self.new_block()
         self.sixteen = model.sixteen_bit
         self.record_log: list[tuple[Span, Instr | Value | None]] = []
@@ -148,9 +151,12 @@ class _Lowerer:
         self.edges.append((a, b))
 
     def value(self, name: str, t: T.Type, kind: str, sym: Symbol | None = None) -> Value:
-        width = self.facts.width(t, self.sixteen)
-        scratch = t.kind == "array" and width > SCRATCH_ARRAY_REGISTERS
-        v = Value(len(self.values), name, width, kind, t, sym, "scratch" if scratch else None)
+        found = self._value_shapes.get(id(t))
+        if found is None or found[0] is not t:
+            width = self.facts.width(t, self.sixteen)
+            scratch = t.kind == "array" and width > SCRATCH_ARRAY_REGISTERS
+            found = self._value_shapes[id(t)] = (t, width, "scratch" if scratch else None)
+        v = Value(len(self.values), name, found[1], kind, t, sym, found[2])
         self.values.append(v)
         return v
 
@@ -164,11 +170,33 @@ class _Lowerer:
         **detail: Any,
     ) -> Instr:
         span = node if isinstance(node, tuple) else self.span(node)
-        ins = Instr(op, dest, _flatten(reads), span, rule, detail, self.block)
+        flat: list[Value] = []
+        for r in reads:  # `_flatten`, one level in line
+            if r is not None:
+                if r.parts is None:
+                    flat.append(r)
+                else:
+                    flat.extend(_flatten(r.parts))
+        ins = Instr(op, dest, flat, span, rule, detail, self.block)
         self.blocks[self.block].append(ins)
         self.n_instrs += 1
         if self.n_instrs > MAX_INSTRUCTIONS:
             self.truncated = True
+        return ins
+
+    def emit_expr(
+        self,
+        op: str,
+        dest: Value | None,
+        reads: list[Value | None],
+        node: Node,
+        rule: str = "pure",
+        **detail: Any,
+    ) -> Instr:
+        """`emit`, then `record` the instruction as what computed `node`."""
+        span = self.span(node)
+        ins = self.emit(op, dest, reads, span, rule, **detail)
+        self.note(span, ins)
         return ins
 
     def temp(self, node: Node, t: T.Type | None = None) -> Value:
@@ -194,7 +222,10 @@ class _Lowerer:
         return self.aggregate(node, t, parts)
 
     def record(self, node: Node, what: Instr | Value | None) -> None:
-        span = self.span(node)
+        self.note(self.span(node), what)
+
+    def note(self, span: Span, what: Instr | Value | None) -> None:
+        """`record` by span."""
         found = self.expr.get(span)
         if found is None:
             self.expr[span] = [what]
@@ -857,10 +888,6 @@ class _Lowerer:
     def expr_(self, node: Node | None) -> Value | None:
         if node is None or self.truncated:
             return None
-        result = self._expr(node)
-        return result
-
-    def _expr(self, node: Node) -> Value | None:
         kind = node.type
         if kind in ("number_literal", "true", "false", "string_literal", "comment"):
             self.record(node, None)
@@ -898,8 +925,7 @@ class _Lowerer:
         if kind == "initializer_list":
             reads = [self.expr_(c) for c in node.named_children]
             d = self.temp(node)
-            ins = self.emit("alu", d, reads, node)
-            self.record(node, ins)
+            ins = self.emit_expr("alu", d, reads, node)
             return d
         if kind == "cast_expression":
             src = self.expr_(node.child_by_field_id(_F_VALUE))
@@ -907,8 +933,7 @@ class _Lowerer:
             if src is None:
                 return None
             d = self.temp(node, t)
-            ins = self.emit("alu", d, [src], node)
-            self.record(node, ins)
+            ins = self.emit_expr("alu", d, [src], node)
             return d
         # binary, unary, conditional and anything else: an ALU op on its operands.
         reads = [
@@ -921,10 +946,9 @@ class _Lowerer:
             return None
         d = self.temp(node)
         if kind in ("binary_expression", "unary_expression"):
-            ins = self.emit("alu", d, reads, node, cw=True)  # component by component
+            ins = self.emit_expr("alu", d, reads, node, cw=True)  # component by component
         else:
-            ins = self.emit("alu", d, reads, node)
-        self.record(node, ins)
+            ins = self.emit_expr("alu", d, reads, node)
         return d
 
     def ident(self, node: Node) -> Value | None:
@@ -937,20 +961,17 @@ class _Lowerer:
         elif sym.kind == "cbuffer_member":
             d = self.temp(node, sym.type)
             cb = self.cbuffer(sym.container or "$Globals", node)
-            ins = self.emit("cbload", d, [cb], node, rule="uniform")
-            self.record(node, ins)
+            self.emit_expr("cbload", d, [cb], node, rule="uniform")
             return d
         elif sym.kind == "static_const":
             if self.const_value(sym.init) is None:
                 d = self.temp(node, sym.type)
-                ins = self.emit("cbload", d, [], node, rule="uniform")
-                self.record(node, ins)
+                self.emit_expr("cbload", d, [], node, rule="uniform")
                 return d
             v = None
         elif sym.kind == "groupshared":
             d = self.temp(node, sym.type)
-            ins = self.emit("lds_load", d, [], node, rule="lane")
-            self.record(node, ins)
+            self.emit_expr("lds_load", d, [], node, rule="lane")
             return d
         else:
             vals = self.var(sym)
@@ -994,8 +1015,7 @@ class _Lowerer:
         if gs is not None and arg is not None and arg.type != "identifier":
             idx = [self.expr_(i) for i in gs]
             d = self.temp(node)
-            ins = self.emit("lds_load", d, idx, node, rule="lane")
-            self.record(node, ins)
+            self.emit_expr("lds_load", d, idx, node, rule="lane")
             return d
         name = self.text(node.child_by_field_id(_F_FIELD) or node)
         sym = self._base_symbol(arg)
@@ -1011,8 +1031,7 @@ class _Lowerer:
             and (sym.type.resource.category == "constant")
         ):
             d = self.temp(node)
-            ins = self.emit("cbload", d, [self.cbuffer(sym.name, node)], node, rule="uniform")
-            self.record(node, ins)
+            self.emit_expr("cbload", d, [self.cbuffer(sym.name, node)], node, rule="uniform")
             return d
         base = self.expr_(arg)
         if base is not None and base.parts is not None:
@@ -1059,8 +1078,7 @@ class _Lowerer:
             self.record(node, agg)
             return agg
         d = self.temp(node)
-        ins = self.emit("cbload", d, reads, node, rule="pure" if reads else "uniform")
-        self.record(node, ins)
+        self.emit_expr("cbload", d, reads, node, rule="pure" if reads else "uniform")
         return d
 
     def subscript(self, node: Node) -> Value | None:
@@ -1074,8 +1092,7 @@ class _Lowerer:
         if gs is not None:
             idx = [self.expr_(i) for i in gs]
             d = self.temp(node)
-            ins = self.emit("lds_load", d, idx, node, rule="lane")
-            self.record(node, ins)
+            self.emit_expr("lds_load", d, idx, node, rule="lane")
             return d
         if base_t.is_resource and base_t.resource is not None:
             res = self.expr_(arg)
@@ -1095,7 +1112,7 @@ class _Lowerer:
                 self.record(node, agg)
                 return agg
             d = self.temp(node)
-            ins = self.emit(
+            self.emit_expr(
                 "load",
                 d,
                 [res, *idx],
@@ -1105,7 +1122,6 @@ class _Lowerer:
                 resource=self._res_name(arg),
                 method="[]",
             )
-            self.record(node, ins)
             return d
         elem = self._array_element(node)
         if elem is not None:
@@ -1116,16 +1132,14 @@ class _Lowerer:
         sym = self._base_symbol(arg)
         if sym is not None and sym.kind in ("cbuffer_member", "static_const"):
             d = self.temp(node)
-            ins = self.emit("cbload", d, idx, node)
-            self.record(node, ins)
+            self.emit_expr("cbload", d, idx, node)
             return d
         if all(i is None for i in idx):  # a constant index: a view of the base
             self.view_spans.add(self.span(node))
             self.record(node, base)
             return base
         d = self.temp(node)
-        ins = self.emit("alu", d, [base, *idx], node)
-        self.record(node, ins)
+        self.emit_expr("alu", d, [base, *idx], node)
         return d
 
     def _res_name(self, node: Node | None) -> str:
@@ -1184,8 +1198,7 @@ class _Lowerer:
         d = self.temp(node, t)
         lanes = self._constructor_lanes(fn, name, t, args, reads) if spec is None else None
         extra = {"lanes": lanes} if lanes is not None else {}
-        ins = self.emit("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
-        self.record(node, ins)
+        self.emit_expr("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
         self._write_out_args(node, name, args, reads, rule)
         return d
 
@@ -1264,13 +1277,15 @@ class _Lowerer:
                 self.record(node, agg)
                 return agg
             d = self.temp(node)
-            ins = self.emit(access, d, reads, node, rule=rule, typed=res.typed, resource=name, method=method)
-            self.record(node, ins)
+            ins = self.emit_expr(
+                access, d, reads, node, rule=rule, typed=res.typed, resource=name, method=method
+            )
             return d
         if access == "lod":
             d = self.temp(node)
-            ins = self.emit("sample", d, reads, node, rule="lane", typed=True, resource=name, method=method)
-            self.record(node, ins)
+            ins = self.emit_expr(
+                "sample", d, reads, node, rule="lane", typed=True, resource=name, method=method
+            )
             return d
         if access == "query":
             ins = self.emit("query", None, [rv], node, rule="uniform")
@@ -1491,11 +1506,10 @@ class _Lowerer:
         blocks.extend([] for _ in range(tpl.n_blocks))
         bmap = [*range(first, first + tpl.n_blocks), self.block, exit_block]
         made: list[Instr] = []
+        get = lookup.__getitem__
         for code, op, dest, reads, span, rule, detail in tpl.instrs:
             b = bmap[code]
-            ins = Instr(
-                op, refs[dest], [lookup[r] for r in reads], span, rule, dict(detail) if detail else {}, b
-            )
+            ins = Instr(op, refs[dest], list(map(get, reads)), span, rule, dict(detail) if detail else {}, b)
             blocks[b].append(ins)
             made.append(ins)
         self.edges.extend((bmap[x], bmap[y]) for x, y in tpl.edges)

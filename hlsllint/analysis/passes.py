@@ -45,8 +45,13 @@ def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
     unused struct members, loads whose result is never read, computations only feeding them)."""
     defs: dict[Value, list[Instr]] = {}
     for ins in instrs:
-        if ins.dest is not None:
-            defs.setdefault(ins.dest, []).append(ins)
+        d = ins.dest
+        if d is not None:
+            found = defs.get(d)
+            if found is None:
+                defs[d] = [ins]
+            else:
+                found.append(ins)
     work = [i for i in instrs if i.dest is None or i.op in ROOT_OPS or i.rule == "effect"]
     kept: set[Instr] = set()
     needed: set[Value] = set()
