@@ -1,6 +1,7 @@
 """Register-pressure accuracy on engine shaders, tuned and held out by whole repository.
 
     python bench/pressure/engine.py /work/corpus [--family navi21] [--wave 64] [--limit 40]
+                                    [--limit 0 --beyond-sample]
                                     [--sets MiniEngine,RTXDI] [--worst 10] [--json OUT]
 
 The sets (repository, files, entry point, defines, include folders, 16-bit types, tune or
@@ -43,6 +44,7 @@ from hlsllint.analysis.occupancy import resolve_target  # noqa: E402
 from hlsllint.config import Settings  # noqa: E402
 from hlsllint.pressure_report import EntryReport, analyse_file  # noqa: E402
 
+DEFAULT_LIMIT = 40
 DEFAULT_FFX_GIT = "/work/.mirror/GPUOpen-LibrariesAndSDKs+FidelityFX-SDK/repo"
 STAGE_GROUP = {"comp": "CS", "vert": "VS", "frag": "PS"}
 SIZE_BUCKETS = ((0, 16, "<16"), (16, 32, "16-32"), (32, 64, "32-64"), (64, 10**9, ">64"))
@@ -126,7 +128,9 @@ def sample(files: list[Path], limit: int | None) -> list[Path]:
     return sorted(files, key=lambda f: hashlib.sha1(f.as_posix().encode()).digest())[:limit]
 
 
-def load_sets(corpus: Path, ffx_git: str, chosen: set[str] | None, limit: int | None) -> list[EngineSet]:
+def load_sets(
+    corpus: Path, ffx_git: str, chosen: set[str] | None, limit: int | None, *, beyond: bool = False
+) -> list[EngineSet]:
     spec = json.loads((HERE / "engine_sets.json").read_text())
     out: list[EngineSet] = []
     for s in spec["sets"]:
@@ -134,7 +138,11 @@ def load_sets(corpus: Path, ffx_git: str, chosen: set[str] | None, limit: int | 
             continue
         base = export_ffx(ffx_git) if s.get("source") == "ffx" else corpus
         root = base / s["root"]
-        files = sample(sorted(root.glob(s["glob"])), limit)
+        found = sorted(root.glob(s["glob"]))
+        if beyond:  # the files the default sample leaves out (never looked at while modelling)
+            picked = set(sample(found, DEFAULT_LIMIT))
+            found = [f for f in found if f not in picked]
+        files = sample(found, limit)
         out.append(
             EngineSet(
                 repo=s["repo"],
@@ -300,7 +308,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--family", default="navi21", help="RADV chip (navi21 = RDNA2, gfx1100 = RDNA3, ...)")
     ap.add_argument("--wave", type=int, choices=(32, 64), default=64)
     ap.add_argument("--sets", help="comma-separated repositories of engine_sets.json (default: all)")
-    ap.add_argument("--limit", type=int, default=40, help="files per set, a stable sample (0: all)")
+    ap.add_argument(
+        "--limit", type=int, default=DEFAULT_LIMIT, help="files per set, a stable sample (0: all)"
+    )
+    ap.add_argument(
+        "--beyond-sample",
+        action="store_true",
+        help="only the files the default sample leaves out (with --limit 0: all of them)",
+    )
     ap.add_argument("--ffx-git", default=DEFAULT_FFX_GIT, help="git dir of the FidelityFX SDK")
     ap.add_argument("--regtruth", help="path to regtruth.py (default: $REGTRUTH, ../regtruth)")
     ap.add_argument("-j", "--jobs", type=int, default=2)
@@ -310,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     chosen = set(args.sets.split(",")) if args.sets else None
-    sets = load_sets(args.corpus, args.ffx_git, chosen, args.limit or None)
+    sets = load_sets(args.corpus, args.ffx_git, chosen, args.limit or None, beyond=args.beyond_sample)
     regtruth = truth.find_regtruth(args.regtruth)
     print(
         f"== {args.family} ({resolve_target(args.family).name}) wave {args.wave}, "
