@@ -223,6 +223,8 @@ class Model:
         """The uses found in the body being resolved: (start byte, identifier, symbol)."""
         self._recording: _Recording | None = None
         """While a body is walked: its steps, for its function's plan."""
+        self._positions: list[int] = []
+        """While a body is walked: the positions in `nodes()` of its nodes of `_RESOLVE_KINDS`."""
         self._plans: dict[int, tuple[_FunctionPlan, int]] = {}
         """id(function) -> its plan (being recorded or replayed) and the definition's position."""
 
@@ -1098,10 +1100,18 @@ class Model:
             self._replay(fn, planned[0].body, start)
             return
         rec = self._recording = _Recording(start, fn.params) if planned is not None else None
+        # The positions of the nodes the walk looks at, in this body only.
+        kinds = _RESOLVE_KINDS
+        self._positions = [
+            i
+            for i, t in enumerate(tree.node_types()[start : start + fn.body.descendant_count], start)
+            if t in kinds
+        ]
         try:
             self._resolve_range(fn, [{p.name: p for p in fn.params}], start)
         finally:
             self._recording = None
+            self._positions = []
         if planned is not None and rec is not None and rec.ok:
             planned[0].body = rec.ops
 
@@ -1201,7 +1211,7 @@ class Model:
         lookup = self._lookup
         rec = self._recording
         # Only the nodes of these kinds matter: visit their positions, in document order.
-        positions = tree.positions(_RESOLVE_KINDS)
+        positions = self._positions
         count = len(positions)
         ends: list[int] = []  # where the scopes opened in this run close
         stop = first + nodes[first].descendant_count
@@ -1290,9 +1300,8 @@ class Model:
     def _has_array_declarator(self, first: int, stop: int) -> bool:
         """Whether `nodes()[first:stop]` holds an `array_declarator` (they are among the
         positions that resolving visits)."""
-        tree = self.tree
-        positions = tree.positions(_RESOLVE_KINDS)
-        types = tree.node_types()
+        positions = self._positions
+        types = self.tree.node_types()
         j = bisect.bisect_left(positions, first)
         while j < len(positions):
             i = positions[j]
