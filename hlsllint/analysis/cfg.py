@@ -20,6 +20,7 @@ body gives the same peak (the scheduler's interleaving of unrolled iterations is
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import networkx as nx
@@ -112,7 +113,7 @@ class _Lowerer:
         self.span = facts.span
         self.text = facts.text
         self.temp_name = facts.temp_name
-        self.const_value = facts.const_value
+        self.const_value = model.const_value  # memoised by the model
         self.blocks: list[list[Instr]] = []
         self.edges: list[tuple[int, int]] = []
         self.g = nx.DiGraph()
@@ -222,7 +223,13 @@ class _Lowerer:
         return self.aggregate(node, t, parts)
 
     def record(self, node: Node, what: Instr | Value | None) -> None:
-        self.note(self.span(node), what)
+        span = self.span(node)
+        found = self.expr.get(span)
+        if found is None:
+            self.expr[span] = [what]
+        else:
+            found.append(what)
+        self.record_log.append((span, what))
 
     def note(self, span: Span, what: Instr | Value | None) -> None:
         """`record` by span."""
@@ -439,7 +446,7 @@ class _Lowerer:
             g.add_node(exit_b, instrs=[])
         for loop in self.loops:
             loop.blocks = frozenset(b for b in loop.blocks if seen[b])
-        instrs = [ins for b in live for ins in blocks[b]]
+        instrs = list(chain.from_iterable(blocks[b] for b in live))
         return self._passes(exit_b, instrs, dead)
 
     def _finish_unnumbered(self, exit_b: int) -> CFG:

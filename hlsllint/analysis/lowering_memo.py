@@ -36,16 +36,14 @@ class LowererState(Protocol):
 class NodeFacts:
     """What lowering asks of a syntax node, answered once per unit (keyed by node id): an inlined
     function's nodes are lowered again at every call site and in every entry point, and their
-    spans, texts and constant values do not change."""
+    spans, texts and temporary names do not change (constant values are the model's own memo)."""
 
     def __init__(self, model: Model) -> None:
-        # Weakly: this is the value of a WeakKeyDictionary keyed by the model, and a strong
-        # reference back would keep every unit's model and tree alive to the end of the run.
-        self._model = weakref.ref(model)
+        # No reference to the model: this is the value of a WeakKeyDictionary keyed by it, and a
+        # reference back would keep every unit's model alive to the end of the run.
         self.tree = model.tree
         self.spans: dict[int, Span] = {}
         self.names: dict[int, str] = {}
-        self.consts: dict[int, Any] = {}
         self.widths: dict[tuple[int, bool], tuple[T.Type, int]] = {}
         self.writes: dict[int, tuple[set[Symbol], set[Symbol]]] = {}
         """Node id -> what its subtree writes (`_Lowerer._written_in`)."""
@@ -72,16 +70,6 @@ class NodeFacts:
         if found is None:
             text = " ".join(self.text(node).split())
             found = self.names[key] = text if len(text) <= 40 else text[:37] + "..."
-        return found
-
-    def const_value(self, node: Node | None) -> Any:
-        if node is None:
-            return None
-        key = node.id
-        found = self.consts.get(key, UNSET)
-        if found is UNSET:
-            model = self._model()
-            found = self.consts[key] = model.const_value(node) if model is not None else None
         return found
 
     def width(self, t: T.Type, sixteen: bool) -> int:
