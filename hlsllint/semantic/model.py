@@ -223,6 +223,11 @@ class Model:
         """The uses found in the body being resolved: (start byte, identifier, symbol)."""
         self._recording: _Recording | None = None
         """While a body is walked: its steps, for its function's plan."""
+        self._named_types: dict[str, T.Type] = {}
+        """Type name as written -> `lookup_type` of it, while no struct or typedef is added."""
+        self._free: dict[str, Symbol | None] = {}
+        """While the bodies are resolved: name -> `_lookup(name, ())` (globals and functions do
+        not change then)."""
         self._positions: list[int] = []
         """While a body is walked: the positions in `nodes()` of its nodes of `_RESOLVE_KINDS`."""
         self._plans: dict[int, tuple[_FunctionPlan, int]] = {}
@@ -309,8 +314,13 @@ class Model:
             if node.child_by_field_id(_F_BODY) is not None:
                 return self._define_struct(node)
             return self.lookup_type(self.tree.node_text(name_node)) if name_node else T.UNKNOWN
-        text = self.tree.node_text(node)
-        return self.lookup_type(" ".join(text.split()))
+        text = self._text(node)
+        found = self._named_types.get(text)
+        if found is None:
+            found = self.lookup_type(" ".join(text.split()))
+            if found.kind != "resource":  # a resource type is made anew on every lookup
+                self._named_types[text] = found
+        return found
 
     # -- constants --------------------------------------------------------------------------
 
@@ -619,6 +629,7 @@ class Model:
                     members.append(pending)
         t = T.struct_type(name, tuple(members))
         self.structs[name] = t
+        self._named_types.clear()
         return t
 
     def _semantic_of(self, node: Node) -> tuple[str | None, str | None]:
@@ -855,6 +866,7 @@ class Model:
                         d = self._unpack_declarator(c, base)
                         if d is not None:
                             self.typedefs[d.name] = d.type
+                            self._named_types.clear()
             elif kind == "declaration":
                 if type_node is not None and type_node.type in (
                     "struct_specifier",
@@ -890,6 +902,7 @@ class Model:
                 for _start, node, sym in self._pending_uses:
                     self._uses.setdefault(id(sym), []).append(node)
         self._pending_uses = []
+        self._free = {}
         for name in self.functions:
             self._function_symbols[name] = Symbol(name, "function", T.UNKNOWN)
         self._find_entry_points()
@@ -1148,6 +1161,7 @@ class Model:
         refs = self._refs
         uses = self._pending_uses
         lookup = self._lookup
+        free = self._free
         params = fn.params
         declared: list[list[Symbol]] = []
         for op in ops:
@@ -1185,7 +1199,9 @@ class Model:
                 node = nodes[base + op[1]]
                 found: Symbol | None
                 if code == _OP_FREE:
-                    found = lookup(op[2], ())
+                    found = free.get(op[2], _MISSING)
+                    if found is _MISSING:
+                        found = free[op[2]] = lookup(op[2], ())
                 elif code == _OP_LOCAL:
                     found = declared[op[2]][op[3]]
                 else:
@@ -1210,6 +1226,7 @@ class Model:
         uses = self._pending_uses
         lookup = self._lookup
         rec = self._recording
+        free = self._free
         # Only the nodes of these kinds matter: visit their positions, in document order.
         positions = self._positions
         count = len(positions)
@@ -1236,7 +1253,9 @@ class Model:
                             rec.bound(i, sym)
                         break
                 else:
-                    sym = lookup(name, ())
+                    sym = free.get(name, _MISSING)
+                    if sym is _MISSING:
+                        sym = free[name] = lookup(name, ())
                     if rec is not None:
                         rec.ops.append((_OP_FREE, i - rec.base, name))
                 if sym is not None:
@@ -1548,6 +1567,8 @@ def looks_like_entry_name(name: str) -> bool:
         return True
     return stage_from_name(name) is not None
 
+
+_MISSING: Any = object()
 
 _OP_DECLARE, _OP_CALL, _OP_FREE, _OP_LOCAL, _OP_PARAM = range(5)
 """The steps of a body's resolution: (_OP_DECLARE, declaration, skeleton or None), (_OP_CALL, name),
