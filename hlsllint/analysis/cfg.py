@@ -134,7 +134,8 @@ class _Lowerer:
         self.block = self.new_block()
         self.sixteen = model.sixteen_bit
         self.record_log: list[tuple[Span, Instr | Value | None]] = []
-        """Every `record` in order (what an inlined body recorded is replayed from it)."""
+        """Every `record` made while a body is being recorded, in order (what an inlined body
+        recorded is replayed from it; a `Recording` reads the part appended while it was open)."""
         self.templates: dict[tuple[Any, ...], Template | Recording | None] = {}
         self.recordings: list[Recording] = []
         self.view_spans: set[Span] = set()
@@ -229,7 +230,8 @@ class _Lowerer:
             self.expr[span] = [what]
         else:
             found.append(what)
-        self.record_log.append((span, what))
+        if self.recordings:
+            self.record_log.append((span, what))
 
     def note(self, span: Span, what: Instr | Value | None) -> None:
         """`record` by span."""
@@ -238,7 +240,8 @@ class _Lowerer:
             self.expr[span] = [what]
         else:
             found.append(what)
-        self.record_log.append((span, what))
+        if self.recordings:
+            self.record_log.append((span, what))
 
     # -- variables ------------------------------------------------------------------------
 
@@ -948,7 +951,7 @@ class _Lowerer:
             for c in node.named_children
             if c.type.endswith(("expression", "identifier", "literal")) or c.type in ("true", "false")
         ]
-        if not any(r is not None for r in reads):
+        if reads.count(None) == len(reads):  # no operand has a value (all constants)
             self.record(node, None)
             return None
         d = self.temp(node)
@@ -1525,7 +1528,7 @@ class _Lowerer:
                 LoopRecord(span, kind, bmap[header], frozenset(bmap[x] for x in loop_blocks), attrs, trip)
             )
         expr = self.expr
-        log = self.record_log
+        log = self.record_log if self.recordings else None
         for span, at, r in tpl.records:
             item: Instr | Value | None = made[at] if at >= 0 else refs[r]
             found = expr.get(span)
@@ -1533,7 +1536,8 @@ class _Lowerer:
                 expr[span] = [item]
             else:
                 found.append(item)
-            log.append((span, item))
+            if log is not None:
+                log.append((span, item))
         self.n_instrs += len(made)
         self.block = bmap[tpl.end_block]
 
