@@ -179,7 +179,8 @@ _BRACKETS_OF = {
     ord("{"): re.compile(rb"[{}]"),
 }
 """What `match_close` looks at after an opening bracket of each kind."""
-_SPACE = frozenset(b" \t\r\n\f\v")
+_SPACE_BYTES = b" \t\r\n\f\v"
+_SPACE = frozenset(_SPACE_BYTES)
 _IDENT_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -240,9 +241,18 @@ class _Scanner:
         """Index of the last non-space byte before `pos`, or -1."""
         buf = self.buf
         i = pos - 1
-        while i >= 0 and buf[i] in _SPACE:
-            i -= 1
-        return i
+        if i < 0 or buf[i] not in _SPACE:
+            return i
+        # A blanked comment can be a long run of spaces: strip it in windows, not byte by byte.
+        size = 64
+        while i >= 0:
+            start = max(0, i + 1 - size)
+            kept = len(buf[start : i + 1].rstrip(_SPACE_BYTES))
+            if kept:
+                return start + kept - 1
+            i = start - 1
+            size *= 4
+        return -1
 
     def next_sig(self, pos: int) -> int:
         """Index of the first non-space byte at or after `pos` (len(buf) at the end)."""
