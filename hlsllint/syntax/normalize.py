@@ -116,13 +116,16 @@ class Annotations:
 # the analysis copy of the text so that the scanners below never look inside them.
 _DIRECTIVE_LINE = rb"[ \t]*#(?:[^\n\\]|\\.|\\\n)*"
 _MASK = re.compile(
-    rb"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*\"?|'(?:[^'\\\n]|\\.)*'?|\n" + _DIRECTIVE_LINE,
+    rb"//[^\n]*(?:\n[ \t]*//[^\n]*)*+|/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*\"?|'(?:[^'\\\n]|\\.)*'?|\n"
+    + _DIRECTIVE_LINE,
     re.S,
 )
 """Every alternative starts with a fixed character, so that `re` skips ahead to the next one
 fast. A directive line is matched with the line break in front of it (blanking keeps line
 breaks): no earlier match can end just after a line break that a directive follows, so these
-are the regions that `^[ \t]*#...` matched; the first line is looked at on its own."""
+are the regions that `^[ \t]*#...` matched; the first line is looked at on its own. Lines of
+`//` comments one after the other are one match (the indentation between them is blanked too,
+and the scanners take a blank for the tab it was)."""
 _FIRST_DIRECTIVE = re.compile(_DIRECTIVE_LINE, re.S)
 _NON_NL_STR = re.compile(r"[^\n]")
 _BLANK = bytes(10 if b == 10 else 32 for b in range(256))
