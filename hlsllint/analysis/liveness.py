@@ -215,24 +215,42 @@ def constant_values(du: DefUse) -> set[Value]:
     offset table filled with `int2(1, 0)`... The compiler folds them into the instructions that
     read them, so they take no register."""
     defs = du.defs
-    candidates = {
-        v
-        for v, ds in defs.items()
-        if v.kind in ("var", "temp") and v.reg_class is None and all(d.op in _FOLDABLE_OPS for d in ds)
-    }
-    readers: dict[Value, set[Value]] = {}  # value -> the candidates whose definitions read it
+    foldable = _FOLDABLE_OPS
+    candidates: set[Value] = set()
+    for v, ds in defs.items():
+        if v.kind in ("var", "temp") and v.reg_class is None:
+            for d in ds:
+                if d.op not in foldable:
+                    break
+            else:
+                candidates.add(v)
+    # the candidates whose definitions read each candidate, and those that read a value that
+    # is not one (they vary, and so does every candidate that reads them)
+    readers: dict[Value, list[Value]] = {}
+    work: list[Value] = []
     for v in candidates:
+        varies = False
         for d in defs[v]:
             for r in d.reads:
-                readers.setdefault(r, set()).add(v)
-    work = [
-        v for v in candidates if any(r is not v and r not in candidates for d in defs[v] for r in d.reads)
-    ]
+                if r is v:
+                    continue
+                if r in candidates:
+                    found = readers.get(r)
+                    if found is None:
+                        readers[r] = [v]
+                    else:
+                        found.append(v)
+                else:
+                    varies = True
+        if varies:
+            work.append(v)
     while work:
         v = work.pop()
         if v in candidates:
-            candidates.discard(v)  # it reads a value that varies, so it varies too
-            work.extend(u for u in readers.get(v, ()) if u in candidates)
+            candidates.discard(v)
+            found = readers.get(v)
+            if found:
+                work.extend(found)
     return candidates
 
 
@@ -345,6 +363,41 @@ def constant_components(du: DefUse) -> dict[Value, int]:
     return {v: m.bit_count() for v, m in masks.items() if m and v not in full}
 
 
+def _classes(
+    cfg: CFG,
+    uni: Uniformity,
+    wave_size: int,
+    costs: CostModel,
+    streamed: set[Value],
+    constant: set[Value],
+    partly: dict[Value, int],
+) -> tuple[dict[Value, str], dict[Value, int]]:
+    """Register class and registers counted of every value (`value_class`, less its constant
+    components, then nothing for a folded constant and one register for a streamed vector
+    temporary)."""
+    classes: dict[Value, str] = {}
+    sizes: dict[Value, int] = {}
+    divergent = uni.divergent
+    lane_mask_bools = costs.bool_as_lane_mask
+    per_bool = 2 if wave_size == 64 else 1
+    for v in cfg.values:
+        n = v.width
+        cls = v.reg_class
+        if cls is None:
+            if (v not in divergent) if v.parts is None else uni.is_uniform(v):
+                cls = "sgpr"
+            elif lane_mask_bools and v.type.is_bool:
+                cls = "sgpr"
+                n = v.type.count * per_bool
+            else:
+                cls = "vgpr"
+        if v in partly and not v.type.is_bool:
+            n -= partly[v]
+        classes[v] = cls
+        sizes[v] = 0 if v in constant else 1 if cls == "vgpr" and v in streamed else n
+    return classes, sizes
+
+
 def _as_bits(live: LiveSets, cfg: CFG) -> _BitSets:
     """The live-out sets as bit sets (as `liveness` makes them; built for other mappings)."""
     out = live.live_out
@@ -382,8 +435,6 @@ def register_demand(
     *,
     record_live: bool = False,
 ) -> Demand:
-    classes: dict[Value, str] = {}
-    sizes: dict[Value, int] = {}
     streamed = _cached_set(cfg, "streamed", streamed_temps) if costs.stream_componentwise_temps else set()
     constant = _cached_set(cfg, "constant", constant_values) if costs.fold_constant_values else set()
     partly: dict[Value, int] = {}
@@ -391,11 +442,7 @@ def register_demand(
         partly = cfg.cache.get("constant_components") or {}
         if "constant_components" not in cfg.cache:
             partly = cfg.cache["constant_components"] = constant_components(def_use(cfg))
-    for v in cfg.values:
-        cls, n = value_class(v, uni, wave_size, costs)
-        if v in partly and not v.type.is_bool:
-            n -= partly[v]
-        classes[v], sizes[v] = cls, (0 if v in constant else 1 if v in streamed and cls == "vgpr" else n)
+    classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly)
     # The walk below keeps the live set as a bit set (bit i: `values[i]`): registers by class
     # per bit, and per register count the mask of the values of that size, so that a block's
     # starting sums are a few population counts.
@@ -403,24 +450,36 @@ def register_demand(
     values, index = out.value_of, out.index
     vsize = [0] * len(values)  # registers counted as VGPRs (0 for other classes)
     ssize = [0] * len(values)  # registers counted as SGPRs
-    vmasks: dict[int, int] = {}
-    smasks: dict[int, int] = {}
+    vbits: dict[int, bytearray] = {}  # register count -> bit set of the values of that size
+    sbits: dict[int, bytearray] = {}
+    nbytes = (len(values) + 7) >> 3
     for i, v in enumerate(values):
-        cls, n = classes[v], sizes[v]
-        if n and cls == "vgpr":
+        n = sizes[v]
+        if not n:
+            continue
+        cls = classes[v]
+        if cls == "vgpr":
             vsize[i] = n
-            vmasks[n] = vmasks.get(n, 0) | 1 << i
-        elif n and cls == "sgpr":
+            found = vbits.get(n)
+            if found is None:
+                found = vbits[n] = bytearray(nbytes)
+        elif cls == "sgpr":
             ssize[i] = n
-            smasks[n] = smasks.get(n, 0) | 1 << i
-    vmask_items = list(vmasks.items())
-    smask_items = list(smasks.items())
+            found = sbits.get(n)
+            if found is None:
+                found = sbits[n] = bytearray(nbytes)
+        else:
+            continue
+        found[i >> 3] |= 1 << (i & 7)
+    vmask_items = [(n, int.from_bytes(b, "little")) for n, b in vbits.items()]
+    smask_items = [(n, int.from_bytes(b, "little")) for n, b in sbits.items()]
     mask = 2 if wave_size == 64 else 1
     # every register the hardware preloads is live when the wave starts, read later or not
     preloaded = cfg.preloaded_vgprs
     operands = costs.count_operands_at_instruction
     export_vgprs = costs.export_needs_vgprs
     per_level = mask if costs.exec_mask_per_divergent_level else 0
+    base_sgprs = costs.base_sgprs
     divergent_blocks = uni.divergent_blocks
     vg: dict[Instr, int] = {}
     sg: dict[Instr, int] = {}
@@ -432,29 +491,38 @@ def register_demand(
         cur = bits_out[b]
         v_sum = sum(n * (cur & m).bit_count() for n, m in vmask_items)
         s_sum = sum(n * (cur & m).bit_count() for n, m in smask_items)
-        extra_s = costs.base_sgprs + per_level * divergent_blocks.get(b, 0)
+        extra_s = base_sgprs + per_level * divergent_blocks.get(b, 0)
         for ins in reversed(instrs):
-            # live before = (live after - dest) | reads; counted: live after | dest | reads
+            # live before = (live after - dest) | reads; counted: live after | dest | reads.
+            # One pass over the reads gives both: the registers of the operands not live after
+            # (other than the result) are counted here and become live before.
             d = ins.dest
             op = ins.op
-            nv, ns = v_sum, s_sum
-            d_bit = 0
+            add_v = add_s = 0
+            seen = cur
+            d_read = False
+            for r in ins.reads:
+                if r is d:
+                    d_read = True
+                    continue
+                ri = index[r]
+                rb = 1 << ri
+                if not seen & rb:
+                    seen |= rb
+                    add_v += vsize[ri]
+                    add_s += ssize[ri]
+            if operands:
+                nv, ns = v_sum + add_v, s_sum + add_s
+            else:
+                nv, ns = v_sum, s_sum
             if d is not None:
                 di = index[d]
                 d_bit = cur & (1 << di)  # nonzero when live after
+                dv, ds = vsize[di], ssize[di]
                 # a declaration without a value takes no register until it is written
                 if not d_bit and op != "undef":
-                    nv += vsize[di]
-                    ns += ssize[di]
-            if operands:
-                seen = 0
-                for r in ins.reads:
-                    ri = index[r]
-                    rb = 1 << ri
-                    if not (cur | seen) & rb and r is not d:
-                        seen |= rb
-                        nv += vsize[ri]
-                        ns += ssize[ri]
+                    nv += dv
+                    ns += ds
             if op == "export" and export_vgprs:
                 nv += sum(
                     x.width if x in constant else sizes[x]
@@ -476,18 +544,20 @@ def register_demand(
                 best = (ins, cur)
             if record_live:
                 live_at[ins] = _ordered(_counted(ins, _decode(cur, values), operands), sizes)
-            # step backwards
-            if d_bit:
-                cur ^= d_bit
-                v_sum -= vsize[di]
-                s_sum -= ssize[di]
-            for r in ins.reads:
-                ri = index[r]
-                rb = 1 << ri
-                if not cur & rb:
-                    cur |= rb
-                    v_sum += vsize[ri]
-                    s_sum += ssize[ri]
+            # step backwards: the result is not live before unless it is read
+            v_sum += add_v
+            s_sum += add_s
+            if d is not None:
+                if d_read:
+                    if not d_bit:
+                        seen |= 1 << di
+                        v_sum += dv
+                        s_sum += ds
+                elif d_bit:
+                    seen ^= d_bit
+                    v_sum -= dv
+                    s_sum -= ds
+            cur = seen
     peak_v = max(vg.values(), default=0)
     peak_s = max(sg.values(), default=costs.base_sgprs)
     peak_instr = best[0] if best is not None else None

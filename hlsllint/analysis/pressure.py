@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import weakref
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from hlsllint.analysis.costs import CostModel
 from hlsllint.analysis.ir import Span, Value
@@ -60,8 +61,9 @@ class LiveValue:
     sgprs: int = 0
 
 
-@dataclass(frozen=True)
-class SpanCount:
+class SpanCount(NamedTuple):
+    """Live registers at one instruction (a named tuple: one is made per instruction)."""
+
     span: Span
     vgprs: int
     sgprs: int
@@ -134,20 +136,23 @@ def analyse_entry(
         ea = found if found is not None and found.entry is entry else EntryAnalysis(model, entry)
     demand = register_demand(ea.cfg, ea.liveness, ea.uniformity, wave_size, ea.costs)
     target = resolve_target(model.settings.target)
-    spans = []
-    sgprs = demand.sgprs
-    bounds: dict[tuple[int, int], Bounded] = {}  # the same counts recur at many instructions
-    for ins, n in demand.vgprs.items():
-        counts = (n, sgprs.get(ins, 0))
-        b = bounds.get(counts)
-        if b is None:
-            b = bounds[counts] = bound_registers(target, wave_size, *counts)
-        spans.append(SpanCount(ins.span, b.vgprs, b.sgprs))
+    spans: list[SpanCount] = []
+    append = spans.append
+    # the same (VGPR, SGPR) counts recur at many instructions: bound each pair once
+    bounds: dict[tuple[int, int], tuple[int, int]] = {}
+    # `vgprs` and `sgprs` hold the same instructions in the same order
+    for (ins, n), s in zip(demand.vgprs.items(), demand.sgprs.values(), strict=True):
+        counts = (n, s)
+        pair = bounds.get(counts)
+        if pair is None:
+            b = bound_registers(target, wave_size, n, s)
+            pair = bounds[counts] = (b.vgprs, b.sgprs)
+        append(SpanCount(ins.span, pair[0], pair[1]))
     peak = demand.peak_instr.span if demand.peak_instr is not None else None
     bounded = bound_registers(target, wave_size, demand.peak_vgprs, demand.peak_sgprs)
     result = EntryDemand(
-        max_live_vgprs=max((sc.vgprs for sc in spans), default=bounded.vgprs),
-        max_live_sgprs=max((sc.sgprs for sc in spans), default=bounded.sgprs),
+        max_live_vgprs=max((v for v, _ in bounds.values()), default=bounded.vgprs),
+        max_live_sgprs=max((s for _, s in bounds.values()), default=bounded.sgprs),
         peak_span=peak,
         peak_values=_live_values(demand, demand.peak_live),
         spans=spans,
