@@ -129,3 +129,46 @@ void main(uint3 id : SV_DispatchThreadID) {
 def _bytes(m: Model, span: tuple[int, int]) -> tuple[int, int]:
     text = m.tree.text
     return (len(text[: span[0]].encode()), len(text[: span[1]].encode()))
+
+
+def test_sgpr_answer_continued_from_the_value_answer_is_the_one_from_scratch() -> None:
+    """Once the "value" question is answered, the "sgpr" one starts from it: a typed load at a
+    uniform address is uniform data but per-lane in registers, and what it feeds (a branch on it
+    and the variables that branch merges) follows; the answer equals one computed alone."""
+    from hlsllint.analysis import build_cfg, uniformity
+
+    src = """
+Buffer<float4> gData : register(t0);
+RWStructuredBuffer<float4> gOut : register(u0);
+cbuffer CB : register(b0) { uint gIndex; };
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
+{
+    float4 row = gData[group.x];
+    float k = 0;
+    if (row.x > 0) { k = 2; }
+    float4 lane = gData[id.x];
+    gOut[id.x] = row * k + lane + gIndex;
+}"""
+    m = model(src)
+
+    def answer(u: object) -> tuple[object, ...]:
+        assert hasattr(u, "divergent")
+        return (
+            sorted(v.id for v in u.divergent),
+            sorted((i.block, i.span) for i in u.divergent_instrs),
+            sorted(u.divergent_branches),
+            sorted(u.divergent_blocks.items()),
+        )
+
+    alone = uniformity(build_cfg(m, m.entry_points[0]))
+    cfg = build_cfg(m, m.entry_points[0])
+    value = uniformity(cfg, "value")
+    continued = uniformity(cfg)
+    assert answer(continued) == answer(alone)
+    row = {v.id for v in cfg.values if v.name == "row"}
+    k = {v.id for v in cfg.values if v.name == "k"}
+    assert row and k
+    assert not row & {v.id for v in value.divergent} and not k & {v.id for v in value.divergent}
+    assert row <= {v.id for v in continued.divergent} and k <= {v.id for v in continued.divergent}
+    assert continued.divergent_branches and not value.divergent_branches

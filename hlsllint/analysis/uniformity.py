@@ -121,6 +121,8 @@ class _Index:
         self.region_vars: dict[int, list[Value]] = {}
         """Branch block -> the variables its region defines (in instruction order)."""
         self.cfg = cfg
+        self.value_answer: Uniformity | None = None
+        """The `"value"` question's answer once computed: the `"sgpr"` question starts from it."""
 
     def region(self, b: int) -> set[int]:
         found = self.regions.get(b)
@@ -152,11 +154,25 @@ def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
     index = _index(cfg)
     readers = index.readers
     branches = index.branches
-    div: set[Value] = set()
-    div_instrs: set[Instr] = set()
-    div_branches: set[int] = set()
-    work = list(index.instrs)
     value_question = question == "value"
+    seed = index.value_answer
+    if not value_question and seed is not None:
+        # Every value the "value" question finds per-lane is per-lane in SGPR terms too (the
+        # only difference: vector fetches at a uniform address are per-lane there), so the
+        # "sgpr" answer is the same fixpoint continued from it with those fetches.
+        div = set(seed.divergent)
+        div_instrs = set(seed.divergent_instrs)
+        div_branches = set(seed.divergent_branches)
+        work = [
+            ins
+            for ins in index.instrs
+            if ins.rule == "lane" and ins.op in _VECTOR_FETCHES and ins not in div_instrs
+        ]
+    else:
+        div = set()
+        div_instrs = set()
+        div_branches = set()
+        work = list(index.instrs)
     while True:
         while work:
             ins = work.pop()
@@ -204,4 +220,7 @@ def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
         for node in index.region(branch_block):
             depth[node] = depth.get(node, 0) + 1
     # an instruction that defines a variable forced per-lane still computes a uniform value there
-    return Uniformity(div, div_instrs, div_branches, depth, cfg.unreachable)
+    answer = Uniformity(div, div_instrs, div_branches, depth, cfg.unreachable)
+    if value_question:
+        index.value_answer = answer
+    return answer
