@@ -157,7 +157,8 @@ def analyse_entry(
         peak_values=_live_values(demand, demand.peak_live),
         spans=spans,
         truncated=ea.cfg.truncated,
-        scratch=sorted({(v.name, 4 * v.width) for v in ea.cfg.values if v.reg_class == "scratch"}),
+        # a value forced to scratch memory has that class (read off the classes, not the values)
+        scratch=sorted({(v.name, 4 * v.width) for v, cls in demand.classes.items() if cls == "scratch"}),
         spilled_vgprs=bounded.spilled_vgprs,
         spilled_sgprs=bounded.spilled_sgprs,
     )
