@@ -103,6 +103,12 @@ class _Index:
     def __init__(self, cfg: CFG) -> None:
         self.instrs = cfg.all_instrs()
         readers: dict[Value, list[Instr]] = {}
+        # Per-lane whatever they read: the sources of divergence (every other instruction is
+        # per-lane only once something it reads is, and is reached through `readers` then).
+        self.lane_fetches: list[Instr] = []
+        """Vector fetches: per-lane for the "sgpr" question only."""
+        self.lane_others: list[Instr] = []
+        vector_fetches = _VECTOR_FETCHES
         for ins in self.instrs:
             for r in ins.reads:
                 found = readers.get(r)
@@ -110,6 +116,8 @@ class _Index:
                     readers[r] = [ins]
                 else:
                     found.append(ins)
+            if ins.rule == "lane":
+                (self.lane_fetches if ins.op in vector_fetches else self.lane_others).append(ins)
         self.readers = readers
         succs = cfg.successors()
         self.branches: dict[int, Instr] = {}
@@ -163,16 +171,13 @@ def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
         div = set(seed.divergent)
         div_instrs = set(seed.divergent_instrs)
         div_branches = set(seed.divergent_branches)
-        work = [
-            ins
-            for ins in index.instrs
-            if ins.rule == "lane" and ins.op in _VECTOR_FETCHES and ins not in div_instrs
-        ]
+        work = [ins for ins in index.lane_fetches if ins not in div_instrs]
     else:
         div = set()
         div_instrs = set()
         div_branches = set()
-        work = list(index.instrs)
+        # the least fixpoint from the sources of divergence
+        work = list(index.lane_others) if value_question else index.lane_others + index.lane_fetches
     while True:
         while work:
             ins = work.pop()
