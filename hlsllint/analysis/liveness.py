@@ -489,8 +489,12 @@ def register_demand(
     bits_out = out.bits
     for b, instrs in cfg.kept_instrs().items():
         cur = bits_out[b]
-        v_sum = sum(n * (cur & m).bit_count() for n, m in vmask_items)
-        s_sum = sum(n * (cur & m).bit_count() for n, m in smask_items)
+        v_sum = s_sum = 0
+        if cur:
+            for n, m in vmask_items:
+                v_sum += n * (cur & m).bit_count()
+            for n, m in smask_items:
+                s_sum += n * (cur & m).bit_count()
         extra_s = base_sgprs + per_level * divergent_blocks.get(b, 0)
         for ins in reversed(instrs):
             # live before = (live after - dest) | reads; counted: live after | dest | reads.
