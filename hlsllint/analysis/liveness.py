@@ -348,9 +348,14 @@ def constant_components(du: DefUse) -> dict[Value, int]:
         for d in defs[v]:
             for r in d.reads:
                 readers.setdefault(r, []).append(v)
+    # A value waits in the work list at most once (the masks only fall, and the fixpoint they
+    # fall to does not depend on the order): a value defined and read many times is not
+    # recomputed once per read of each change.
     work = list(masks)
+    queued = set(work)
     while work:
         v = work.pop()
+        queued.discard(v)
         m = _lane_mask(v.width)
         for d in defs[v]:
             m &= _transfer(d, masks)
@@ -358,7 +363,10 @@ def constant_components(du: DefUse) -> dict[Value, int]:
                 break
         if m != masks[v]:
             masks[v] = m
-            work.extend(readers.get(v, ()))
+            for u in readers.get(v, ()):
+                if u not in queued:
+                    queued.add(u)
+                    work.append(u)
     full = {v for v, m in masks.items() if m == _lane_mask(v.width)}
     return {v: m.bit_count() for v, m in masks.items() if m and v not in full}
 
