@@ -120,14 +120,16 @@ def common_values(
         return (op, where, ins.rule, d.width, *[id(same.get(r, r)) for r in reads])
 
     # Nothing repeats: nothing to merge (the common case, without building dominators).
+    keys: dict[Instr, tuple[object, ...]] = {}
     seen: set[tuple[object, ...]] = set()
+    repeats = False
     for ins in instrs:
         k = key(ins)
         if k is not None:
-            if k in seen:
-                break
+            keys[ins] = k
+            repeats = repeats or k in seen
             seen.add(k)
-    else:
+    if not repeats:
         return frozenset()
     idom = nx.immediate_dominators(g, entry)
     children: dict[int, list[int]] = {}
@@ -135,6 +137,7 @@ def common_values(
         if b != dom:
             children.setdefault(dom, []).append(b)
     alias: dict[Value, Value] = {}
+    grew = False  # whether `unmergeable` gained a value during the walk
     dropped: set[Instr] = set()
     scope: dict[tuple[object, ...], Value] = {}
     added: dict[int, list[tuple[object, ...]]] = {}
@@ -151,7 +154,11 @@ def common_values(
         for ins in g.nodes[b]["instrs"]:
             if alias and not alias.keys().isdisjoint(ins.reads):
                 ins.reads = [alias.get(r, r) for r in ins.reads]
-            k = key(ins)
+                k = key(ins)  # its operands changed
+            else:
+                k = keys.get(ins)
+                if k is not None and grew and not unmergeable.isdisjoint(ins.reads):
+                    k = None  # reads a value that became unmergeable after its key was made
             if k is None:
                 continue
             d = ins.dest
@@ -162,6 +169,7 @@ def common_values(
                 dropped.add(ins)
                 if d in unmergeable:  # its views now read `found`
                     unmergeable.add(found)
+                    grew = True
             else:
                 scope[k] = d
                 mine.append(k)
