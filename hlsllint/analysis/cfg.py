@@ -35,7 +35,26 @@ from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
 from hlsllint.semantic.queries import uses_of
-from hlsllint.syntax import Node, field_id
+from hlsllint.syntax import Node
+from hlsllint.syntax.fields import (
+    F_ALTERNATIVE,
+    F_ARGUMENT,
+    F_ARGUMENTS,
+    F_BODY,
+    F_CONDITION,
+    F_CONSEQUENCE,
+    F_DECLARATOR,
+    F_FIELD,
+    F_FUNCTION,
+    F_INDICES,
+    F_INITIALIZER,
+    F_LEFT,
+    F_NAME,
+    F_OPERATOR,
+    F_RIGHT,
+    F_UPDATE,
+    F_VALUE,
+)
 from hlsllint.syntax.queries import for_header
 
 MAX_INLINE_DEPTH = 24
@@ -60,25 +79,6 @@ VGPRs, `float a[100]` takes 25,600 bytes of scratch per wave64)."""
 
 
 _ACCESS = ("field_expression", "subscript_expression")
-
-# Field ids of the grammar (`child_by_field_id` skips the name lookup of `child_by_field_name`).
-_F_ALTERNATIVE = field_id("alternative")
-_F_ARGUMENT = field_id("argument")
-_F_ARGUMENTS = field_id("arguments")
-_F_BODY = field_id("body")
-_F_CONDITION = field_id("condition")
-_F_CONSEQUENCE = field_id("consequence")
-_F_DECLARATOR = field_id("declarator")
-_F_FIELD = field_id("field")
-_F_FUNCTION = field_id("function")
-_F_INDICES = field_id("indices")
-_F_INITIALIZER = field_id("initializer")
-_F_LEFT = field_id("left")
-_F_NAME = field_id("name")
-_F_OPERATOR = field_id("operator")
-_F_RIGHT = field_id("right")
-_F_UPDATE = field_id("update")
-_F_VALUE = field_id("value")
 
 
 def _flatten(reads: Sequence[Value | None]) -> list[Value]:
@@ -224,14 +224,7 @@ class _Lowerer:
         return self.aggregate(node, t, parts)
 
     def record(self, node: Node, what: Instr | Value | None) -> None:
-        span = self.span(node)
-        found = self.expr.get(span)
-        if found is None:
-            self.expr[span] = [what]
-        else:
-            found.append(what)
-        if self.recordings:
-            self.record_log.append((span, what))
+        self.note(self.span(node), what)
 
     def note(self, span: Span, what: Instr | Value | None) -> None:
         """`record` by span."""
@@ -276,7 +269,7 @@ class _Lowerer:
             parent = n.parent
             if parent is None or parent.type != "subscript_expression":
                 continue  # a whole-array use: every element, which split values also give
-            if parent.child_by_field_id(_F_ARGUMENT) != n:
+            if parent.child_by_field_id(F_ARGUMENT) != n:
                 return False
             idx = self._indices(parent)
             if len(idx) != 1 or not isinstance(self.const_value(idx[0]), int):
@@ -285,7 +278,7 @@ class _Lowerer:
 
     @staticmethod
     def _indices(node: Node) -> list[Node]:
-        idx_node = node.child_by_field_id(_F_INDICES)
+        idx_node = node.child_by_field_id(F_INDICES)
         if idx_node is None:
             return []
         if idx_node.type == "subscript_argument_list":
@@ -294,7 +287,7 @@ class _Lowerer:
 
     def _array_element(self, node: Node) -> Value | None:
         """The element value of `a[k]` for a split local array `a` and a constant `k`."""
-        arg = node.child_by_field_id(_F_ARGUMENT)
+        arg = node.child_by_field_id(F_ARGUMENT)
         sym = self._base_symbol(arg)
         if sym is None or not self._split_array(sym):
             return None
@@ -543,7 +536,7 @@ class _Lowerer:
                 continue
             target = c
             while target.type in ("init_declarator", "array_declarator"):
-                nxt = target.child_by_field_id(_F_DECLARATOR)
+                nxt = target.child_by_field_id(F_DECLARATOR)
                 if nxt is None:
                     break
                 target = nxt
@@ -554,7 +547,7 @@ class _Lowerer:
                 continue
             if sym.kind == "static_const" and self.const_value(sym.init) is not None:
                 continue
-            init = c.child_by_field_id(_F_VALUE) if c.type == "init_declarator" else None
+            init = c.child_by_field_id(F_VALUE) if c.type == "init_declarator" else None
             if init is None:
                 # Declared, not yet written: a later partial write (an element, a member, a
                 # swizzle) starts its live range here, not at the function's entry.
@@ -609,15 +602,15 @@ class _Lowerer:
             parts = node.named_children
             for p in parts[:-1]:
                 self.stmt(p) if p.type == "declaration" else self.expr_(p)
-            node = node.child_by_field_id(_F_VALUE) or (parts[-1] if parts else None)
+            node = node.child_by_field_id(F_VALUE) or (parts[-1] if parts else None)
             if node is None:
                 return None, None
         return self.expr_(node), self.const_value(node)
 
     def if_(self, node: Node) -> None:
-        c, const = self.cond(node.child_by_field_id(_F_CONDITION))
-        then = node.child_by_field_id(_F_CONSEQUENCE)
-        alt = node.child_by_field_id(_F_ALTERNATIVE)
+        c, const = self.cond(node.child_by_field_id(F_CONDITION))
+        then = node.child_by_field_id(F_CONSEQUENCE)
+        alt = node.child_by_field_id(F_ALTERNATIVE)
         if alt is not None and alt.type == "else_clause":
             alt = alt.named_children[0] if alt.named_children else None
         if const is not None:
@@ -644,7 +637,7 @@ class _Lowerer:
         attrs = tuple(a.name.lower() for a in self._attributes(node))
         trip = self.trip_count(node) if kind == "for" else None
         if kind == "for":
-            init = node.child_by_field_id(_F_INITIALIZER)
+            init = node.child_by_field_id(F_INITIALIZER)
             if init is not None:
                 self.stmt(init) if init.type == "declaration" else self.expr_(init)
         header = self.new_block()
@@ -652,9 +645,9 @@ class _Lowerer:
         exit_b = self.new_block()
         cont = self.new_block()  # the latch: update, then back to the header
         self.block = header
-        body = node.child_by_field_id(_F_BODY)
+        body = node.child_by_field_id(F_BODY)
         if kind in ("for", "while"):
-            c, const = self.cond(node.child_by_field_id(_F_CONDITION))
+            c, const = self.cond(node.child_by_field_id(F_CONDITION))
             if const is None or not const:
                 self.emit("branch", None, [c], node)
                 self.edge(self.block, exit_b)
@@ -667,7 +660,7 @@ class _Lowerer:
             self.edge(self.block, cont)
             self.block = cont
             if kind == "for":
-                upd = node.child_by_field_id(_F_UPDATE)
+                upd = node.child_by_field_id(F_UPDATE)
                 if upd is not None:
                     self.expr_(upd)
             self.edge(self.block, header)
@@ -677,7 +670,7 @@ class _Lowerer:
             self.loop_targets.pop()
             self.edge(self.block, cont)
             self.block = cont
-            c, const = self.cond(node.child_by_field_id(_F_CONDITION))
+            c, const = self.cond(node.child_by_field_id(F_CONDITION))
             if const is None or const:
                 self.emit("branch", None, [c], node)
                 self.edge(self.block, header)
@@ -707,15 +700,15 @@ class _Lowerer:
         a = self.const_value(start)
         if sym is None or not isinstance(a, int):
             return None
-        left, right = cond.child_by_field_id(_F_LEFT), cond.child_by_field_id(_F_RIGHT)
-        op = self.text(cond.child_by_field_id(_F_OPERATOR) or cond)
+        left, right = cond.child_by_field_id(F_LEFT), cond.child_by_field_id(F_RIGHT)
+        op = self.text(cond.child_by_field_id(F_OPERATOR) or cond)
         if left is None or left.type != "identifier" or self.m.resolve(left) is not sym:
             return None
         b = self.const_value(right)
         step = self._step(upd, sym)
         if not isinstance(b, int) or step is None or step == 0:
             return None
-        body = node.child_by_field_id(_F_BODY)
+        body = node.child_by_field_id(F_BODY)
         if body is not None and self._writes(body, sym):
             return None
         if op == "<=" or op == ">=":
@@ -728,16 +721,16 @@ class _Lowerer:
 
     def _step(self, upd: Node, sym: Symbol) -> int | None:
         if upd.type == "update_expression":
-            arg = upd.child_by_field_id(_F_ARGUMENT)
+            arg = upd.child_by_field_id(F_ARGUMENT)
             if arg is None or self.m.resolve(arg) is not sym:
                 return None
             return 1 if "++" in self.text(upd) else -1
         if upd.type == "assignment_expression":
-            left = upd.child_by_field_id(_F_LEFT)
+            left = upd.child_by_field_id(F_LEFT)
             if left is None or self.m.resolve(left) is not sym:
                 return None
-            op = self.text(upd.child_by_field_id(_F_OPERATOR) or upd)
-            v = self.const_value(upd.child_by_field_id(_F_RIGHT))
+            op = self.text(upd.child_by_field_id(F_OPERATOR) or upd)
+            v = self.const_value(upd.child_by_field_id(F_RIGHT))
             if not isinstance(v, int):
                 return None
             return v if op == "+=" else -v if op == "-=" else None
@@ -784,11 +777,11 @@ class _Lowerer:
             target = None
             kind = n.type
             if kind == "assignment_expression":
-                target = n.child_by_field_id(_F_LEFT)
+                target = n.child_by_field_id(F_LEFT)
             elif kind == "update_expression":
-                target = n.child_by_field_id(_F_ARGUMENT)
+                target = n.child_by_field_id(F_ARGUMENT)
             elif kind == "call_expression":
-                args = n.child_by_field_id(_F_ARGUMENTS)
+                args = n.child_by_field_id(F_ARGUMENTS)
                 for i, a in enumerate(args.named_children if args is not None else []):
                     if a.type == "identifier" and self._may_write_arg(n, i):
                         sym = resolve(a)
@@ -804,7 +797,7 @@ class _Lowerer:
                     in_part.add(sym)
                 continue
             while target is not None and target.type in _ACCESS:
-                target = target.child_by_field_id(_F_ARGUMENT)
+                target = target.child_by_field_id(F_ARGUMENT)
             if target is not None and target.type == "identifier":
                 sym = resolve(target)
                 if sym is not None:
@@ -814,7 +807,7 @@ class _Lowerer:
 
     def _may_write_arg(self, call: Node, index: int) -> bool:
         """Whether argument `index` of a call may be an out/inout argument."""
-        fn = call.child_by_field_id(_F_FUNCTION)
+        fn = call.child_by_field_id(F_FUNCTION)
         if fn is None or fn.type != "identifier":
             return True  # a method (GetDimensions, Interlocked* on a resource...): assume it may
         name = self.text(fn)
@@ -825,8 +818,8 @@ class _Lowerer:
         return name in _OUT_INTRINSICS or name in RAY_PAYLOAD_WRITERS or name.startswith("Interlocked")
 
     def switch(self, node: Node) -> None:
-        c, known = self.cond(node.child_by_field_id(_F_CONDITION))
-        body = node.child_by_field_id(_F_BODY)
+        c, known = self.cond(node.child_by_field_id(F_CONDITION))
+        body = node.child_by_field_id(F_BODY)
         cases = [x for x in body.named_children if x.type == "case_statement"] if body else []
         if isinstance(known, int) and not isinstance(known, bool):
             self._constant_switch(cases, known)
@@ -845,7 +838,7 @@ class _Lowerer:
             self.block = b
             if self.text(case).lstrip().startswith("default"):
                 has_default = True
-            value = case.child_by_field_id(_F_VALUE)
+            value = case.child_by_field_id(F_VALUE)
             for s in case.named_children:
                 if value is not None and s.id == value.id:
                     continue
@@ -863,7 +856,7 @@ class _Lowerer:
         and what falls through from it; the compiler drops the others."""
         start = None
         for i, case in enumerate(cases):
-            value = case.child_by_field_id(_F_VALUE)
+            value = case.child_by_field_id(F_VALUE)
             if value is not None and self.const_value(value) == known:
                 start = i
                 break
@@ -874,7 +867,7 @@ class _Lowerer:
         exit_b = self.new_block()
         self.loop_targets.append((None, exit_b))
         for case in cases[start:] if start is not None else []:
-            value = case.child_by_field_id(_F_VALUE)
+            value = case.child_by_field_id(F_VALUE)
             for st in case.named_children:
                 if value is not None and st.id == value.id:
                     continue
@@ -924,21 +917,21 @@ class _Lowerer:
         if kind == "assignment_expression":
             return self.assignment(node)
         if kind == "update_expression":
-            arg = node.child_by_field_id(_F_ARGUMENT)
+            arg = node.child_by_field_id(F_ARGUMENT)
             cur = self.expr_(arg)
             ins = self.emit("alu", None, [cur], node)
             self.store_to(arg, ins, node)
             return cur
         if kind == "comma_expression":
-            self.expr_(node.child_by_field_id(_F_LEFT))
-            return self.expr_(node.child_by_field_id(_F_RIGHT))
+            self.expr_(node.child_by_field_id(F_LEFT))
+            return self.expr_(node.child_by_field_id(F_RIGHT))
         if kind == "initializer_list":
             reads = [self.expr_(c) for c in node.named_children]
             d = self.temp(node)
             ins = self.emit_expr("alu", d, reads, node)
             return d
         if kind == "cast_expression":
-            src = self.expr_(node.child_by_field_id(_F_VALUE))
+            src = self.expr_(node.child_by_field_id(F_VALUE))
             t = self.m.type_of(node)
             if src is None:
                 return None
@@ -1002,7 +995,7 @@ class _Lowerer:
         while n is not None and n.type in _ACCESS:
             if n.type == "subscript_expression":
                 indices.extend(self._indices(n))
-            n = n.child_by_field_id(_F_ARGUMENT)
+            n = n.child_by_field_id(F_ARGUMENT)
         return n, indices
 
     def _groupshared_path(self, node: Node) -> list[Node] | None:
@@ -1020,14 +1013,14 @@ class _Lowerer:
         return None
 
     def field(self, node: Node) -> Value | None:
-        arg = node.child_by_field_id(_F_ARGUMENT)
+        arg = node.child_by_field_id(F_ARGUMENT)
         gs = self._groupshared_path(node)
         if gs is not None and arg is not None and arg.type != "identifier":
             idx = [self.expr_(i) for i in gs]
             d = self.temp(node)
             self.emit_expr("lds_load", d, idx, node, rule="lane")
             return d
-        name = self.text(node.child_by_field_id(_F_FIELD) or node)
+        name = self.text(node.child_by_field_id(F_FIELD) or node)
         sym = self._base_symbol(arg)
         if sym is not None and sym.kind in ("local", "param", "static"):
             mv = self.member_value(sym, name)
@@ -1092,8 +1085,8 @@ class _Lowerer:
         return d
 
     def subscript(self, node: Node) -> Value | None:
-        arg = node.child_by_field_id(_F_ARGUMENT)
-        idx_node = node.child_by_field_id(_F_INDICES)
+        arg = node.child_by_field_id(F_ARGUMENT)
+        idx_node = node.child_by_field_id(F_INDICES)
         idx_nodes = [c for c in idx_node.named_children] if idx_node is not None else []
         if idx_node is not None and idx_node.type != "subscript_argument_list":
             idx_nodes = [idx_node]
@@ -1154,7 +1147,7 @@ class _Lowerer:
 
     def _res_name(self, node: Node | None) -> str:
         while node is not None and node.type in ("field_expression", "subscript_expression"):
-            node = node.child_by_field_id(_F_ARGUMENT)
+            node = node.child_by_field_id(F_ARGUMENT)
         return self.text(node) if node is not None else "?"
 
     def _load_rule(self, res: T.Resource) -> str:
@@ -1165,18 +1158,18 @@ class _Lowerer:
         return "pure"
 
     def call(self, node: Node) -> Value | None:
-        fn = node.child_by_field_id(_F_FUNCTION)
-        args_node = node.child_by_field_id(_F_ARGUMENTS)
+        fn = node.child_by_field_id(F_FUNCTION)
+        args_node = node.child_by_field_id(F_ARGUMENTS)
         args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
         if fn is not None and fn.type == "field_expression":
-            obj = fn.child_by_field_id(_F_ARGUMENT)
+            obj = fn.child_by_field_id(F_ARGUMENT)
             obj_t = self.m.type_of(obj)
-            method = self.text(fn.child_by_field_id(_F_FIELD) or fn)
+            method = self.text(fn.child_by_field_id(F_FIELD) or fn)
             if obj_t.resource is not None and method in RESOURCE_METHODS:
                 return self.method(node, obj, obj_t, method, args)
         name = self.text(fn) if fn is not None else ""
         if fn is not None and fn.type in ("template_function",):
-            name = self.text(fn.child_by_field_id(_F_NAME) or fn)
+            name = self.text(fn.child_by_field_id(F_NAME) or fn)
         user = self.m.function(name, len(args)) if fn is not None and fn.type == "identifier" else None
         if user is not None and user.body is not None:
             return self.inline(node, user, args)
@@ -1198,7 +1191,7 @@ class _Lowerer:
             return None
         reads = [self.expr_(a) for a in args]
         if fn is not None and fn.type == "field_expression":  # a method reads its object
-            reads.insert(0, self.expr_(fn.child_by_field_id(_F_ARGUMENT)))
+            reads.insert(0, self.expr_(fn.child_by_field_id(F_ARGUMENT)))
         rule = self._call_rule(fn, name, spec)
         t = self.m.type_of(node)
         if t.kind == "void":
@@ -1258,7 +1251,7 @@ class _Lowerer:
         for i, a in enumerate(args):
             if a.type not in ("identifier", "field_expression", "subscript_expression"):
                 continue
-            fn = node.child_by_field_id(_F_FUNCTION)
+            fn = node.child_by_field_id(F_FUNCTION)
             if fn is None or fn.type != "identifier" or name.startswith("Interlocked"):
                 continue  # struct methods: parameters unknown here; atomics are handled above
             unknown = rule == "lane" and name not in INTRINSICS and name not in self.m.functions
@@ -1544,9 +1537,9 @@ class _Lowerer:
     # -- assignments ----------------------------------------------------------------------
 
     def assignment(self, node: Node) -> Value | None:
-        left = node.child_by_field_id(_F_LEFT)
-        right = node.child_by_field_id(_F_RIGHT)
-        op = self.text(node.child_by_field_id(_F_OPERATOR) or node).strip()
+        left = node.child_by_field_id(F_LEFT)
+        right = node.child_by_field_id(F_RIGHT)
+        op = self.text(node.child_by_field_id(F_OPERATOR) or node).strip()
         if left is None:
             return self.expr_(right)
         if op == "=" and left.type == "identifier":
@@ -1601,8 +1594,8 @@ class _Lowerer:
                         self.emit("copy", v, [src], node)
             return
         if target.type == "field_expression":
-            arg = target.child_by_field_id(_F_ARGUMENT)
-            fname = self.text(target.child_by_field_id(_F_FIELD) or target)
+            arg = target.child_by_field_id(F_ARGUMENT)
+            fname = self.text(target.child_by_field_id(F_FIELD) or target)
             sym = self._base_symbol(arg)
             if sym is not None and sym.kind in ("local", "param", "static"):
                 mv = self.member_value(sym, fname)
@@ -1625,8 +1618,8 @@ class _Lowerer:
                 else:
                     self.emit("copy", elem, [src], node)
                 return
-            arg = target.child_by_field_id(_F_ARGUMENT)
-            idx_node = target.child_by_field_id(_F_INDICES)
+            arg = target.child_by_field_id(F_ARGUMENT)
+            idx_node = target.child_by_field_id(F_INDICES)
             idx = [self.expr_(i) for i in (idx_node.named_children if idx_node else [])]
             sym = self._base_symbol(arg)
             t = self.m.type_of(arg)

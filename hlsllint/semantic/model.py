@@ -27,29 +27,30 @@ from typing import Any
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
 from hlsllint.settings import AnalysisSettings
-from hlsllint.syntax import Node, SyntaxTree, field_id
+from hlsllint.syntax import Node, SyntaxTree
+from hlsllint.syntax.fields import (
+    F_ALTERNATIVE,
+    F_ARGUMENT,
+    F_ARGUMENTS,
+    F_BODY,
+    F_CONDITION,
+    F_CONSEQUENCE,
+    F_DECLARATOR,
+    F_DEFAULT_VALUE,
+    F_FIELD,
+    F_FUNCTION,
+    F_LEFT,
+    F_NAME,
+    F_OPERATOR,
+    F_PARAMETERS,
+    F_RIGHT,
+    F_SIZE,
+    F_TYPE,
+    F_VALUE,
+)
 
 Span = tuple[int, int]
 
-# Field ids of the grammar (`child_by_field_id` is much cheaper than `child_by_field_name`).
-_F_ALTERNATIVE = field_id("alternative")
-_F_ARGUMENT = field_id("argument")
-_F_ARGUMENTS = field_id("arguments")
-_F_BODY = field_id("body")
-_F_CONDITION = field_id("condition")
-_F_CONSEQUENCE = field_id("consequence")
-_F_DECLARATOR = field_id("declarator")
-_F_DEFAULT_VALUE = field_id("default_value")
-_F_FIELD = field_id("field")
-_F_FUNCTION = field_id("function")
-_F_LEFT = field_id("left")
-_F_NAME = field_id("name")
-_F_OPERATOR = field_id("operator")
-_F_PARAMETERS = field_id("parameters")
-_F_RIGHT = field_id("right")
-_F_SIZE = field_id("size")
-_F_TYPE = field_id("type")
-_F_VALUE = field_id("value")
 
 _SWIZZLE_RE = re.compile(r"^(?:[xyzw]{1,4}|[rgba]{1,4})$")
 _MATRIX_SWIZZLE_RE = re.compile(r"^(?:_m[0-3][0-3])+$|^(?:_[1-4][1-4])+$")
@@ -291,11 +292,11 @@ class Model:
             return T.UNKNOWN
         kind = node.type
         if kind == "type_descriptor":
-            return self.type_from_node(node.child_by_field_id(_F_TYPE))
+            return self.type_from_node(node.child_by_field_id(F_TYPE))
         if kind == "template_type":
-            name_node = node.child_by_field_id(_F_NAME)
+            name_node = node.child_by_field_id(F_NAME)
             base = self.tree.node_text(name_node) if name_node else ""
-            args_node = node.child_by_field_id(_F_ARGUMENTS)
+            args_node = node.child_by_field_id(F_ARGUMENTS)
             args = [c for c in args_node.named_children] if args_node else []
             if base in ("vector", "matrix"):
                 el = self.type_from_node(args[0]) if args else T.FLOAT
@@ -310,8 +311,8 @@ class Model:
                 return T.resource_type(base, element)
             return T.Type("unknown", self.tree.node_text(node), element=element)
         if kind in ("struct_specifier", "class_specifier"):
-            name_node = node.child_by_field_id(_F_NAME)
-            if node.child_by_field_id(_F_BODY) is not None:
+            name_node = node.child_by_field_id(F_NAME)
+            if node.child_by_field_id(F_BODY) is not None:
                 return self._define_struct(node)
             return self.lookup_type(self.tree.node_text(name_node)) if name_node else T.UNKNOWN
         text = self._text(node)
@@ -374,10 +375,10 @@ class Model:
             return None
         if kind == "qualified_identifier":
             # `Kernel::Width`: namespaces are flattened into the globals, so the member's own name.
-            return self.const_value(node.child_by_field_id(_F_NAME))
+            return self.const_value(node.child_by_field_id(F_NAME))
         if kind == "cast_expression":
-            v = self.const_value(node.child_by_field_id(_F_VALUE))
-            t = self.type_from_node(node.child_by_field_id(_F_TYPE))
+            v = self.const_value(node.child_by_field_id(F_VALUE))
+            t = self.type_from_node(node.child_by_field_id(F_TYPE))
             if v is None:
                 return None
             if t.is_int:
@@ -386,8 +387,8 @@ class Model:
                 return float(v)
             return v
         if kind == "unary_expression":
-            v = self.const_value(node.child_by_field_id(_F_ARGUMENT))
-            op = node.child_by_field_id(_F_OPERATOR)
+            v = self.const_value(node.child_by_field_id(F_ARGUMENT))
+            op = node.child_by_field_id(F_OPERATOR)
             o = self.tree.node_text(op) if op else ""
             if v is None:
                 return None
@@ -401,17 +402,17 @@ class Model:
                 return ~v
             return None
         if kind == "binary_expression":
-            a = self.const_value(node.child_by_field_id(_F_LEFT))
-            b = self.const_value(node.child_by_field_id(_F_RIGHT))
-            op = node.child_by_field_id(_F_OPERATOR)
+            a = self.const_value(node.child_by_field_id(F_LEFT))
+            b = self.const_value(node.child_by_field_id(F_RIGHT))
+            op = node.child_by_field_id(F_OPERATOR)
             if a is None or b is None or op is None:
                 return None
             return _binop(self.tree.node_text(op), a, b)
         if kind == "conditional_expression":
-            c = self.const_value(node.child_by_field_id(_F_CONDITION))
+            c = self.const_value(node.child_by_field_id(F_CONDITION))
             if c is None:
                 return None
-            return self.const_value(node.child_by_field_id(_F_CONSEQUENCE if c else _F_ALTERNATIVE))
+            return self.const_value(node.child_by_field_id(F_CONSEQUENCE if c else F_ALTERNATIVE))
         return None
 
     # -- expression types -------------------------------------------------------------------
@@ -464,13 +465,13 @@ class Model:
         if kind == "field_expression":
             return self._field_type(node)
         if kind == "subscript_expression":
-            return self._subscript_type(self.type_of(node.child_by_field_id(_F_ARGUMENT)))
+            return self._subscript_type(self.type_of(node.child_by_field_id(F_ARGUMENT)))
         if kind == "call_expression":
             return self._call_type(node)
         if kind == "binary_expression":
-            op = self._text(node.child_by_field_id(_F_OPERATOR))
-            left = self.type_of(node.child_by_field_id(_F_LEFT))
-            right = self.type_of(node.child_by_field_id(_F_RIGHT))
+            op = self._text(node.child_by_field_id(F_OPERATOR))
+            left = self.type_of(node.child_by_field_id(F_LEFT))
+            right = self.type_of(node.child_by_field_id(F_RIGHT))
             common = T.common_type(left, right)
             if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
                 if not common.is_numeric:
@@ -480,29 +481,29 @@ class Model:
                 return left
             return common
         if kind == "unary_expression":
-            op = self._text(node.child_by_field_id(_F_OPERATOR))
-            arg = self.type_of(node.child_by_field_id(_F_ARGUMENT))
+            op = self._text(node.child_by_field_id(F_OPERATOR))
+            arg = self.type_of(node.child_by_field_id(F_ARGUMENT))
             if op == "!" and arg.is_numeric:
                 return T.numeric("bool", arg.rows, arg.cols, matrix=arg.kind == "matrix")
             return arg
         if kind == "update_expression":
-            return self.type_of(node.child_by_field_id(_F_ARGUMENT))
+            return self.type_of(node.child_by_field_id(F_ARGUMENT))
         if kind == "assignment_expression":
-            return self.type_of(node.child_by_field_id(_F_LEFT))
+            return self.type_of(node.child_by_field_id(F_LEFT))
         if kind == "conditional_expression":
             return T.common_type(
-                self.type_of(node.child_by_field_id(_F_CONSEQUENCE)),
-                self.type_of(node.child_by_field_id(_F_ALTERNATIVE)),
+                self.type_of(node.child_by_field_id(F_CONSEQUENCE)),
+                self.type_of(node.child_by_field_id(F_ALTERNATIVE)),
             )
         if kind == "cast_expression":
-            return self.type_from_node(node.child_by_field_id(_F_TYPE))
+            return self.type_from_node(node.child_by_field_id(F_TYPE))
         if kind == "comma_expression":
-            return self.type_of(node.child_by_field_id(_F_RIGHT))
+            return self.type_of(node.child_by_field_id(F_RIGHT))
         return T.UNKNOWN
 
     def _field_type(self, node: Node) -> T.Type:
-        base = self.type_of(node.child_by_field_id(_F_ARGUMENT))
-        name = self._text(node.child_by_field_id(_F_FIELD))
+        base = self.type_of(node.child_by_field_id(F_ARGUMENT))
+        name = self._text(node.child_by_field_id(F_FIELD))
         if base.kind == "struct":
             m = base.member(name)
             return m.type if m else T.UNKNOWN
@@ -543,19 +544,19 @@ class Model:
         return T.UNKNOWN
 
     def _call_type(self, node: Node) -> T.Type:
-        fn = node.child_by_field_id(_F_FUNCTION)
-        args_node = node.child_by_field_id(_F_ARGUMENTS)
+        fn = node.child_by_field_id(F_FUNCTION)
+        args_node = node.child_by_field_id(F_ARGUMENTS)
         args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
         if fn is None:
             return T.UNKNOWN
         if fn.type == "field_expression":
-            obj = self.type_of(fn.child_by_field_id(_F_ARGUMENT))
-            method = self._text(fn.child_by_field_id(_F_FIELD))
+            obj = self.type_of(fn.child_by_field_id(F_ARGUMENT))
+            method = self._text(fn.child_by_field_id(F_FIELD))
             return self.method_type(obj, method, args)
         if fn.type in ("template_function", "template_method"):
-            name_node = fn.child_by_field_id(_F_NAME)
+            name_node = fn.child_by_field_id(F_NAME)
             name = self._text(name_node)
-            targs = fn.child_by_field_id(_F_ARGUMENTS)
+            targs = fn.child_by_field_id(F_ARGUMENTS)
             if targs is not None and targs.named_children:
                 t = self.type_from_node(targs.named_children[0])
                 if t.kind != "unknown":
@@ -601,15 +602,15 @@ class Model:
     # -- building ---------------------------------------------------------------------------
 
     def _define_struct(self, node: Node) -> T.Type:
-        name_node = node.child_by_field_id(_F_NAME)
+        name_node = node.child_by_field_id(F_NAME)
         name = self._text(name_node) if name_node else f"<anonymous@{node.start_byte}>"
-        body = node.child_by_field_id(_F_BODY)
+        body = node.child_by_field_id(F_BODY)
         members: list[T.Member] = []
         if body is not None:
             for fd in body.named_children:
                 if fd.type not in ("field_declaration", "declaration"):
                     continue
-                base = self.type_from_node(fd.child_by_field_id(_F_TYPE))
+                base = self.type_from_node(fd.child_by_field_id(F_TYPE))
                 pending: T.Member | None = None
                 for child in fd.named_children:
                     if child.type in ("semantics", "bitfield_clause"):
@@ -665,15 +666,15 @@ class Model:
                     t = T.array_of(t, size)
                 return _Declarator(self._text(cur), cur, t, init, semantic, register)
             if kind == "init_declarator":
-                init = cur.child_by_field_id(_F_VALUE)
-                cur = cur.child_by_field_id(_F_DECLARATOR)
+                init = cur.child_by_field_id(F_VALUE)
+                cur = cur.child_by_field_id(F_DECLARATOR)
             elif kind == "array_declarator":
-                size_node = cur.child_by_field_id(_F_SIZE)
+                size_node = cur.child_by_field_id(F_SIZE)
                 v = self.const_value(size_node) if size_node is not None else None
                 sizes.append(int(v) if isinstance(v, int | float) else None)
-                cur = cur.child_by_field_id(_F_DECLARATOR)
+                cur = cur.child_by_field_id(F_DECLARATOR)
             else:
-                nxt = cur.child_by_field_id(_F_DECLARATOR)
+                nxt = cur.child_by_field_id(F_DECLARATOR)
                 if nxt is None:
                     ids = [c for c in cur.named_children if c.type == "identifier"]
                     nxt = ids[0] if ids else None
@@ -721,7 +722,7 @@ class Model:
 
     def declare(self, decl: Node, kind: str, function: str | None = None) -> list[Symbol]:
         """Symbols of a `declaration` node (globals or locals); registers names for resolve()."""
-        base = self.type_from_node(decl.child_by_field_id(_F_TYPE))
+        base = self.type_from_node(decl.child_by_field_id(F_TYPE))
         quals = self._qualifiers(decl)
         # Annotations of the declarators lie inside the declaration: most have none at all.
         semantics, bindings = self.tree.may_have_annotations(decl)
@@ -811,7 +812,7 @@ class Model:
                 "preproc_else",
                 "preproc_elif",
             ):
-                body = c.child_by_field_id(_F_BODY)
+                body = c.child_by_field_id(F_BODY)
                 yield from self._top_level(body if body is not None else c)
             else:
                 yield c
@@ -824,7 +825,7 @@ class Model:
             if kind == "comment":  # most top-level nodes: nothing to record
                 pending_attrs = []
                 continue
-            type_node = n.child_by_field_id(_F_TYPE)
+            type_node = n.child_by_field_id(F_TYPE)
             type_text = self._text(type_node) if type_node is not None else ""
             if kind in ("hlsl_attribute", "attribute_declaration", "attributed_statement"):
                 pending_attrs.extend(self._attributes_in(n))
@@ -832,14 +833,14 @@ class Model:
             block = self.block_kind(n) if kind == "struct_specifier" else None
             if block in ("cbuffer", "tbuffer"):
                 reg = self._annotated_register(n) or self._register_in(n)
-                body = n.child_by_field_id(_F_BODY)
-                self._add_cbuffer(block or "cbuffer", n.child_by_field_id(_F_NAME), body, n, reg)
+                body = n.child_by_field_id(F_BODY)
+                self._add_cbuffer(block or "cbuffer", n.child_by_field_id(F_NAME), body, n, reg)
             elif kind in ("struct_specifier", "class_specifier"):
-                if n.child_by_field_id(_F_BODY) is not None:
+                if n.child_by_field_id(F_BODY) is not None:
                     self._define_struct(n)
             elif kind == "cbuffer_specifier":
-                name_node = n.child_by_field_id(_F_NAME) or _first(n, "identifier", "type_identifier")
-                body = n.child_by_field_id(_F_BODY) or _first(
+                name_node = n.child_by_field_id(F_NAME) or _first(n, "identifier", "type_identifier")
+                body = n.child_by_field_id(F_BODY) or _first(
                     n, "field_declaration_list", "declaration_list", "compound_statement"
                 )
                 reg = self._register_in(n)
@@ -848,17 +849,15 @@ class Model:
             elif kind == "function_definition" and type_text in ("cbuffer", "tbuffer"):
                 self._add_cbuffer(
                     type_text,
-                    n.child_by_field_id(_F_DECLARATOR),
-                    n.child_by_field_id(_F_BODY),
+                    n.child_by_field_id(F_DECLARATOR),
+                    n.child_by_field_id(F_BODY),
                     n,
                     self._register_in(n),
                 )
             elif kind == "declaration" and type_text in ("cbuffer", "tbuffer"):
                 nxt = nodes[i + 1] if i + 1 < len(nodes) else None
                 body = nxt if nxt is not None and nxt.type == "compound_statement" else None
-                self._add_cbuffer(
-                    type_text, n.child_by_field_id(_F_DECLARATOR), body, n, self._register_in(n)
-                )
+                self._add_cbuffer(type_text, n.child_by_field_id(F_DECLARATOR), body, n, self._register_in(n))
             elif kind == "type_definition":
                 base = self.type_from_node(type_node)
                 for j, c in enumerate(n.children):
@@ -969,20 +968,20 @@ class Model:
     def _define_function_walk(
         self, node: Node, attrs: list[Attribute], recording: tuple[_FunctionPlan, int] | None
     ) -> None:
-        declarator = node.child_by_field_id(_F_DECLARATOR)
+        declarator = node.child_by_field_id(F_DECLARATOR)
         while declarator is not None and declarator.type != "function_declarator":
-            declarator = declarator.child_by_field_id(_F_DECLARATOR)
+            declarator = declarator.child_by_field_id(F_DECLARATOR)
         if declarator is None:
             if recording is not None:
                 recording[0].define = _NO_FUNCTION
             return
-        name_node = declarator.child_by_field_id(_F_DECLARATOR)
+        name_node = declarator.child_by_field_id(F_DECLARATOR)
         name = self._text(name_node)
         if not name:
             if recording is not None:
                 recording[0].define = _NO_FUNCTION
             return
-        ret_type = self.type_from_node(node.child_by_field_id(_F_TYPE))
+        ret_type = self.type_from_node(node.child_by_field_id(F_TYPE))
         ret_sem: str | None = None
         for c in list(declarator.named_children) + list(node.named_children):
             if c.type in ("semantics", "bitfield_clause"):
@@ -990,7 +989,7 @@ class Model:
         ret_sem = self._annotated_semantic(node) or ret_sem
         params: list[Symbol] = []
         entries: list[tuple[int, _ParamSkeleton | None]] | None = [] if recording is not None else None
-        plist = declarator.child_by_field_id(_F_PARAMETERS)
+        plist = declarator.child_by_field_id(F_PARAMETERS)
         for p in plist.named_children if plist is not None else []:
             if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
                 continue
@@ -1003,7 +1002,7 @@ class Model:
                     entries = None
                 else:
                     entries.append(entry)
-        body = node.child_by_field_id(_F_BODY)
+        body = node.child_by_field_id(F_BODY)
         fn = Function(name, node, params, ret_type, ret_sem, attrs, body)
         self.functions.setdefault(name, []).append(fn)
         if recording is not None and entries is not None:
@@ -1025,7 +1024,7 @@ class Model:
                 sym.semantic = sym.semantic or self._semantic_of(c)[0]
         sym.semantic = sym.semantic or self._annotated_semantic(p)
         if sym.init is None:
-            sym.init = p.child_by_field_id(_F_DEFAULT_VALUE)
+            sym.init = p.child_by_field_id(F_DEFAULT_VALUE)
         q = sym.qualifiers
         sym.direction = (
             "inout" if "inout" in q or ("in" in q and "out" in q) else ("out" if "out" in q else "in")
@@ -1062,7 +1061,7 @@ class Model:
         name, ret_sem, entries, body_rel = define
         nodes = self.tree.nodes()
         refs = self._refs
-        ret_type = self.type_from_node(node.child_by_field_id(_F_TYPE))
+        ret_type = self.type_from_node(node.child_by_field_id(F_TYPE))
         params: list[Symbol] = []
         for rel, skeleton in entries:
             p = nodes[at + rel]
@@ -1072,7 +1071,7 @@ class Model:
                     params.append(syms[0])
                 continue
             rel_name, rel_init, pname, semantic, register, quals, direction = skeleton
-            t = self.type_from_node(p.child_by_field_id(_F_TYPE))
+            t = self.type_from_node(p.child_by_field_id(F_TYPE))
             name_node = nodes[at + rel_name]
             sym = Symbol(
                 pname,
@@ -1173,7 +1172,7 @@ class Model:
                     declared.append(self.declare(decl, "local", function=fn.name))
                     continue
                 entries, quals = skeleton
-                t = self.type_from_node(decl.child_by_field_id(_F_TYPE))
+                t = self.type_from_node(decl.child_by_field_id(F_TYPE))
                 syms: list[Symbol] = []
                 for rel_name, rel_init, name, semantic, register in entries:
                     node = nodes[base + rel_name]
@@ -1267,7 +1266,7 @@ class Model:
                     j = bisect.bisect_left(positions, i + size, j)
             elif kind == "declaration":
                 node = nodes[i]
-                if node.child_by_field_id(_F_TYPE) is not None:
+                if node.child_by_field_id(F_TYPE) is not None:
                     self._resolve_declaration(fn, scopes, node, i)
                     j = bisect.bisect_left(positions, i + node.descendant_count, j)
             elif kind == "array_declarator":
@@ -1308,7 +1307,7 @@ class Model:
                 if c.type == "array_declarator" or c.type == "init_declarator":
                     for inner in tree.walk(c):
                         if inner.type == "array_declarator":
-                            size = inner.child_by_field_id(_F_SIZE)
+                            size = inner.child_by_field_id(F_SIZE)
                             if size is not None:
                                 then.append(size)
         for node in reversed(then):
