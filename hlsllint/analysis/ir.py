@@ -125,18 +125,16 @@ class CFG:
 
     def successors(self) -> dict[int, list[int]]:
         """Block -> its successors (graph order), every block."""
-        found: dict[int, list[int]] | None = self.cache.get("succs")
-        if found is None:
-            adj = self.graph.adj
-            found = self.cache["succs"] = {b: list(adj[b]) for b in self.graph.nodes}
-        return found
+        return self._neighbours("succs", self.graph.adj)
 
     def predecessors(self) -> dict[int, list[int]]:
         """Block -> its predecessors (graph order), every block."""
-        found: dict[int, list[int]] | None = self.cache.get("preds")
+        return self._neighbours("preds", self.graph.pred)
+
+    def _neighbours(self, key: str, view: Any) -> dict[int, list[int]]:
+        found: dict[int, list[int]] | None = self.cache.get(key)
         if found is None:
-            pred = self.graph.pred
-            found = self.cache["preds"] = {b: list(pred[b]) for b in self.graph.nodes}
+            found = self.cache[key] = {b: list(view[b]) for b in self.graph.nodes}
         return found
 
     def all_instrs(self) -> list[Instr]:

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.uniformity import Uniformity
+
+_T = TypeVar("_T")
 
 
 def _bit_indices(x: int) -> list[int]:
@@ -183,8 +186,9 @@ def def_use(cfg: CFG) -> DefUse:
     return du
 
 
-def _cached_set(cfg: CFG, key: str, make: Callable[[DefUse], set[Value]]) -> set[Value]:
-    found: set[Value] | None = cfg.cache.get(key)
+def _cached(cfg: CFG, key: str, make: Callable[[DefUse], _T]) -> _T:
+    """`make(def_use(cfg))`, computed once per CFG."""
+    found: _T | None = cfg.cache.get(key)
     if found is None:
         found = cfg.cache[key] = make(def_use(cfg))
     return found
@@ -443,13 +447,11 @@ def register_demand(
     *,
     record_live: bool = False,
 ) -> Demand:
-    streamed = _cached_set(cfg, "streamed", streamed_temps) if costs.stream_componentwise_temps else set()
-    constant = _cached_set(cfg, "constant", constant_values) if costs.fold_constant_values else set()
-    partly: dict[Value, int] = {}
-    if costs.fold_constant_components:
-        partly = cfg.cache.get("constant_components") or {}
-        if "constant_components" not in cfg.cache:
-            partly = cfg.cache["constant_components"] = constant_components(def_use(cfg))
+    streamed = _cached(cfg, "streamed", streamed_temps) if costs.stream_componentwise_temps else set()
+    constant = _cached(cfg, "constant", constant_values) if costs.fold_constant_values else set()
+    partly: dict[Value, int] = (
+        _cached(cfg, "constant_components", constant_components) if costs.fold_constant_components else {}
+    )
     classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly)
     # The walk below keeps the live set as a bit set (bit i: `values[i]`): registers by class
     # per bit, and per register count the mask of the values of that size, so that a block's
