@@ -2,7 +2,13 @@
 
     python bench/profile_lint.py /work/corpus/DirectX-Graphics-Samples/MiniEngine [--top 40] [--out prof.out]
 
-Prints the findings count, then the top functions by cumulative and by own time.
+Prints the findings count, then the top functions by cumulative and by own time. No time
+budget applies (a slow unit is analysed, not skipped). `--no-profile` runs the same lint without
+the profiler and prints its CPU seconds, for counting instructions, which do not move with the
+host's load as seconds do:
+
+    valgrind --tool=callgrind --callgrind-out-file=OUT python bench/profile_lint.py --no-profile FOLDER
+    callgrind_annotate OUT | grep 'PROGRAM TOTALS'
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import os
 import pstats
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,10 +34,17 @@ def main() -> int:
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--out", help="keep the raw profile here (pstats format)")
+    ap.add_argument("--no-profile", action="store_true", help="lint without the profiler")
     args = ap.parse_args()
     files = shader_files(args.folders)
     tune_gc()  # as the CLI does
-    resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
+    resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS, time_budget=0.0))
+    if args.no_profile:
+        start = time.process_time()
+        result = lint_paths(files, resolver, jobs=1, cache=None)
+        cpu = time.process_time() - start
+        print(f"files: {len(files)}  findings: {len(result.diagnostics)}  cpu: {cpu:.2f} s")
+        return 0
     profile = cProfile.Profile()
     profile.enable()
     result = lint_paths(files, resolver, jobs=1, cache=None)
