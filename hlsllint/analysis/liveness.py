@@ -280,12 +280,10 @@ def _lane_mask(width: int) -> int:
     return (1 << width) - 1
 
 
-def _lanes_of(v: Value) -> int:
-    """Components of a value, or 0 when they are packed (16-bit) or not numeric."""
+def _has_components(v: Value) -> bool:
+    """A vector or matrix with one register per component (not packed 16-bit values)."""
     t = v.type
-    if t.kind in ("scalar", "vector", "matrix") and t.count == v.width:
-        return v.width
-    return 0
+    return t.kind in ("vector", "matrix") and t.count == v.width > 1
 
 
 def _transfer(ins: Instr, masks: dict[Value, int]) -> int:
@@ -345,7 +343,7 @@ def constant_components(du: DefUse) -> dict[Value, int]:
     defs = du.defs
     masks: dict[Value, int] = {}
     for v in defs:
-        if v.kind in ("var", "temp") and v.reg_class is None and _lanes_of(v) > 1 and v.parts is None:
+        if v.kind in ("var", "temp") and v.reg_class is None and v.parts is None and _has_components(v):
             masks[v] = _lane_mask(v.width)  # optimistic start, lowered to a fixed point
     readers: dict[Value, list[Value]] = {}  # value -> the candidates whose definitions read it
     for v in masks:
