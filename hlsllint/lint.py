@@ -9,8 +9,10 @@ variant.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import gc
+import hashlib
 import os
 import signal
 import threading
@@ -81,6 +83,8 @@ class UnitResult:
     """Every file the unit read → its content hash (filled by the driver, for the cache)."""
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds spent per stage (preprocessing and parsing, the rules' walk, each rule...)."""
+    same_as: str | None = None
+    """The earlier unit of the run whose findings this one reused (see `SameUnits`)."""
 
 
 _RULES: dict[tuple[str, tuple[tuple[str, object], ...]], Rule] = {}
@@ -126,12 +130,22 @@ def front_end(
     loader: Callable[[str], SourceFile],
 ) -> tuple[pp_stage.PreprocessResult, SyntaxTree]:
     """Preprocess (with the settings' and the variant's defines) and parse one unit."""
+    pp = _preprocess(main, settings, variant, loader)
+    return pp, parse(pp.text)
+
+
+def _preprocess(
+    main: SourceFile,
+    settings: Settings,
+    variant: Variant | None,
+    loader: Callable[[str], SourceFile],
+) -> pp_stage.PreprocessResult:
     defines = settings.defines + (variant.defines if variant else ())
     include_dirs = (variant.include_dirs if variant else ()) + settings.include_dirs
     options = pp_stage.PreprocessOptions(defines=defines, include_dirs=include_dirs)
     pp = pp_stage.preprocess(main, options, loader)
     pp.sources.setdefault(main.path, main)
-    return pp, parse(pp.text)
+    return pp
 
 
 def analysis_settings(settings: Settings, variant: Variant | None) -> AnalysisSettings:
@@ -153,8 +167,10 @@ def lint_unit(
     settings: Settings,
     variant: Variant | None = None,
     loader: Callable[[str], SourceFile] | None = None,
+    same: SameUnits | None = None,
 ) -> UnitResult:
-    """Lint one translation unit: `path` with its includes, under one define set."""
+    """Lint one translation unit: `path` with its includes, under one define set. With `same`, a
+    unit identical to one linted before takes that unit's findings (on its own paths)."""
     loader = loader or FileLoader()
     vname = variant.name if variant else None
     result = UnitResult()
@@ -167,7 +183,7 @@ def lint_unit(
     budget = _Budget(settings.time_budget)
     try:
         with budget.alarm():
-            _lint_main(main, settings, variant, loader, result, budget)
+            _lint_main(main, settings, variant, loader, result, budget, same)
         budget.enter("")
         result.timings = budget.timings
     except BudgetExceeded:
@@ -236,10 +252,11 @@ def _lint_main(
     loader: Callable[[str], SourceFile],
     result: UnitResult,
     budget: _Budget,
+    same: SameUnits | None = None,
 ) -> None:
     path = main.path
     vname = variant.name if variant else None
-    pp, tree = front_end(main, settings, variant, loader)
+    pp = _preprocess(main, settings, variant, loader)
     result.sources = pp.sources
     result.missing = pp.missing
     for src in pp.sources.values():
@@ -259,9 +276,28 @@ def _lint_main(
         origin = pp.sources.get(d.path)
         if origin is not None:
             result.diagnostics.append(_engine_diag(d.code, d.message, origin, d.start, d.end, vname))
-    ctx = RuleContext(pp=pp, tree=tree, settings=analysis_settings(settings, variant), variant=vname)
+    analysis = analysis_settings(settings, variant)
+    enabled = [
+        (cls, tuple(sorted(settings.options_for(cls.code).items())))
+        for cls in all_rules()
+        if not cls.engine and settings.is_enabled(cls.code, path)
+    ]
+    key = ""
+    if same is not None:
+        rule_set = [(cls.code, options) for cls, options in enabled]
+        key = same.key(pp, analysis, vname, rule_set, settings.time_budget)
+        earlier = same.get(key, pp)
+        if earlier is not None:
+            budget.enter("reusing the findings of an identical unit")
+            result.same_as, found = earlier
+            result.diagnostics.extend(found)
+            result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
+            return
+    tree = parse(pp.text)
+    ctx = RuleContext(pp=pp, tree=tree, settings=analysis, variant=vname)
     result.context = ctx
     budget.enter("the syntax check")
+    front = len(result.diagnostics)  # what follows comes from the analysis of the expanded text
     for start, end in tree.unparsed:
         diag = ctx.make_diagnostic(
             "HL000",
@@ -272,16 +308,84 @@ def _lint_main(
         )
         if diag is not None:
             result.diagnostics.append(diag)
-    rules = [
-        _rule_instance(cls, tuple(sorted(settings.options_for(cls.code).items())))
-        for cls in all_rules()
-        if not cls.engine and settings.is_enabled(cls.code, path)
-    ]
+    rules = [_rule_instance(cls, options) for cls, options in enabled]
     result.errors.extend(run_rules(ctx, rules, path, on_stage=budget.enter))
     result.context = None
     result.diagnostics.extend(ctx.diagnostics)
+    if same is not None and not result.errors:
+        same.put(key, path, pp, result.diagnostics[front:])
     result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
     result.context = ctx
+
+
+class SameUnits:
+    """The findings of the units linted so far in one run, by everything that reaches them, so
+    that a unit identical to an earlier one is not analysed again (engine samples carry copies of
+    the same shaders).
+
+    The key is taken after preprocessing, which every unit still does itself (its HL002-HL005
+    findings, the files it read and the paths it probed are its own): the expanded text; its
+    source map, each file named by its position in the unit's source list; each file's content
+    and encoding; the included files; and what the analysis is told (its settings, the variant's
+    name, the enabled rules and their options, the time budget). A unit with the same key takes
+    the earlier unit's findings with every path moved to the file at the same position of its own
+    list. The analysis sees paths only to name a file in a message (HL201 and HL204 print a
+    header's base name): where a file's base name differs and a finding's text holds the earlier
+    one, the unit is analysed afresh. Results with a crashed rule, or cut short by the time
+    budget, are not kept."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, tuple[str, list[str], list[Diagnostic]]] = {}
+
+    @staticmethod
+    def key(
+        pp: pp_stage.PreprocessResult,
+        analysis: AnalysisSettings,
+        variant: str | None,
+        rules: Sequence[tuple[str, tuple[tuple[str, object], ...]]],
+        time_budget: float,
+    ) -> str:
+        index = {p: i for i, p in enumerate(pp.sources)}
+        files = [(content_hash(s), s.encoding) for s in pp.sources.values()]
+        segments = [
+            (s.out_start, s.out_end, index.get(s.path, s.path), s.src_start, s.src_end, s.verbatim)
+            for s in pp.sourcemap.segments
+        ]
+        included = [index.get(p, p) for p in pp.included]
+        rest = (files, segments, included, analysis, variant, rules, time_budget)
+        h = hashlib.blake2b(pp.text.encode("utf-8", "surrogatepass"), digest_size=20)
+        h.update(repr(rest).encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
+    def put(self, key: str, unit: str, pp: pp_stage.PreprocessResult, found: list[Diagnostic]) -> None:
+        self._found.setdefault(key, (unit, list(pp.sources), list(found)))
+
+    def get(self, key: str, pp: pp_stage.PreprocessResult) -> tuple[str, list[Diagnostic]] | None:
+        """(the earlier unit, its findings moved onto the files of `pp`), if there is one."""
+        hit = self._found.get(key)
+        if hit is None:
+            return None
+        unit, paths, found = hit
+        to = dict(zip(paths, pp.sources, strict=True))
+        names = {os.path.basename(a) for a, b in to.items() if os.path.basename(a) != os.path.basename(b)}
+        if names and any(name in _text_of(d) for d in found for name in names):
+            return None
+        return unit, [_moved(d, to) for d in found]
+
+
+def _text_of(d: Diagnostic) -> str:
+    """Every text of a finding that a rule wrote (where a file's name could appear)."""
+    fix = [d.fix.message, *(e.content for e in d.fix.edits)] if d.fix else []
+    return "\0".join([d.message, *(r.message for r in d.related), *fix, repr(d.extra)])
+
+
+def _moved(d: Diagnostic, to: Mapping[str, str]) -> Diagnostic:
+    """A copy of `d` with every path it names replaced by `to[path]`."""
+    fix = d.fix
+    if fix is not None:
+        fix = replace(fix, edits=tuple(replace(e, path=to[e.path]) for e in fix.edits))
+    related = tuple(replace(r, path=to[r.path]) for r in d.related)
+    return replace(d, path=to[d.path], fix=fix, related=related, extra=copy.deepcopy(d.extra))
 
 
 # -- many files -------------------------------------------------------------------------------
@@ -296,6 +400,8 @@ class UnitInfo:
     config: str | None
     cached: bool
     timings: dict[str, float]
+    same_as: str | None = None
+    """The earlier unit of the run with the same content, whose findings this unit took."""
 
 
 @dataclass
@@ -323,15 +429,27 @@ def _init_worker(overrides: Mapping[str, str]) -> None:
     _WORKER_LOADER = FileLoader(overrides)
 
 
-def _run_unit(unit: _Unit, overrides: Mapping[str, str], loader: FileLoader | None = None) -> UnitResult:
+def _run_unit(
+    unit: _Unit,
+    overrides: Mapping[str, str],
+    loader: FileLoader | None = None,
+    same: SameUnits | None = None,
+) -> UnitResult:
     """Lint one unit of a run. The units of a run share one loader per process (`loader`, else the
-    worker's), so that a header is read and decoded once per run rather than once per unit."""
+    worker's), so that a header is read and decoded once per run rather than once per unit, and
+    the findings of the units linted so far (`same`)."""
     loader = loader or _WORKER_LOADER or FileLoader(overrides)
-    result = lint_unit(unit.path, unit.settings, unit.variant, loader)
+    result = lint_unit(unit.path, unit.settings, unit.variant, loader, same)
     result.deps = {os.path.normpath(p): content_hash(s) for p, s in result.sources.items()}
     result.sources = {}  # the main process has its own copies; don't pickle them back
     result.context = None
     return result
+
+
+def _run_group(units: Sequence[_Unit], overrides: Mapping[str, str]) -> list[UnitResult]:
+    """Lint units in turn in one worker (units whose main files have the same content: copies)."""
+    same = SameUnits()
+    return [_run_unit(u, overrides, same=same) for u in units]
 
 
 def _plan_units(
@@ -451,6 +569,7 @@ def lint_paths(
             u.settings.config_path,
             i not in fresh,
             r.timings if r is not None else {},
+            r.same_as if r is not None else None,
         )
         for i, (u, r) in enumerate(zip(units, results, strict=True))
     ]
@@ -460,18 +579,27 @@ def lint_paths(
 def _run_units(
     units: Sequence[_Unit], todo: list[int], overrides: Mapping[str, str], jobs: int, loader: FileLoader
 ) -> Iterator[tuple[int, UnitResult]]:
-    """(index, result) of each unit in `todo`, in the order they finish. Workers take the largest
-    units first, so that one big shader does not start last and hold up the end of the run."""
+    """(index, result) of each unit in `todo`, in the order they finish. A unit identical to one
+    linted before in the same process takes its findings (`SameUnits`); with workers, units whose
+    main files have the same content (and variant name) go to the same worker, so that copies
+    meet. Workers take the largest units first, so that one big shader does not start last and
+    hold up the end of the run."""
     if jobs <= 1 or len(todo) <= 1:
+        same = SameUnits()
         for i in todo:
-            yield i, _run_unit(units[i], overrides, loader)
+            yield i, _run_unit(units[i], overrides, loader, same)
         return
-    ordered = sorted(todo, key=lambda i: (-_size(loader, units[i].path), i))
-    workers = min(jobs, len(todo))
+    groups: dict[tuple[str | None, bool, str], list[int]] = {}
+    for i in todo:
+        u = units[i]
+        vname = u.variant.name if u.variant else None
+        groups.setdefault((vname, *_main_content(loader, u.path)), []).append(i)
+    ordered = sorted(groups.values(), key=lambda g: (-_size(loader, units[g[0]].path), g[0]))
+    workers = min(jobs, len(ordered))
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(overrides,)) as pool:
-        futures = {pool.submit(_run_unit, units[i], overrides): i for i in ordered}
+        futures = {pool.submit(_run_group, [units[i] for i in g], overrides): g for g in ordered}
         for future in as_completed(futures):
-            yield futures[future], future.result()
+            yield from zip(futures[future], future.result(), strict=True)
 
 
 class Scope:
@@ -552,6 +680,14 @@ def _label(unit_path: str, d: Diagnostic) -> str:
 def _cacheable(result: UnitResult) -> bool:
     """Results that depend on more than the files (a crash, a time budget) are not stored."""
     return not result.errors and not any(d.code == "HL006" for d in result.diagnostics)
+
+
+def _main_content(loader: FileLoader, path: str) -> tuple[bool, str]:
+    """The text of a unit's main file (its path if it cannot be read): how units are grouped."""
+    try:
+        return True, loader(path).text
+    except SourceError:
+        return False, path
 
 
 def _size(loader: FileLoader, path: str) -> int:

@@ -212,7 +212,8 @@ def _verbose(result: LintResult) -> None:
             continue
         total = sum(u.timings.values())
         stages = ", ".join(f"{name} {t * 1000:.0f} ms" for name, t in u.timings.items())
-        print(f"hlsllint: {what}: config {config}; {total * 1000:.0f} ms ({stages})", file=sys.stderr)
+        same = f"; findings of {u.same_as}, the same unit" if u.same_as else ""
+        print(f"hlsllint: {what}: config {config}; {total * 1000:.0f} ms ({stages}){same}", file=sys.stderr)
         for name, t in u.timings.items():
             totals[name.split(" (")[0]] += t
     if totals:
