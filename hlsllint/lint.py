@@ -183,9 +183,11 @@ def lint_unit(
     budget = _Budget(settings.time_budget)
     try:
         with budget.alarm():
-            _lint_main(main, settings, variant, loader, result, budget, same)
+            complete = _lint_main(main, settings, variant, loader, result, budget, same)
         budget.enter("")
         result.timings = budget.timings
+        if same is not None and complete is not None:  # within the budget to the end
+            same.put(path, *complete)
     except BudgetExceeded:
         pp_stage.clear_cache()  # the lexer cache may hold a half-built entry
         if result.context is not None:
@@ -253,7 +255,9 @@ def _lint_main(
     result: UnitResult,
     budget: _Budget,
     same: SameUnits | None = None,
-) -> None:
+) -> tuple[str, pp_stage.PreprocessResult, list[Diagnostic]] | None:
+    """Lint into `result`; with `same`, returns what identical units may reuse (its key, the
+    preprocessed unit and the findings of its analysis), if they may."""
     path = main.path
     vname = variant.name if variant else None
     pp = _preprocess(main, settings, variant, loader)
@@ -292,7 +296,7 @@ def _lint_main(
             result.same_as, found = earlier
             result.diagnostics.extend(found)
             result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
-            return
+            return None
     tree = parse(pp.text)
     ctx = RuleContext(pp=pp, tree=tree, settings=analysis, variant=vname)
     result.context = ctx
@@ -312,10 +316,10 @@ def _lint_main(
     result.errors.extend(run_rules(ctx, rules, path, on_stage=budget.enter))
     result.context = None
     result.diagnostics.extend(ctx.diagnostics)
-    if same is not None and not result.errors:
-        same.put(key, path, pp, result.diagnostics[front:])
+    found = result.diagnostics[front:]
     result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
     result.context = ctx
+    return (key, pp, found) if same is not None and not result.errors else None
 
 
 class SameUnits:
@@ -357,8 +361,8 @@ class SameUnits:
         h.update(repr(rest).encode("utf-8", "surrogatepass"))
         return h.hexdigest()
 
-    def put(self, key: str, unit: str, pp: pp_stage.PreprocessResult, found: list[Diagnostic]) -> None:
-        self._found.setdefault(key, (unit, list(pp.sources), list(found)))
+    def put(self, unit: str, key: str, pp: pp_stage.PreprocessResult, found: list[Diagnostic]) -> None:
+        self._found.setdefault(key, (unit, list(pp.sources), found))
 
     def get(self, key: str, pp: pp_stage.PreprocessResult) -> tuple[str, list[Diagnostic]] | None:
         """(the earlier unit, its findings moved onto the files of `pp`), if there is one."""

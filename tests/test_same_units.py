@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from test_rules_hl20x import HEAVY_HEADER
 
+from hlsllint import lint
 from hlsllint.cache import Cache
 from hlsllint.config import ConfigResolver
 from hlsllint.diagnostics import Diagnostic
@@ -117,6 +118,27 @@ def test_a_different_header_define_or_rule_option_is_not_reused(tmp_path: Path) 
     assert result.diagnostics == _alone(root, ["four", "one", "three", "two"])
     codes = {(Path(d.path).parent.name, d.code) for d in result.diagnostics}
     assert ("three", "HL105") in codes and ("one", "HL201") in codes and ("four", "HL201") not in codes
+
+
+def test_a_unit_cut_by_the_time_budget_is_not_reused(copies: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first copy is analysed to the end but past its budget (HL006, checked last): the second
+    is analysed afresh, not given the first's findings as if they were complete."""
+    enter = lint._Budget.enter
+    cut: list[str] = []
+
+    def cut_first_at_the_end(budget: lint._Budget, stage: str) -> None:
+        if stage == "" and not cut:
+            cut.append(stage)
+            raise lint.BudgetExceeded
+        enter(budget, stage)
+
+    monkeypatch.setattr(lint._Budget, "enter", cut_first_at_the_end)
+    result = _lint([copies / "one", copies / "two"])
+    assert _same_as(result, copies) == {"one/a.hlsl": None, "two/a.hlsl": None}
+    cut_off = {Path(d.path).relative_to(copies).as_posix() for d in result.diagnostics if d.code == "HL006"}
+    assert cut_off == {"one/a.hlsl"}
+    two = [d for d in result.diagnostics if Path(d.path).parent.name == "two"]
+    assert two and two == _alone(copies, ["two"])
 
 
 def test_parallel_run_equals_serial_with_the_same_reuse(copies: Path) -> None:
