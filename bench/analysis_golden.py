@@ -126,17 +126,13 @@ def dump(out: str, folders: list[str], hashed: bool) -> None:
 
 
 def timing(folders: list[str], rounds: int = 3) -> None:
-    import hlsllint.analysis.cfg as cfg_module
     import hlsllint.analysis.occupancy as occupancy_module
-    import hlsllint.analysis.pressure as pressure_module
 
     ms = models(folders)
     best: dict[str, float] = {}
     for _ in range(rounds):
         for _path, m in ms:
-            m._analysis = None
-        for module, name in ((cfg_module, "_FACTS"), (pressure_module, "_PRESSURE_CACHE")):
-            getattr(module, name, {}).clear()
+            m.memo.clear()
         getattr(occupancy_module, "_GROUPSHARED_CACHE", {}).clear()
         gc.collect()
         t = dict.fromkeys(["cfg", "uniformity", "value_uniformity", "liveness", "demand", "groupshared"], 0.0)

@@ -7,7 +7,6 @@ recorded once and replayed at the next call of the same function with the same a
 from __future__ import annotations
 
 import operator
-import weakref
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -39,8 +38,8 @@ class NodeFacts:
     spans, texts and temporary names do not change (constant values are the model's own memo)."""
 
     def __init__(self, model: Model) -> None:
-        # No reference to the model: this is the value of a WeakKeyDictionary keyed by it, and a
-        # reference back would keep every unit's model alive to the end of the run.
+        # No reference to the model: this is kept in the model's memo, and a reference back
+        # would make a cycle that only the garbage collector can free.
         self.tree = model.tree
         self.spans: dict[int, Span] = {}
         self.names: dict[int, str] = {}
@@ -82,13 +81,12 @@ class NodeFacts:
 
 
 UNSET = object()
-_FACTS: weakref.WeakKeyDictionary[Model, NodeFacts] = weakref.WeakKeyDictionary()
 
 
 def facts(model: Model) -> NodeFacts:
-    found = _FACTS.get(model)
-    if found is None or found.tree is not model.tree:
-        found = _FACTS[model] = NodeFacts(model)
+    found = model.memo.get("lowering.facts")
+    if not isinstance(found, NodeFacts) or found.tree is not model.tree:
+        found = model.memo["lowering.facts"] = NodeFacts(model)
     return found
 
 

@@ -4,7 +4,6 @@ what the rules and `hlsllint pressure` read) and per source line (`pressure`).""
 from __future__ import annotations
 
 import bisect
-import weakref
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -110,11 +109,6 @@ def bound_registers(target: Target, wave_size: int, vgprs: int, sgprs: int) -> B
     return Bounded(vgprs - spilled_v, sgprs - spilled_s, spilled_v, spilled_s)
 
 
-_PRESSURE_CACHE: weakref.WeakKeyDictionary[Model, dict[tuple[str, int], EntryDemand]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def analyse_entry(
     model: Model, entry: EntryPoint, wave_size: int | None = None, costs: CostModel | None = None
 ) -> EntryDemand:
@@ -128,7 +122,7 @@ def analyse_entry(
     if costs is not None:  # calibration runs: nothing cached
         ea = EntryAnalysis(model, entry, costs)
     else:
-        per_model = _PRESSURE_CACHE.setdefault(model, {})
+        per_model: dict[tuple[str, int], EntryDemand] = model.memo.setdefault("pressure", {})
         key = (entry.name, wave_size)
         if key in per_model:
             return per_model[key]
@@ -163,7 +157,7 @@ def analyse_entry(
         spilled_sgprs=bounded.spilled_sgprs,
     )
     if costs is None:
-        _PRESSURE_CACHE.setdefault(model, {})[(entry.name, wave_size)] = result
+        model.memo.setdefault("pressure", {})[(entry.name, wave_size)] = result
     return result
 
 

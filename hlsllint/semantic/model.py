@@ -214,8 +214,9 @@ class Model:
         """Memoised top-level `const_value` answers (from the end of `build` on: before that a
         name may not be resolved yet)."""
         self._function_symbols: dict[str, Symbol] = {}
-        self._analysis: Any = None
-        """A slot where `hlsllint.analysis.analyze` keeps the unit's analyses (computed once)."""
+        self.memo: dict[str, Any] = {}
+        """Where the later stages keep what they computed once for this unit (the analyses,
+        per-node answers), each under its own key; it goes away with the model."""
         self._uses: dict[int, list[Node]] = {}
         """id(symbol) -> the identifiers in function bodies that refer to it (its declaration
         excluded), in document order per function; filled while the bodies are resolved
@@ -1198,8 +1199,9 @@ class Model:
                 node = nodes[base + op[1]]
                 found: Symbol | None
                 if code == _OP_FREE:
-                    found = free.get(op[2], _MISSING)
-                    if found is _MISSING:
+                    if op[2] in free:
+                        found = free[op[2]]
+                    else:
                         found = free[op[2]] = lookup(op[2], ())
                 elif code == _OP_LOCAL:
                     found = declared[op[2]][op[3]]
@@ -1252,8 +1254,9 @@ class Model:
                             rec.bound(i, sym)
                         break
                 else:
-                    sym = free.get(name, _MISSING)
-                    if sym is _MISSING:
+                    if name in free:
+                        sym = free[name]
+                    else:
                         sym = free[name] = lookup(name, ())
                     if rec is not None:
                         rec.ops.append((_OP_FREE, i - rec.base, name))
@@ -1566,8 +1569,6 @@ def looks_like_entry_name(name: str) -> bool:
         return True
     return stage_from_name(name) is not None
 
-
-_MISSING: Any = object()
 
 _OP_DECLARE, _OP_CALL, _OP_FREE, _OP_LOCAL, _OP_PARAM = range(5)
 """The steps of a body's resolution: (_OP_DECLARE, declaration, skeleton or None), (_OP_CALL, name),

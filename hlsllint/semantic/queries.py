@@ -3,7 +3,6 @@ once per model), every write of a local, resource fetches, struct definitions.""
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -43,9 +42,7 @@ def declared_symbols(model: Model, decl: Node) -> list[tuple[Node, Symbol]]:
     order. The name of each declarator is found the way the model finds it (through
     `init_declarator`/`array_declarator` and other declarators to the identifier), so only a few
     nodes are read, never the initial values. Answered once per declaration and model."""
-    known = _DECLARED.get(model)
-    if known is None:
-        known = _DECLARED[model] = {}
+    known: _Declared = model.memo.setdefault("queries.declared", {})
     found = known.get(decl.id)
     if found is None:
         found = known[decl.id] = _declared_symbols(model, decl)
@@ -53,9 +50,8 @@ def declared_symbols(model: Model, decl: Node) -> list[tuple[Node, Symbol]]:
 
 
 _Declared = dict[int, list[tuple[Node, Symbol]]]
-_DECLARED: weakref.WeakKeyDictionary[Model, _Declared] = weakref.WeakKeyDictionary()
-"""Model -> declaration node id -> `declared_symbols` (HL103 and HL104 ask it of every local
-declaration)."""
+"""Declaration node id -> `declared_symbols`, kept in the model's memo (HL103 and HL104 ask it
+of every local declaration)."""
 
 
 def _declared_symbols(model: Model, decl: Node) -> list[tuple[Node, Symbol]]:
@@ -104,10 +100,6 @@ class Fetch:
     """The address operands (coordinates, index, offset...)."""
 
 
-_FETCHES: weakref.WeakKeyDictionary[Model, dict[int, Fetch | None]] = weakref.WeakKeyDictionary()
-"""Model -> node id -> the fetch that node is (`as_fetch`, asked by many rules of one node)."""
-
-
 def as_fetch(model: Model, node: Node) -> Fetch | None:
     """The fetch that `node` is: a resource Load/Sample/Gather call or a resource subscript
     (answered once per node and model)."""
@@ -118,9 +110,7 @@ def as_fetch(model: Model, node: Node) -> Fetch | None:
             return None  # not a method call: settled without the memo
     elif kind != "subscript_expression":
         return None
-    known = _FETCHES.get(model)
-    if known is None:
-        known = _FETCHES[model] = {}
+    known: dict[int, Fetch | None] = model.memo.setdefault("queries.fetches", {})
     key = node.id
     if key in known:
         return known[key]
