@@ -4,8 +4,6 @@ over every entry (`analyze(model)`, cached on the model)."""
 
 from __future__ import annotations
 
-from functools import cached_property
-
 from hlsllint.analysis.cfg import build_cfg
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Span
@@ -23,27 +21,44 @@ class EntryAnalysis:
         self.model = model
         self.entry = entry
         self.costs = costs
+        # Each analysis is computed on first use (plain attributes rather than `cached_property`,
+        # which a class compiled by mypyc cannot keep).
+        self._cfg: CFG | None = None
+        self._uniformity: Uniformity | None = None
+        self._value_uniformity: Uniformity | None = None
+        self._liveness: LiveSets | None = None
+        self._loops: list[LoopInfo] | None = None
 
-    @cached_property
+    @property
     def cfg(self) -> CFG:
-        return build_cfg(self.model, self.entry, self.costs)
+        if self._cfg is None:
+            self._cfg = build_cfg(self.model, self.entry, self.costs)
+        return self._cfg
 
-    @cached_property
+    @property
     def uniformity(self) -> Uniformity:
-        return uniformity(self.cfg)
+        if self._uniformity is None:
+            self._uniformity = uniformity(self.cfg)
+        return self._uniformity
 
-    @cached_property
+    @property
     def value_uniformity(self) -> Uniformity:
         """Same value in every lane (the rules' question; `uniformity` is "held in SGPRs")."""
-        return uniformity(self.cfg, "value")
+        if self._value_uniformity is None:
+            self._value_uniformity = uniformity(self.cfg, "value")
+        return self._value_uniformity
 
-    @cached_property
+    @property
     def liveness(self) -> LiveSets:
-        return liveness(self.cfg)
+        if self._liveness is None:
+            self._liveness = liveness(self.cfg)
+        return self._liveness
 
-    @cached_property
+    @property
     def loops(self) -> list[LoopInfo]:
-        return loop_info(self.cfg)
+        if self._loops is None:
+            self._loops = loop_info(self.cfg)
+        return self._loops
 
     def uniform_at(self, span: Span, question: Question = "value") -> bool | None:
         """Is the expression at `span` uniform: the same value in every lane (`"value"`) or held
@@ -118,10 +133,9 @@ class UnitAnalysis:
 def analyze(model: Model, costs: CostModel = DEFAULT_COSTS) -> UnitAnalysis:
     """The rule-facing analysis of a unit; cached on the model for the default costs."""
     if costs is DEFAULT_COSTS:
-        cached = getattr(model, "_analysis", None)
+        cached = model.memo.get("analysis")
         if isinstance(cached, UnitAnalysis):
             return cached
-        result = UnitAnalysis(model, costs)
-        model._analysis = result
+        result = model.memo["analysis"] = UnitAnalysis(model, costs)
         return result
     return UnitAnalysis(model, costs)

@@ -745,13 +745,14 @@ class Preprocessor:
             self._budget = 0
             try:
                 result = self._expand(reader)
-            except _UnterminatedError as e:
-                self._error(f"unterminated invocation of macro '{e.name}'", t.start, t.end)
+            # each clause names its exception apart: mypyc types a name by its first binding
+            except _UnterminatedError as unterminated:
+                self._error(f"unterminated invocation of macro '{unterminated.name}'", t.start, t.end)
                 i += 1
                 continue
-            except (_LimitError, RecursionError) as e:
+            except (_LimitError, RecursionError) as limit:
                 self._rec_bad.append("limit")
-                self._error(f"{e or 'macro expansion too deep'}; not expanded", t.start, t.end)
+                self._error(f"{limit or 'macro expansion too deep'}; not expanded", t.start, t.end)
                 i += 1
                 continue
             self._total_tokens += self._budget
@@ -827,12 +828,12 @@ class Preprocessor:
                 return False
             plain = [Token(t.kind, t.text, 0, 0, t.ws) for t in again]
             return evaluate(plain) != 0
-        except _UnterminatedError as e:
-            self._error(f"unterminated invocation of macro '{e.name}' in #{name}", c.hash, c.end)
-        except _LimitError as e:
-            self._error(f"{e} in #{name}", c.hash, c.end)
-        except ExpressionError as e:
-            self._error(str(e), c.hash, c.end)
+        except _UnterminatedError as unterminated:  # (names apart, as in `_text`)
+            self._error(f"unterminated invocation of macro '{unterminated.name}' in #{name}", c.hash, c.end)
+        except _LimitError as limit:
+            self._error(f"{limit} in #{name}", c.hash, c.end)
+        except ExpressionError as bad:
+            self._error(str(bad), c.hash, c.end)
         except RecursionError:
             self._rec_bad.append("limit")
             self._error(f"#{name} expression nested too deeply", c.hash, c.end)
