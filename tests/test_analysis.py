@@ -5,10 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import pytest
-
 from hlsllint.analysis import analyze, build_cfg, liveness, pressure, uniformity
-from hlsllint.analysis import cfg as cfg_module
 from hlsllint.analysis.costs import CostModel
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import Model, build_model
@@ -211,9 +208,7 @@ float4 main(float x : TEXCOORD0) : SV_Target { return f(x) + undefined_thing(x; 
         assert p.max_live_vgprs >= 0
 
 
-def test_register_demand_same_from_plain_live_sets_and_inlined_bodies_replayed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_register_demand_same_from_plain_live_sets_and_inlined_bodies_replayed() -> None:
     """register_demand reads liveness's bit sets; live sets given as plain sets count the same.
     A helper called twice on one call path is replayed the second time, identically."""
     from hlsllint.analysis import register_demand
@@ -243,21 +238,9 @@ float4 main(float2 uv : TEXCOORD0, float w : TEXCOORD1) : SV_Target {
     assert fast.live_at == slow.live_at
     # the second straight call of shade is a replay of the first: the same CFG as lowering each
     # body from its syntax
-    replays = []
-    real_replay = cfg_module._Lowerer._replay
-
-    def spy(self: Any, *args: Any) -> None:
-        replays.append(args[0])
-        real_replay(self, *args)
-
-    def unreplayed(self: Any, fn: Any, frame: Any) -> None:
-        self.stmt(fn.body)
-
-    monkeypatch.setattr(cfg_module._Lowerer, "_replay", spy)
     replayed = build_cfg(m, m.entry_points[0])
-    assert replays
-    monkeypatch.setattr(cfg_module._Lowerer, "_body", unreplayed)
-    walked = build_cfg(m, m.entry_points[0])
+    assert replayed.replayed
+    walked = build_cfg(m, m.entry_points[0], replay=False)
     assert describe(replayed) == describe(walked)
 
 

@@ -48,30 +48,15 @@ def describe(cfg: Any) -> list[Any]:
     return out
 
 
-def replayed_and_walked(monkeypatch: pytest.MonkeyPatch, m: Model) -> tuple[int, list[Any], list[Any]]:
-    """(number of replays, the CFG with replays, the CFG with every body walked)."""
-    replays: list[Any] = []
-    real = cfg_module._Lowerer._replay
-
-    def spy(self: Any, *args: Any) -> None:
-        replays.append(args[0])
-        real(self, *args)
-
-    def walked(self: Any, fn: Any, frame: Any) -> None:
-        self.stmt(fn.body)
-
-    with monkeypatch.context() as mp:
-        mp.setattr(cfg_module._Lowerer, "_replay", spy)
-        fast = describe(build_cfg(m, m.entry_points[0]))
-    with monkeypatch.context() as mp:
-        mp.setattr(cfg_module._Lowerer, "_body", walked)
-        slow = describe(build_cfg(m, m.entry_points[0]))
-    return len(replays), fast, slow
+def replayed_and_walked(m: Model) -> tuple[int, list[Any], list[Any]]:
+    """(number of bodies replayed, the CFG with replays, the CFG with every body walked)."""
+    fast = build_cfg(m, m.entry_points[0])
+    slow = build_cfg(m, m.entry_points[0], replay=False)
+    assert slow.replayed == 0
+    return fast.replayed, describe(fast), describe(slow)
 
 
-def test_a_body_is_replayed_on_another_call_path_with_other_variables(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_body_is_replayed_on_another_call_path_with_other_variables() -> None:
     src = """
 Texture2D<float4> t; SamplerState s;
 float4 shade(float2 uv, float w) { float4 c = t.Sample(s, uv); if (c.a > w) { c *= w; } return c; }
@@ -81,7 +66,7 @@ float4 main(float2 uv : TEXCOORD0, float w : TEXCOORD1) : SV_Target {
     float2 other = uv.yx;
     return near(uv, w) + far(other, w) + shade(other, w);
 }"""
-    n, fast, slow = replayed_and_walked(monkeypatch, model(src))
+    n, fast, slow = replayed_and_walked(model(src))
     assert n >= 2  # shade under far and under main replay its lowering under near
     assert fast == slow
 
@@ -101,15 +86,13 @@ float4 main(float x : TEXCOORD0) : SV_Target {
     counts = set()
     for limit in range(0, 5):
         monkeypatch.setattr(cfg_module, "MAX_INLINE_DEPTH", limit)
-        n, fast, slow = replayed_and_walked(monkeypatch, m)
+        n, fast, slow = replayed_and_walked(m)
         counts.add(n)
         assert fast == slow, limit
     assert max(counts) > 0
 
 
-def test_replays_see_whether_the_call_site_just_computed_an_argument(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_replays_see_whether_the_call_site_just_computed_an_argument() -> None:
     """`float y = x;` renames the instruction that computed x when it is the block's last (a call
     `f(a * b, k)`), and copies otherwise (`f(a * b, k = 2)` writes k after)."""
     src = """
@@ -121,12 +104,12 @@ float4 main(float a : TEXCOORD0, float b : TEXCOORD1) : SV_Target {
     float third = f(a * b, k = 3);
     return float4(first, second, third, k);
 }"""
-    n, fast, slow = replayed_and_walked(monkeypatch, model(src))
+    n, fast, slow = replayed_and_walked(model(src))
     assert n == 1  # the third call replays the first; the second is lowered from its syntax
     assert fast == slow
 
 
-def test_recursion_is_not_replayed_into_a_path_that_cuts_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_recursion_is_not_replayed_into_a_path_that_cuts_it() -> None:
     src = """
 float g(float x);
 float f(float x) { return x > 0 ? g(x - 1) : x; }
@@ -135,6 +118,6 @@ float h(float x) { return x + 1; }
 float4 main(float x : TEXCOORD0) : SV_Target {
     return float4(h(x * 2), h(x * 2), f(x), g(x));
 }"""
-    n, fast, slow = replayed_and_walked(monkeypatch, model(src))
+    n, fast, slow = replayed_and_walked(model(src))
     assert n == 1  # the second h; after the recursion nothing is replayed
     assert fast == slow

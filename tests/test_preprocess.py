@@ -430,18 +430,16 @@ def test_header_ending_in_open_comment_does_not_swallow_includer() -> None:
     assert "*/" in r.text
 
 
-def test_headers_are_lexed_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_headers_are_lexed_once_per_process() -> None:
     import hlsllint.preprocess.lexer as lexer
 
     lexer.clear_cache()
-    calls: list[int] = []
-    real = lexer.lex_file
-    monkeypatch.setattr(lexer, "lex_file", lambda text: calls.append(1) or real(text))
+    before = lexer.STATS.lexed
     header = {"common.hlsli": "#pragma once\nint shared;\n"}
     for i in range(5):
         r = _run_store(f'#include "common.hlsli"\nint u{i};\n', header, path=f"unit{i}.hlsl")
         assert code(r) == ["int shared;", f"int u{i};"]
-    assert len(calls) == 6  # five main files + the header once
+    assert lexer.STATS.lexed - before == 6  # five main files + the header once
 
 
 # -- header expansions reused across units -----------------------------------------------------
@@ -628,17 +626,15 @@ def test_the_result_counts_reused_header_expansions() -> None:
     assert code(second) == ["int shared_value;", "int two;"]
 
 
-def test_copies_of_a_header_are_lexed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_copies_of_a_header_are_lexed_once() -> None:
     import hlsllint.preprocess.lexer as lexer
 
     lexer.clear_cache()
-    calls: list[int] = []
-    real = lexer.lex_file
-    monkeypatch.setattr(lexer, "lex_file", lambda text: calls.append(1) or real(text))
+    before = lexer.STATS.lexed
     copy = "#pragma once\n#define ANSWER 42\nint answer = ANSWER;\n"
     files = {"a/common.hlsli": copy, "b/common.hlsli": copy}
     r = _run_store('#include "a/common.hlsli"\n#include "b/common.hlsli"\n', files)
-    assert len(calls) == 2  # the main file, and the header's text once
+    assert lexer.STATS.lexed - before == 2  # the main file, and the header's text once
     # Each copy is still its own file: both are expanded (#pragma once is per path), each
     # mapped to its own path.
     assert code(r) == ["int answer = 42;", "int answer = 42;"]

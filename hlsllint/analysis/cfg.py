@@ -103,7 +103,7 @@ class _Frame:
 
 
 class _Lowerer:
-    def __init__(self, model: Model, entry: EntryPoint, costs: CostModel) -> None:
+    def __init__(self, model: Model, entry: EntryPoint, costs: CostModel, replay: bool = True) -> None:
         self.m = model
         self.tree = model.tree
         self.entry_point = entry
@@ -138,6 +138,8 @@ class _Lowerer:
         recorded is replayed from it; a `Recording` reads the part appended while it was open)."""
         self.templates: dict[tuple[Any, ...], Template | Recording | None] = {}
         self.recordings: list[Recording] = []
+        self.replay = replay
+        self.replayed = 0
         self.view_spans: set[Span] = set()
         """Expressions that stand for a part of a value (`v.yx`, `m[1]`) but are recorded as the
         value itself: two reads of such a value may be different parts of it."""
@@ -477,6 +479,7 @@ class _Lowerer:
             frozenset(dead),
             self.preloaded_vgprs,
             dead_instructions(instrs) | merged,
+            self.replayed,
         )
 
     # -- statements -----------------------------------------------------------------------
@@ -1419,7 +1422,7 @@ class _Lowerer:
         path that cuts the same calls (`Reach`), replays it as a `Template` (the same
         instructions, values, blocks and records, in the same order) instead of walking the
         syntax tree again."""
-        slots = self._slots(fn, frame)
+        slots = self._slots(fn, frame) if self.replay else None
         if slots is None:
             self.stmt(fn.body)
             return
@@ -1438,6 +1441,7 @@ class _Lowerer:
                     outer.deepest = max(outer.deepest, len(self.frames) - outer.depth + reach.deepest)
                     outer.cut = outer.cut or reach.cut
                 self._replay(found, slots, frame.exit)
+                self.replayed += 1
                 return
         if found is not UNSET:
             self.stmt(fn.body)
@@ -1669,9 +1673,12 @@ def _lanes_set(t: T.Type, comps: tuple[int, ...] | None) -> dict[str, Any]:
     return {"set": comps}
 
 
-def build_cfg(model: Model, entry: EntryPoint, costs: CostModel = DEFAULT_COSTS) -> CFG:
-    """Inline and lower one entry point (see the module docstring)."""
-    lowerer = _Lowerer(model, entry, costs)
+def build_cfg(
+    model: Model, entry: EntryPoint, costs: CostModel = DEFAULT_COSTS, *, replay: bool = True
+) -> CFG:
+    """Inline and lower one entry point (see the module docstring). `replay=False` walks every
+    inlined body's syntax afresh (the tests compare the two)."""
+    lowerer = _Lowerer(model, entry, costs, replay)
     try:
         return lowerer.lower_entry()
     except RecursionError:

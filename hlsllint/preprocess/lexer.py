@@ -265,6 +265,17 @@ _CACHE: OrderedDict[str, LexedFile] = OrderedDict()
 _CACHE_SIZE = 1024
 
 
+class LexStats:
+    """How often `lexed` lexed a text and how often it reused one (per process)."""
+
+    def __init__(self) -> None:
+        self.lexed = 0
+        self.reused = 0
+
+
+STATS = LexStats()
+
+
 def lexed(path: str, text: str) -> LexedFile:
     """`lex_file(text)`, cached per process by content: a header included by many files is lexed
     once, and so is every copy of it (engine trees often ship the same header in many samples).
@@ -272,7 +283,9 @@ def lexed(path: str, text: str) -> LexedFile:
     hit = _CACHE.get(text)
     if hit is not None:
         _CACHE.move_to_end(text)
+        STATS.reused += 1
         return hit
+    STATS.lexed += 1
     result = lex_file(text)
     _CACHE[text] = result
     if len(_CACHE) > _CACHE_SIZE:
