@@ -1,0 +1,48 @@
+"""The build's one dynamic part: the analysis pipeline compiled to C with mypyc.
+
+A wheel (`pip install .`) carries the stages a lint spends its time in (preprocessing, syntax,
+semantic model, analyses) compiled by mypyc, beside their Python sources. Everything else in
+the project's metadata is in pyproject.toml.
+
+- An editable install (`pip install -e .`) stays pure Python, so that an edited module takes
+  effect at once (a compiled module next to its source would shadow it).
+- `HLSLLINT_COMPILE=0` builds pure Python.
+- Without a working C compiler the extensions are skipped and the wheel is pure Python: the
+  compiled and the pure modules behave the same, only the speed differs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from setuptools import setup
+
+COMPILED_PACKAGES = ("preprocess", "syntax", "semantic", "analysis")
+"""The packages of `hlsllint/` whose modules are compiled (their `__init__` modules stay Python:
+they only re-export)."""
+
+
+def compiled_modules() -> list[str]:
+    root = Path(__file__).parent / "hlsllint"
+    return sorted(
+        str(path.relative_to(root.parent))
+        for package in COMPILED_PACKAGES
+        for path in (root / package).glob("*.py")
+        if path.name != "__init__.py"
+    )
+
+
+def ext_modules() -> list:  # type: ignore[type-arg]
+    if os.environ.get("HLSLLINT_COMPILE", "1") == "0" or "bdist_wheel" not in sys.argv:
+        return []  # editable installs, sdists and metadata queries
+    from mypyc.build import mypycify
+
+    extensions = mypycify(compiled_modules(), opt_level="3", debug_level="0")
+    for ext in extensions:
+        ext.optional = True  # no compiler: the build goes on, pure Python
+    return extensions
+
+
+setup(ext_modules=ext_modules())
