@@ -2,13 +2,15 @@
 
     python bench/lint_speed.py /work/corpus/DirectX-Graphics-Samples/MiniEngine ... [--no-parallel]
 
-prints tree-sitter's parse-only time; a cold lint (`-j 1`, empty cache) and its ratio to the parse
-(with how many units took the findings of an identical unit instead of being analysed);
-a warm lint (`-j 1`, nothing changed) and its ratio to the cold one; how many units one edited
-header makes the cache re-lint against how many include it (the edit is an in-memory override:
-nothing under the folders is written); a cold `-j 2` lint and its speed-up over `-j 1`; peak
-memory; the ten slowest units. The cache lives in a temporary folder. Run it on an otherwise idle
-machine.
+prints whether the installed hlsllint is compiled (mypyc, `pip install .`) or pure Python (an
+editable install); tree-sitter's parse-only time; the front end alone (every unit preprocessed
+and its expansion parsed, as a lint must before any analysis) and its ratio to the parse; a
+cold lint (`-j 1`, empty cache) and its ratio to the parse (with how many units took the
+findings of an identical unit instead of being analysed); a warm lint (`-j 1`, nothing
+changed) and its ratio to the cold one; how many units one edited header makes the cache
+re-lint against how many include it (the edit is an in-memory override: nothing under the
+folders is written); a cold `-j 2` lint and its speed-up over `-j 1`; peak memory; the ten
+slowest units. The cache lives in a temporary folder. Run it on an otherwise idle machine.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from typing import Any
 import tree_sitter
 import tree_sitter_hlsl
 
+import hlsllint.analysis.cfg
+from hlsllint import preprocess
 from hlsllint.cache import Cache
 from hlsllint.config import ConfigResolver, Settings
-from hlsllint.lint import FileLoader, LintResult, _plan_units, _Unit, lint_paths, tune_gc
+from hlsllint.lint import FileLoader, LintResult, _plan_units, _Unit, front_end, lint_paths, tune_gc
 
 STAGE_EXTS = (
     ".hlsl",
@@ -67,6 +71,19 @@ def _timed_run(files: list[str], resolver: ConfigResolver, **kwargs: Any) -> tup
     return time.perf_counter() - t0, result
 
 
+def _front_end_time(units: list[_Unit]) -> float:
+    """Seconds to preprocess every unit and parse its expansion, cold (no file or lexer reused
+    from before), as the lint driver does before any analysis."""
+    preprocess.clear_cache()
+    loader = FileLoader()
+    t0 = time.perf_counter()
+    for u in units:
+        front_end(loader(u.path), u.settings, u.variant, loader)
+    elapsed = time.perf_counter() - t0
+    preprocess.clear_cache()
+    return elapsed
+
+
 def _most_included_header(units: list[_Unit], cache: Cache) -> tuple[str, int] | None:
     """The header that the most units read (as the cold run recorded it), with that count."""
     counts: dict[str, int] = {}
@@ -98,6 +115,7 @@ def main() -> int:
     tune_gc()  # as the CLI does
     resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
     units = _plan_units(files, resolver, FileLoader())
+    front_s = _front_end_time(units)
     stamps: list[float] = []
     with tempfile.TemporaryDirectory(prefix="hlsllint-bench-") as tmp:
         cache = Cache(os.path.join(tmp, "cache"))
@@ -127,11 +145,17 @@ def main() -> int:
     peak_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     peak_child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
+    compiled = (hlsllint.analysis.cfg.__file__ or "").endswith(".so")
+    print(f"hlsllint {'compiled by mypyc' if compiled else 'pure Python (an editable install)'}")
     print(
         f"files: {len(files)}  units: {len(units)}  lines: {lines}  findings: {len(result.diagnostics)}  "
         f"internal errors: {len(result.errors)}  same findings cold/warm/-j 2: {same}"
     )
     print(f"{'tree-sitter parse only':<26} {parse_s:8.2f} s  {lines / parse_s:>10,.0f} lines/s")
+    print(
+        f"{'front end only, -j 1':<26} {front_s:8.2f} s  {lines / front_s:>10,.0f} lines/s  "
+        f"{front_s / parse_s:6.1f}x parse  (preprocess + parse of every unit's expansion)"
+    )
     print(
         f"{'cold lint, -j 1':<26} {cold_s:8.2f} s  {lines / cold_s:>10,.0f} lines/s  "
         f"{cold_s / parse_s:6.1f}x parse  ({sum(1 for u in result.units if u.same_as)} of {len(units)} units "
