@@ -22,15 +22,20 @@ from setuptools import setup
 COMPILED_PACKAGES = ("preprocess", "syntax", "semantic", "analysis")
 """The packages of `hlsllint/` whose modules are compiled (their `__init__` modules stay Python:
 they only re-export)."""
+COMPILED_MODULES = ("checker.py",)
+"""Modules of `hlsllint/` itself that are compiled: the walk that dispatches nodes to the rules."""
 
 
 def compiled_modules() -> list[str]:
     root = Path(__file__).parent / "hlsllint"
-    return sorted(
-        str(path.relative_to(root.parent))
+    in_packages = [
+        path
         for package in COMPILED_PACKAGES
         for path in (root / package).glob("*.py")
         if path.name != "__init__.py"
+    ]
+    return sorted(
+        str(path.relative_to(root.parent)) for path in [*in_packages, *(root / m for m in COMPILED_MODULES)]
     )
 
 
