@@ -584,20 +584,18 @@ def _run_units(
     units: Sequence[_Unit], todo: list[int], overrides: Mapping[str, str], jobs: int, loader: FileLoader
 ) -> Iterator[tuple[int, UnitResult]]:
     """(index, result) of each unit in `todo`, in the order they finish. A unit identical to one
-    linted before in the same process takes its findings (`SameUnits`); with workers, units whose
-    main files have the same content (and variant name) go to the same worker, so that copies
-    meet. Workers take the largest units first, so that one big shader does not start last and
-    hold up the end of the run."""
+    linted before in the same process takes its findings (`SameUnits`); with workers, units that
+    look like copies (`_copies_key`) go to the same worker, so that they meet. Workers take the
+    largest units first, so that one big shader does not start last and hold up the end of the
+    run."""
     if jobs <= 1 or len(todo) <= 1:
         same = SameUnits()
         for i in todo:
             yield i, _run_unit(units[i], overrides, loader, same)
         return
-    groups: dict[tuple[str | None, bool, str], list[int]] = {}
+    groups: dict[tuple[str | None, ...], list[int]] = {}
     for i in todo:
-        u = units[i]
-        vname = u.variant.name if u.variant else None
-        groups.setdefault((vname, *_main_content(loader, u.path)), []).append(i)
+        groups.setdefault(_copies_key(loader, units[i]), []).append(i)
     ordered = sorted(groups.values(), key=lambda g: (-_size(loader, units[g[0]].path), g[0]))
     workers = min(jobs, len(ordered))
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(overrides,)) as pool:
@@ -686,12 +684,28 @@ def _cacheable(result: UnitResult) -> bool:
     return not result.errors and not any(d.code == "HL006" for d in result.diagnostics)
 
 
-def _main_content(loader: FileLoader, path: str) -> tuple[bool, str]:
-    """The text of a unit's main file (its path if it cannot be read): how units are grouped."""
+def _copies_key(loader: FileLoader, unit: _Unit) -> tuple[str | None, ...]:
+    """What copies of a unit share before it is preprocessed: the variant's name, the main file's
+    text and the texts of the files it includes directly (a wrapper such as `#include "x.hlsli"`
+    in many folders is a copy only where x.hlsli is one). A main file that cannot be read is a
+    group of its own."""
+    text = _text_or_none(loader, unit.path)
+    if text is None:
+        return (unit.path,)
+    dirs = (unit.variant.include_dirs if unit.variant else ()) + unit.settings.include_dirs
+    targets = [
+        pp_stage.resolve_include(n, unit.path, dirs, angled)
+        for n, angled, _, _ in pp_stage.scan_includes(text)
+    ]
+    included = [_text_or_none(loader, t) if t else None for t in targets]
+    return (unit.variant.name if unit.variant else None, text, *included)
+
+
+def _text_or_none(loader: FileLoader, path: str) -> str | None:
     try:
-        return True, loader(path).text
+        return loader(path).text
     except SourceError:
-        return False, path
+        return None
 
 
 def _size(loader: FileLoader, path: str) -> int:
