@@ -12,7 +12,6 @@ import contextlib
 import copy
 import dataclasses
 import gc
-import hashlib
 import os
 import signal
 import threading
@@ -255,7 +254,7 @@ def _lint_main(
     result: UnitResult,
     budget: _Budget,
     same: SameUnits | None = None,
-) -> tuple[str, pp_stage.PreprocessResult, list[Diagnostic]] | None:
+) -> tuple[_Key, pp_stage.PreprocessResult, list[Diagnostic]] | None:
     """Lint into `result`; with `same`, returns what identical units may reuse (its key, the
     preprocessed unit and the findings of its analysis), if they may."""
     path = main.path
@@ -286,7 +285,7 @@ def _lint_main(
         for cls in all_rules()
         if not cls.engine and settings.is_enabled(cls.code, path)
     ]
-    key = ""
+    key: _Key = ()
     if same is not None:
         rule_set = [(cls.code, options) for cls, options in enabled]
         key = same.key(pp, analysis, vname, rule_set, settings.time_budget)
@@ -322,6 +321,9 @@ def _lint_main(
     return (key, pp, found) if same is not None and not result.errors else None
 
 
+_Key = tuple[object, ...]
+
+
 class SameUnits:
     """The findings of the units linted so far in one run, by everything that reaches them, so
     that a unit identical to an earlier one is not analysed again (engine samples carry copies of
@@ -339,7 +341,7 @@ class SameUnits:
     budget, are not kept."""
 
     def __init__(self) -> None:
-        self._found: dict[str, tuple[str, list[str], list[Diagnostic]]] = {}
+        self._found: dict[_Key, tuple[str, list[str], list[Diagnostic]]] = {}
 
     @staticmethod
     def key(
@@ -348,23 +350,23 @@ class SameUnits:
         variant: str | None,
         rules: Sequence[tuple[str, tuple[tuple[str, object], ...]]],
         time_budget: float,
-    ) -> str:
+    ) -> _Key:
+        """The key itself, not a digest of it: the texts' hashes are computed once per string
+        and the dictionary compares keys for equality, so two units match only when identical."""
         index = {p: i for i, p in enumerate(pp.sources)}
-        files = [(content_hash(s), s.encoding) for s in pp.sources.values()]
-        segments = [
+        files = tuple((s.text, s.decode_errors, s.encoding) for s in pp.sources.values())
+        segments = tuple(
             (s.out_start, s.out_end, index.get(s.path, s.path), s.src_start, s.src_end, s.verbatim)
             for s in pp.sourcemap.segments
-        ]
-        included = [index.get(p, p) for p in pp.included]
-        rest = (files, segments, included, analysis, variant, rules, time_budget)
-        h = hashlib.blake2b(pp.text.encode("utf-8", "surrogatepass"), digest_size=20)
-        h.update(repr(rest).encode("utf-8", "surrogatepass"))
-        return h.hexdigest()
+        )
+        included = tuple(index.get(p, p) for p in pp.included)
+        told = repr((analysis, variant, rules, time_budget))  # rule options may hold lists
+        return (pp.text, files, segments, included, told)
 
-    def put(self, unit: str, key: str, pp: pp_stage.PreprocessResult, found: list[Diagnostic]) -> None:
+    def put(self, unit: str, key: _Key, pp: pp_stage.PreprocessResult, found: list[Diagnostic]) -> None:
         self._found.setdefault(key, (unit, list(pp.sources), found))
 
-    def get(self, key: str, pp: pp_stage.PreprocessResult) -> tuple[str, list[Diagnostic]] | None:
+    def get(self, key: _Key, pp: pp_stage.PreprocessResult) -> tuple[str, list[Diagnostic]] | None:
         """(the earlier unit, its findings moved onto the files of `pp`), if there is one."""
         hit = self._found.get(key)
         if hit is None:
