@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import gc
-import weakref
 
 from hlsllint.analysis import analyze
 from hlsllint.config import Settings
 from hlsllint.lint import FileLoader, lint_unit
 from hlsllint.semantic import Model
+from hlsllint.syntax import SyntaxTree
 
 SHADER = """
 RWTexture2D<float4> Out : register(u0);
@@ -23,23 +23,21 @@ void main(uint3 id : SV_DispatchThreadID) {
 """
 
 
-def _models() -> int:
-    """Models alive in the process (counted through the collector: a model compiled by mypyc
-    takes no weak reference)."""
+def _alive(cls: type) -> int:
+    """Objects of `cls` alive in the process (counted through the collector: an object of a
+    class compiled by mypyc takes no weak reference)."""
     gc.collect()
-    return sum(1 for o in gc.get_objects() if type(o) is Model)
+    return sum(1 for o in gc.get_objects() if type(o) is cls)
 
 
 def test_a_linted_unit_is_freed_with_its_result() -> None:
     path = "lifetime.hlsl"
-    before = _models()
+    models, trees = _alive(Model), _alive(SyntaxTree)
     result = lint_unit(path, Settings(select=("HL",)), loader=FileLoader({path: SHADER}))
     assert result.context is not None
     model = result.context.model
     assert model.entry_points, "the analyses ran on an entry point"
     assert analyze(model).entry(model.entry_points[0].name).cfg is not None
-    assert _models() == before + 1
-    tree_ref = weakref.ref(result.context.tree)
+    assert (_alive(Model), _alive(SyntaxTree)) == (models + 1, trees + 1)
     del model, result
-    assert _models() == before
-    assert tree_ref() is None
+    assert (_alive(Model), _alive(SyntaxTree)) == (models, trees)
