@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 COMPILED_PACKAGES = ("preprocess", "syntax", "semantic", "analysis")
 """The packages of `hlsllint/` whose modules are compiled (their `__init__` modules stay Python:
@@ -39,7 +39,7 @@ def compiled_modules() -> list[str]:
     )
 
 
-def ext_modules() -> list:  # type: ignore[type-arg]
+def ext_modules() -> list[Extension]:
     if os.environ.get("HLSLLINT_COMPILE", "1") == "0" or "bdist_wheel" not in sys.argv:
         return []  # editable installs, sdists and metadata queries
     from mypyc.build import mypycify
