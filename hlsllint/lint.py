@@ -527,6 +527,10 @@ def _run_units(
         groups.setdefault(_copies_key(loader, units[i]), []).append(i)
     ordered = sorted(groups.values(), key=lambda g: (-_size(loader, units[g[0]].path), g[0]))
     workers = min(jobs, len(ordered))
+    # The rules are imported here, before the workers start: forked workers inherit them rather
+    # than each importing them (a fixed cost of every worker, which held a small folder's -j 2
+    # back: FidelityFX-SDK compiled, 0.52 s -> 0.38 s against 0.60 s at -j 1).
+    all_rules()
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(overrides,)) as pool:
         futures = {pool.submit(_run_group, [units[i] for i in g], overrides): g for g in ordered}
         for future in as_completed(futures):
