@@ -119,10 +119,11 @@ def analyse_entry(
     """
     if wave_size is None:
         wave_size = resolve_target(model.settings.target).wave_for(model.settings.wave_size)
+    per_model: dict[tuple[str, int], EntryDemand] | None = None
     if costs is not None:  # calibration runs: nothing cached
         ea = EntryAnalysis(model, entry, costs)
     else:
-        per_model: dict[tuple[str, int], EntryDemand] = model.memo.setdefault("pressure", {})
+        per_model = model.memo.setdefault("pressure", {})
         key = (entry.name, wave_size)
         if key in per_model:
             return per_model[key]
@@ -156,8 +157,8 @@ def analyse_entry(
         spilled_vgprs=bounded.spilled_vgprs,
         spilled_sgprs=bounded.spilled_sgprs,
     )
-    if costs is None:
-        model.memo.setdefault("pressure", {})[(entry.name, wave_size)] = result
+    if per_model is not None:
+        per_model[(entry.name, wave_size)] = result
     return result
 
 
