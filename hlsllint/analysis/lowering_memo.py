@@ -85,7 +85,7 @@ UNSET = object()
 
 def facts(model: Model) -> NodeFacts:
     found = model.memo.get("lowering.facts")
-    if not isinstance(found, NodeFacts) or found.tree is not model.tree:
+    if not isinstance(found, NodeFacts):
         found = model.memo["lowering.facts"] = NodeFacts(model)
     return found
 
