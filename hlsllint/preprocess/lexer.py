@@ -266,11 +266,10 @@ _CACHE_SIZE = 1024
 
 
 class LexStats:
-    """How often `lexed` lexed a text and how often it reused one (per process)."""
+    """How many texts `lexed` has lexed in this process (a cached text is not counted again)."""
 
     def __init__(self) -> None:
         self.lexed = 0
-        self.reused = 0
 
 
 STATS = LexStats()
@@ -283,7 +282,6 @@ def lexed(path: str, text: str) -> LexedFile:
     hit = _CACHE.get(text)
     if hit is not None:
         _CACHE.move_to_end(text)
-        STATS.reused += 1
         return hit
     STATS.lexed += 1
     result = lex_file(text)
