@@ -37,7 +37,8 @@ from hlsllint.analysis.pressure import analyse_entry, lds_bytes, pressure
 from hlsllint.analysis.uniformity import uniformity
 from hlsllint.config import ConfigResolver, Settings
 from hlsllint.context import RuleContext
-from hlsllint.lint import FileLoader, _plan_units, analysis_settings, front_end, tune_gc
+from hlsllint.driver import _plan_units
+from hlsllint.lint import FileLoader, analysis_settings, front_end, tune_gc
 from hlsllint.semantic import Model
 from hlsllint.semantic.model import EntryPoint
 

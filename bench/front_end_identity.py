@@ -28,7 +28,8 @@ from lint_speed import STAGE_EXTS, shader_files
 
 from hlsllint import preprocess as pp_stage
 from hlsllint.config import ConfigResolver, Settings
-from hlsllint.lint import FileLoader, _plan_units, front_end, tune_gc
+from hlsllint.driver import _plan_units
+from hlsllint.lint import FileLoader, front_end, tune_gc
 from hlsllint.syntax import SyntaxTree
 
 

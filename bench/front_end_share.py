@@ -17,7 +17,8 @@ from lint_speed import STAGE_EXTS, shader_files
 
 from hlsllint import preprocess as pp_stage
 from hlsllint.config import ConfigResolver, Settings
-from hlsllint.lint import FileLoader, _plan_units, tune_gc
+from hlsllint.driver import _plan_units
+from hlsllint.lint import FileLoader, tune_gc
 from hlsllint.syntax import parse
 
 

@@ -34,7 +34,8 @@ import hlsllint.analysis.cfg
 from hlsllint import preprocess
 from hlsllint.cache import Cache
 from hlsllint.config import ConfigResolver, Settings
-from hlsllint.lint import FileLoader, LintResult, _plan_units, _Unit, front_end, lint_paths, tune_gc
+from hlsllint.driver import LintResult, _plan_units, _Unit, lint_paths
+from hlsllint.lint import FileLoader, front_end, tune_gc
 
 STAGE_EXTS = (
     ".hlsl",

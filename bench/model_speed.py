@@ -22,7 +22,8 @@ from lint_speed import STAGE_EXTS, shader_files
 from hlsllint.checker import run_rules
 from hlsllint.config import ConfigResolver, Settings
 from hlsllint.context import RuleContext
-from hlsllint.lint import FileLoader, _plan_units, analysis_settings, front_end, tune_gc
+from hlsllint.driver import _plan_units
+from hlsllint.lint import FileLoader, analysis_settings, front_end, tune_gc
 from hlsllint.registry import all_rules
 from hlsllint.rule import Rule
 from hlsllint.syntax import Node, parse

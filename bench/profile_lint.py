@@ -26,7 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lint_speed import STAGE_EXTS, shader_files
 
 from hlsllint.config import ConfigResolver, Settings
-from hlsllint.lint import lint_paths, tune_gc
+from hlsllint.driver import lint_paths
+from hlsllint.lint import tune_gc
 
 
 def main() -> int:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from lint_speed import STAGE_EXTS, shader_files
 
-from hlsllint import checker, lint
+from hlsllint import checker, driver, lint
 from hlsllint.analysis import analyze
 from hlsllint.analysis.pressure import analyse_entry
 from hlsllint.config import ConfigResolver, Settings
@@ -108,7 +108,7 @@ def main() -> None:
     lint.tune_gc()
     resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
     t = time.process_time()
-    res = lint.lint_paths(files, resolver, jobs=1, cache=None)
+    res = driver.lint_paths(files, resolver, jobs=1, cache=None)
     total = time.process_time() - t
     print(f"{len(files)} files, {len(res.diagnostics)} findings, {total:.2f} CPU s in all")
     if args.cold:

@@ -17,7 +17,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lint_speed import STAGE_EXTS, shader_files
 
 from hlsllint.config import ConfigResolver, Settings
-from hlsllint.lint import FileLoader, _plan_units, front_end
+from hlsllint.driver import _plan_units
+from hlsllint.lint import FileLoader, front_end
 
 
 def main() -> int:

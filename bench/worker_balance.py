@@ -20,13 +20,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from lint_speed import STAGE_EXTS, shader_files
 
-import hlsllint.lint as lint
+import hlsllint.driver as driver
 from hlsllint.config import ConfigResolver, Settings
+from hlsllint.lint import UnitResult, tune_gc
 
-_run_group = lint._run_group
+_run_group = driver._run_group
 
 
-def _timed_group(units: list[lint._Unit], overrides: dict[str, str]) -> list[lint.UnitResult]:
+def _timed_group(units: list[driver._Unit], overrides: dict[str, str]) -> list[UnitResult]:
     start = time.perf_counter()
     results = _run_group(units, overrides)
     results[0].timings["worker busy"] = time.perf_counter() - start
@@ -41,12 +42,12 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     files = shader_files(args.folders)
-    lint.tune_gc()
-    lint._run_group = _timed_group  # forked workers inherit the timed version
+    tune_gc()
+    driver._run_group = _timed_group  # forked workers inherit the timed version
     resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
     for _ in range(args.runs):
         t0 = time.perf_counter()
-        result = lint.lint_paths(files, resolver, jobs=2, cache=None)
+        result = driver.lint_paths(files, resolver, jobs=2, cache=None)
         wall = time.perf_counter() - t0
         busy: dict[float, float] = collections.Counter()
         end: dict[float, float] = {}

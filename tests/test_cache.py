@@ -12,7 +12,7 @@ from hlsllint.cache import Cache
 from hlsllint.cli import main
 from hlsllint.config import ConfigResolver
 from hlsllint.diagnostics import Diagnostic
-from hlsllint.lint import lint_paths
+from hlsllint.driver import lint_paths
 from hlsllint.progress import ProgressBar
 
 HEADER = "float helper(float x) { return sign(x) < 0 ? -x : x; }\n"

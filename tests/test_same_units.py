@@ -12,7 +12,7 @@ from hlsllint import lint
 from hlsllint.cache import Cache
 from hlsllint.config import ConfigResolver
 from hlsllint.diagnostics import Diagnostic
-from hlsllint.lint import LintResult, lint_paths
+from hlsllint.driver import LintResult, lint_paths
 
 KERNEL = """\
 RWStructuredBuffer<float4> gDst : register(u0);

@@ -12,7 +12,7 @@ import pytest
 from hlsllint import rule_url
 from hlsllint.cli import main
 from hlsllint.config import ConfigResolver
-from hlsllint.lint import lint_paths
+from hlsllint.driver import lint_paths
 from hlsllint.output import sarif
 from hlsllint.registry import find_rule
 

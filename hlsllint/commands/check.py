@@ -17,8 +17,8 @@ from hlsllint.commands.noqa import add_noqa_all
 from hlsllint.config import ConfigResolver
 from hlsllint.diagnostics import Severity
 from hlsllint.discovery import discover
+from hlsllint.driver import STDIN, LintResult, lint_paths
 from hlsllint.fix import apply_fixes, unified_diff, write_atomic
-from hlsllint.lint import STDIN, LintResult, lint_paths
 from hlsllint.output import FORMATS, printer
 from hlsllint.progress import ProgressBar
 from hlsllint.registry import rule_by_code
