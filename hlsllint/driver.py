@@ -85,10 +85,12 @@ def _run_unit(
     return result
 
 
-def _run_group(units: Sequence[_Unit], overrides: Mapping[str, str]) -> list[UnitResult]:
-    """Lint units in turn in one worker (units whose main files have the same content: copies)."""
+def _run_group(
+    units: Sequence[_Unit], overrides: Mapping[str, str], loader: FileLoader | None = None
+) -> list[UnitResult]:
+    """Lint units in turn in one process (units whose main files have the same content: copies)."""
     same = SameUnits()
-    return [_run_unit(u, overrides, same=same) for u in units]
+    return [_run_unit(u, overrides, loader, same) for u in units]
 
 
 def _plan_units(
@@ -219,28 +221,62 @@ def _run_units(
     units: Sequence[_Unit], todo: list[int], overrides: Mapping[str, str], jobs: int, loader: FileLoader
 ) -> Iterator[tuple[int, UnitResult]]:
     """(index, result) of each unit in `todo`, in the order they finish. A unit identical to one
-    linted before in the same process takes its findings (`SameUnits`); with workers, units that
-    look like copies (`_copies_key`) go to the same worker, so that they meet. Workers take the
-    largest units first, so that one big shader does not start last and hold up the end of the
-    run."""
-    if jobs <= 1 or len(todo) <= 1:
-        same = SameUnits()
+    linted before in the same process takes its findings (`SameUnits`); with `jobs` above one,
+    units that look like copies (`_copies_key`) form a group, linted in one process so that they
+    meet.
+
+    `jobs` counts this process: it lints too, beside `jobs - 1` workers. The groups are queued
+    for the workers largest first, so that one big shader does not start last and hold up the
+    end of the run, and this process takes them from the other end, smallest first, while no
+    worker has taken them yet (a queued group that has not started can be cancelled). The two
+    meet in the middle: nothing waits for a worker to start, and no process is left idle
+    competing for a core with the others."""
+    if jobs > 1 and len(todo) > 1:
+        groups: dict[tuple[str | None, ...], list[int]] = {}
         for i in todo:
-            yield i, _run_unit(units[i], overrides, loader, same)
-        return
-    groups: dict[tuple[str | None, ...], list[int]] = {}
+            groups.setdefault(_copies_key(loader, units[i]), []).append(i)
+        ordered = sorted(groups.values(), key=lambda g: (-_size(loader, units[g[0]].path), g[0]))
+        if len(ordered) > 1:
+            yield from _run_groups(units, ordered, overrides, min(jobs, len(ordered)) - 1, loader)
+            return
+    same = SameUnits()
     for i in todo:
-        groups.setdefault(_copies_key(loader, units[i]), []).append(i)
-    ordered = sorted(groups.values(), key=lambda g: (-_size(loader, units[g[0]].path), g[0]))
-    workers = min(jobs, len(ordered))
+        yield i, _run_unit(units[i], overrides, loader, same)
+
+
+def _run_groups(
+    units: Sequence[_Unit],
+    ordered: list[list[int]],
+    overrides: Mapping[str, str],
+    workers: int,
+    loader: FileLoader,
+) -> Iterator[tuple[int, UnitResult]]:
+    """`_run_units` with `workers` worker processes and this one."""
     # The rules are imported here, before the workers start: forked workers inherit them rather
     # than each importing them (a fixed cost of every worker, which held a small folder's -j 2
     # back: FidelityFX-SDK compiled, 0.52 s -> 0.38 s against 0.60 s at -j 1).
     all_rules()
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(overrides,)) as pool:
-        futures = {pool.submit(_run_group, [units[i] for i in g], overrides): g for g in ordered}
-        for future in as_completed(futures):
-            yield from zip(futures[future], future.result(), strict=True)
+        futures = [pool.submit(_run_group, [units[i] for i in g], overrides) for g in ordered]
+        reported: set[int] = set()
+
+        def finished() -> Iterator[tuple[int, UnitResult]]:
+            for k, future in enumerate(futures):
+                if k not in reported and future.done() and not future.cancelled():
+                    reported.add(k)
+                    yield from zip(ordered[k], future.result(), strict=True)
+
+        for k in reversed(range(len(futures))):
+            if not futures[k].cancel():
+                break  # a worker has this group: the rest is theirs
+            reported.add(k)
+            yield from zip(
+                ordered[k], _run_group([units[i] for i in ordered[k]], overrides, loader), strict=True
+            )
+            yield from finished()
+        position = {future: k for k, future in enumerate(futures)}
+        for future in as_completed(f for k, f in enumerate(futures) if k not in reported):
+            yield from zip(ordered[position[future]], future.result(), strict=True)
 
 
 class Scope:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
 
+from hlsllint import driver
 from hlsllint.cache import Cache
 from hlsllint.cli import main
 from hlsllint.config import ConfigResolver
@@ -85,6 +88,28 @@ def test_new_file_on_the_include_path_invalidates(tmp_path: Path, tree: Path) ->
 
 def test_parallel_output_equals_serial() -> None:
     assert _lint([str(FIXTURES)], jobs=2) == _lint([str(FIXTURES)], jobs=1)
+
+
+_linted_group = driver._run_group
+
+
+def _group_by_pid(units: Sequence[object], overrides: object, *rest: object) -> list[object]:
+    """`_run_group`, noting which process linted each unit (module level: workers unpickle it)."""
+    results = _linted_group(units, overrides, *rest)  # type: ignore[arg-type]
+    for r in results:
+        r.timings["pid"] = os.getpid()
+    return results  # type: ignore[return-value]
+
+
+def test_the_main_process_lints_beside_its_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With -j 2 this process takes the small groups and one worker the large ones; together
+    they lint each unit once, and the findings are those of -j 1."""
+    monkeypatch.setattr(driver, "_run_group", _group_by_pid)
+    result = lint_paths([str(FIXTURES)], ConfigResolver(), jobs=2)
+    by_pid = [u.timings["pid"] for u in result.units]
+    assert os.getpid() in by_pid
+    assert len(set(by_pid)) == 2
+    assert result.diagnostics == _lint([str(FIXTURES)], jobs=1)
 
 
 def test_union_of_shards_is_the_full_run() -> None:
