@@ -222,20 +222,22 @@ def _run_units(
 ) -> Iterator[tuple[int, UnitResult]]:
     """(index, result) of each unit in `todo`, in the order they finish. A unit identical to one
     linted before in the same process takes its findings (`SameUnits`); with `jobs` above one,
-    units that look like copies (`_copies_key`) form a group, linted in one process so that they
-    meet.
+    units that look like copies (`_IncludeScan.copies_key`) form a group, linted in one process
+    so that they meet.
 
     `jobs` counts this process: it lints too, beside `jobs - 1` workers. The groups are queued
-    for the workers largest first, so that one big shader does not start last and hold up the
-    end of the run, and this process takes them from the other end, smallest first, while no
-    worker has taken them yet (a queued group that has not started can be cancelled). The two
-    meet in the middle: nothing waits for a worker to start, and no process is left idle
-    competing for a core with the others."""
+    for the workers largest first (`_IncludeScan.reach_size`), so that one big shader does not
+    start last and hold up the end of the run; this process takes them from the other end,
+    smallest first, while no worker has taken them yet (a queued group that has not started
+    can be cancelled). The two meet in the middle: nothing waits for a worker to start, and no
+    process is left idle competing for a core with the others."""
     if jobs > 1 and len(todo) > 1:
+        scan = _IncludeScan(loader)
         groups: dict[tuple[str | None, ...], list[int]] = {}
         for i in todo:
-            groups.setdefault(_copies_key(loader, units[i]), []).append(i)
-        ordered = sorted(groups.values(), key=lambda g: (-_size(loader, units[g[0]].path), g[0]))
+            groups.setdefault(scan.copies_key(units[i]), []).append(i)
+        cost = {g[0]: scan.reach_size(units[g[0]]) for g in groups.values()}  # copies cost little
+        ordered = sorted(groups.values(), key=lambda g: (-cost[g[0]], g[0]))
         if len(ordered) > 1:
             yield from _run_groups(units, ordered, overrides, min(jobs, len(ordered)) - 1, loader)
             return
@@ -359,21 +361,54 @@ def _cacheable(result: UnitResult) -> bool:
     return not result.errors and not any(d.code == "HL006" for d in result.diagnostics)
 
 
-def _copies_key(loader: FileLoader, unit: _Unit) -> tuple[str | None, ...]:
-    """What copies of a unit share before it is preprocessed: the variant's name, the main file's
-    text and the texts of the files it includes directly (a wrapper such as `#include "x.hlsli"`
-    in many folders is a copy only where x.hlsli is one). A main file that cannot be read is a
-    group of its own."""
-    text = _text_or_none(loader, unit.path)
-    if text is None:
-        return (unit.path,)
-    dirs = (unit.variant.include_dirs if unit.variant else ()) + unit.settings.include_dirs
-    targets = [
-        pp_stage.resolve_include(n, unit.path, dirs, angled)
-        for n, angled, _, _ in pp_stage.scan_includes(text)
-    ]
-    included = [_text_or_none(loader, t) if t else None for t in targets]
-    return (unit.variant.name if unit.variant else None, text, *included)
+class _IncludeScan:
+    """The `#include` lines of a run's files, resolved under a unit's include folders (whatever
+    the #if around them), scanned once per file and folder list."""
+
+    def __init__(self, loader: FileLoader) -> None:
+        self.loader = loader
+        self._direct: dict[tuple[str, tuple[str, ...]], list[str | None]] = {}
+
+    def direct(self, path: str, dirs: tuple[str, ...]) -> list[str | None]:
+        """The files `path` includes, in order; None where a name does not resolve."""
+        key = (path, dirs)
+        found = self._direct.get(key)
+        if found is None:
+            text = _text_or_none(self.loader, path) or ""
+            found = self._direct[key] = [
+                pp_stage.resolve_include(n, path, dirs, angled)
+                for n, angled, _, _ in pp_stage.scan_includes(text)
+            ]
+        return found
+
+    def copies_key(self, unit: _Unit) -> tuple[str | None, ...]:
+        """What copies of a unit share before it is preprocessed: the variant's name, the main
+        file's text and the texts of the files it includes directly (a wrapper such as
+        `#include "x.hlsli"` in many folders is a copy only where x.hlsli is one). A main file
+        that cannot be read is a group of its own."""
+        text = _text_or_none(self.loader, unit.path)
+        if text is None:
+            return (unit.path,)
+        included = [_text_or_none(self.loader, t) if t else None for t in self.direct(unit.path, _dirs(unit))]
+        return (unit.variant.name if unit.variant else None, text, *included)
+
+    def reach_size(self, unit: _Unit) -> int:
+        """The characters of a unit's main file and of every file it may include, directly or
+        not: what its cost follows best before it is preprocessed (the main file's size alone
+        misses a small file that includes large headers; `bench/worker_balance.py --order`)."""
+        dirs = _dirs(unit)
+        seen: set[str] = set()
+        stack = [unit.path]
+        while stack:
+            path = os.path.normpath(stack.pop())
+            if path not in seen:
+                seen.add(path)
+                stack.extend(t for t in self.direct(path, dirs) if t)
+        return sum(_size(self.loader, p) for p in seen)
+
+
+def _dirs(unit: _Unit) -> tuple[str, ...]:
+    return (unit.variant.include_dirs if unit.variant else ()) + unit.settings.include_dirs
 
 
 def _text_or_none(loader: FileLoader, path: str) -> str | None:
