@@ -21,7 +21,7 @@ from hlsllint.cache import Cache, content_hash
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.discovery import discover, is_excluded
-from hlsllint.includers import file_includes, includers_of
+from hlsllint.includers import includers_of
 from hlsllint.lint import FileLoader, UnitResult, apply_suppressions, lint_unit
 from hlsllint.registry import all_rules
 from hlsllint.same_units import SameUnits
@@ -93,13 +93,72 @@ def _run_group(
     return [_run_unit(u, overrides, loader, same) for u in units]
 
 
+class _IncludeScan:
+    """The `#include` lines of a run's files, resolved under a unit's include folders (whatever
+    the #if around them), scanned once per file and folder list."""
+
+    def __init__(self, loader: FileLoader) -> None:
+        self.loader = loader
+        self._direct: dict[tuple[str, tuple[str, ...]], list[str | None]] = {}
+
+    def direct(self, path: str, dirs: tuple[str, ...]) -> list[str | None]:
+        """The files `path` includes, in order; None where a name does not resolve."""
+        key = (path, dirs)
+        found = self._direct.get(key)
+        if found is None:
+            text = _text_or_none(self.loader, path) or ""
+            found = self._direct[key] = [
+                pp_stage.resolve_include(n, path, dirs, angled)
+                for n, angled, _, _ in pp_stage.scan_includes(text)
+            ]
+        return found
+
+    def resolved(self, path: str, dirs: tuple[str, ...]) -> set[str]:
+        """The files `path` includes (`includers.file_includes`, through this memo)."""
+        return {os.path.normpath(t) for t in self.direct(path, dirs) if t}
+
+    def copies_key(self, unit: _Unit) -> tuple[str | None, ...]:
+        """What copies of a unit share before it is preprocessed: the variant's name, the main
+        file's text and the texts of the files it includes directly (a wrapper such as
+        `#include "x.hlsli"` in many folders is a copy only where x.hlsli is one). A main file
+        that cannot be read is a group of its own."""
+        text = _text_or_none(self.loader, unit.path)
+        if text is None:
+            return (unit.path,)
+        included = [_text_or_none(self.loader, t) if t else None for t in self.direct(unit.path, _dirs(unit))]
+        return (unit.variant.name if unit.variant else None, text, *included)
+
+    def reach_size(self, unit: _Unit) -> int:
+        """The characters of a unit's main file and of every file it may include, directly or
+        not: what its cost follows best before it is preprocessed (the main file's size alone
+        misses a small file that includes large headers; `bench/worker_balance.py --order`)."""
+        dirs = _dirs(unit)
+        seen: set[str] = set()
+        stack = [unit.path]
+        while stack:
+            path = os.path.normpath(stack.pop())
+            if path not in seen:
+                seen.add(path)
+                stack.extend(t for t in self.direct(path, dirs) if t)
+        return sum(_size(self.loader, p) for p in seen)
+
+
+def _dirs(unit: _Unit) -> tuple[str, ...]:
+    return (unit.variant.include_dirs if unit.variant else ()) + unit.settings.include_dirs
+
+
 def _plan_units(
-    files: list[str], resolver: ConfigResolver, loader: FileLoader, alone: frozenset[str] = frozenset()
+    files: list[str],
+    resolver: ConfigResolver,
+    loader: FileLoader,
+    alone: frozenset[str] = frozenset(),
+    scan: _IncludeScan | None = None,
 ) -> list[_Unit]:
     """Translation units: every file that no other linted file includes, once per variant. A file
     in `alone` (passed by name) that no linted file includes but other files of its project do is
     analysed through those includers instead (a header passed alone, as pre-commit does)."""
-    includes = {f: file_includes(f, resolver, loader) for f in files}
+    scan = scan or _IncludeScan(loader)
+    includes = {f: scan.resolved(f, resolver.for_path(f).include_dirs) for f in files}
     linted = set(files)
     included = {t for f, ts in includes.items() for t in ts if t != f and t in linted}
     roots = [f for f in files if f not in included]
@@ -161,7 +220,8 @@ def lint_paths(
     files = list(discover([p for p in paths if p not in overrides], resolver))
     files += [os.path.normpath(p) for p in overrides if os.path.normpath(p) not in files]
     alone = frozenset(os.path.normpath(p) for p in paths if p not in overrides and os.path.isfile(p))
-    units = _plan_units(files, resolver, loader, alone)
+    scan = _IncludeScan(loader)  # planning's scans, which -j N's ordering reuses
+    units = _plan_units(files, resolver, loader, alone, scan)
     if shard is not None:
         units = shard_units(units, shard, lambda p: _size(loader, p))
 
@@ -176,7 +236,7 @@ def lint_paths(
                 results[i] = UnitResult(diagnostics=hit.diagnostics, deps=hit.deps)
     todo = [i for i, r in enumerate(results) if r is None]
     jobs = jobs or os.cpu_count() or 1
-    for n, (i, done) in enumerate(_run_units(units, todo, overrides, jobs, loader), start=1):
+    for n, (i, done) in enumerate(_run_units(units, todo, overrides, jobs, scan), start=1):
         results[i] = done
         if cache is not None and _cacheable(done):
             cache.put(keys[i], done.diagnostics, done.deps, done.missing)
@@ -218,7 +278,7 @@ def lint_paths(
 
 
 def _run_units(
-    units: Sequence[_Unit], todo: list[int], overrides: Mapping[str, str], jobs: int, loader: FileLoader
+    units: Sequence[_Unit], todo: list[int], overrides: Mapping[str, str], jobs: int, scan: _IncludeScan
 ) -> Iterator[tuple[int, UnitResult]]:
     """(index, result) of each unit in `todo`, in the order they finish. A unit identical to one
     linted before in the same process takes its findings (`SameUnits`); with `jobs` above one,
@@ -231,8 +291,8 @@ def _run_units(
     smallest first, while no worker has taken them yet (a queued group that has not started
     can be cancelled). The two meet in the middle: nothing waits for a worker to start, and no
     process is left idle competing for a core with the others."""
+    loader = scan.loader
     if jobs > 1 and len(todo) > 1:
-        scan = _IncludeScan(loader)
         groups: dict[tuple[str | None, ...], list[int]] = {}
         for i in todo:
             groups.setdefault(scan.copies_key(units[i]), []).append(i)
@@ -359,56 +419,6 @@ def _label(unit_path: str, d: Diagnostic) -> str:
 def _cacheable(result: UnitResult) -> bool:
     """Results that depend on more than the files (a crash, a time budget) are not stored."""
     return not result.errors and not any(d.code == "HL006" for d in result.diagnostics)
-
-
-class _IncludeScan:
-    """The `#include` lines of a run's files, resolved under a unit's include folders (whatever
-    the #if around them), scanned once per file and folder list."""
-
-    def __init__(self, loader: FileLoader) -> None:
-        self.loader = loader
-        self._direct: dict[tuple[str, tuple[str, ...]], list[str | None]] = {}
-
-    def direct(self, path: str, dirs: tuple[str, ...]) -> list[str | None]:
-        """The files `path` includes, in order; None where a name does not resolve."""
-        key = (path, dirs)
-        found = self._direct.get(key)
-        if found is None:
-            text = _text_or_none(self.loader, path) or ""
-            found = self._direct[key] = [
-                pp_stage.resolve_include(n, path, dirs, angled)
-                for n, angled, _, _ in pp_stage.scan_includes(text)
-            ]
-        return found
-
-    def copies_key(self, unit: _Unit) -> tuple[str | None, ...]:
-        """What copies of a unit share before it is preprocessed: the variant's name, the main
-        file's text and the texts of the files it includes directly (a wrapper such as
-        `#include "x.hlsli"` in many folders is a copy only where x.hlsli is one). A main file
-        that cannot be read is a group of its own."""
-        text = _text_or_none(self.loader, unit.path)
-        if text is None:
-            return (unit.path,)
-        included = [_text_or_none(self.loader, t) if t else None for t in self.direct(unit.path, _dirs(unit))]
-        return (unit.variant.name if unit.variant else None, text, *included)
-
-    def reach_size(self, unit: _Unit) -> int:
-        """The characters of a unit's main file and of every file it may include, directly or
-        not: what its cost follows best before it is preprocessed (the main file's size alone
-        misses a small file that includes large headers; `bench/worker_balance.py --order`)."""
-        dirs = _dirs(unit)
-        seen: set[str] = set()
-        stack = [unit.path]
-        while stack:
-            path = os.path.normpath(stack.pop())
-            if path not in seen:
-                seen.add(path)
-                stack.extend(t for t in self.direct(path, dirs) if t)
-        return sum(_size(self.loader, p) for p in seen)
-
-
-def _dirs(unit: _Unit) -> tuple[str, ...]:
-    return (unit.variant.include_dirs if unit.variant else ()) + unit.settings.include_dirs
 
 
 def _text_or_none(loader: FileLoader, path: str) -> str | None:
