@@ -96,7 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--statistics", action="store_true", help="count findings per rule")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--show-files", action="store_true", help="list the files that would be linted")
-    check.add_argument("-j", "--jobs", type=int, default=None, help="parallel workers (default: all cores)")
+    check.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        help="processes that lint at once, this one included (default: all cores)",
+    )
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     check.add_argument(
         "--cache-dir", metavar="DIR", help="cache folder (default: $HLSLLINT_CACHE_DIR or .hlsllint_cache)"
