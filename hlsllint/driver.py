@@ -235,7 +235,7 @@ def lint_paths(
             if hit is not None:
                 results[i] = UnitResult(diagnostics=hit.diagnostics, deps=hit.deps)
     todo = [i for i, r in enumerate(results) if r is None]
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or usable_cpus()
     for n, (i, done) in enumerate(_run_units(units, todo, overrides, jobs, scan), start=1):
         results[i] = done
         if cache is not None and _cacheable(done):
@@ -275,6 +275,14 @@ def lint_paths(
         for i, (u, r) in enumerate(zip(units, results, strict=True))
     ]
     return LintResult(diagnostics, sources, [f for f in files if f in linted], errors, infos)
+
+
+def usable_cpus() -> int:
+    """The processors this process may run on (`taskset`, a container's cpuset), which
+    `os.cpu_count()` ignores: the default `-j`."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def _run_units(

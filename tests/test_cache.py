@@ -190,3 +190,15 @@ def test_progress_bar_only_on_a_terminal_and_not_quiet() -> None:
     with ProgressBar(True, small) as bar:
         bar.update(1, 3)  # too short a run for a bar
     assert small.getvalue() == ""
+
+
+def test_default_jobs_follow_the_processors_this_process_may_use() -> None:
+    if not hasattr(os, "sched_getaffinity"):
+        pytest.skip("no CPU affinity on this system")
+    allowed = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(allowed)})
+        assert driver.usable_cpus() == 1
+    finally:
+        os.sched_setaffinity(0, allowed)
+    assert driver.usable_cpus() == len(allowed)
