@@ -13,9 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from hlsllint import __version__
-from hlsllint.commands.check import run_check
-from hlsllint.commands.config import run_config, show_settings
-from hlsllint.commands.rule import run_rule
 from hlsllint.config import (
     TARGETS,
     ConfigError,
@@ -26,7 +23,6 @@ from hlsllint.config import (
     parse_inline,
     table_changes,
 )
-from hlsllint.lint import tune_gc
 from hlsllint.output import FORMATS
 from hlsllint.registry import RegistryError
 
@@ -154,12 +150,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, "check")
     args = build_parser().parse_args(args_list)
-    tune_gc()
     try:
         if args.command == "rule":
+            # Imported here, not at the top, as are the other commands' modules: `--version`, `rule`
+            # and `config` then start without the lint pipeline (start-up cost).
+            from hlsllint.commands.rule import run_rule
+
             return run_rule(args)
         if args.command == "config":
+            from hlsllint.commands.config import run_config
+
             return run_config(args, sys.stdout)
+        from hlsllint.commands.check import run_check
+        from hlsllint.commands.config import show_settings
+        from hlsllint.lint import tune_gc
+
+        tune_gc()
         if args.command == "server":
             from hlsllint.server import serve
 
