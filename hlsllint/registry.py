@@ -6,7 +6,6 @@ import importlib
 import pkgutil
 import re
 from functools import cache
-from importlib.metadata import entry_points
 
 from hlsllint.rule import Rule
 
@@ -33,6 +32,10 @@ def _rules_in_module(module: object) -> list[type[Rule]]:
 @cache
 def all_rules() -> tuple[type[Rule], ...]:
     """Every known rule class, sorted by code."""
+    # Imported here, not at the top: commands that never load the rules (`config`, `--version`)
+    # skip importlib.metadata and the email package it pulls in (start-up cost).
+    from importlib.metadata import entry_points
+
     import hlsllint.rules as builtin
 
     classes: dict[str, type[Rule]] = {}
