@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 from types import TracebackType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 MIN_UNITS = 40
 """Fewer units than this finish too fast for a bar to help."""
@@ -27,6 +27,10 @@ class ProgressBar:
         if not self.enabled or total < MIN_UNITS:
             return
         if self._bar is None:
+            # Imported here, not at the top: most runs draw no bar (rich.progress costs ~25 ms of start-up).
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
             self._bar = Progress(
                 TextColumn("hlsllint"),
                 BarColumn(),
