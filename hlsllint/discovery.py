@@ -3,27 +3,37 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from hlsllint.config import ConfigResolver, Settings, relative_to
 
+if TYPE_CHECKING:
+    from pathspec import PathSpec
+
+
+def _spec(lines: Iterable[str]) -> PathSpec:
+    # Imported here, not at the top: a run on named files (pre-commit, an editor) matches no
+    # pattern and skips pathspec's import (start-up cost).
+    import pathspec
+
+    return pathspec.PathSpec.from_lines("gitignore", lines)
+
 
 @cache
-def _gitignore(directory: str) -> pathspec.PathSpec | None:
+def _gitignore(directory: str) -> PathSpec | None:
     path = os.path.join(directory, ".gitignore")
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return pathspec.PathSpec.from_lines("gitignore", f)
+            return _spec(f)
     except OSError:
         return None
 
 
 @cache
-def _exclude_spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitignore", patterns)
+def _exclude_spec(patterns: tuple[str, ...]) -> PathSpec:
+    return _spec(patterns)
 
 
 def is_gitignored(path: str, is_dir: bool = False) -> bool:
