@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
 
 _ROWS = (
@@ -31,6 +30,10 @@ def example_hash(bad_example: str, good_example: str) -> str:
 
 @cache
 def _data() -> dict[str, Any]:
+    # Imported here, not at the top: only documentation reads the claims, and a lint imports
+    # this module through hlsllint.rule (start-up cost).
+    from importlib import resources
+
     try:
         text = resources.files("hlsllint").joinpath("data/claims.json").read_text(encoding="utf-8")
         data = json.loads(text)
