@@ -32,7 +32,7 @@ FORMATS: dict[str, tuple[str, str]] = {
     "gitlab": ("hlsllint.output.gitlab", "print_gitlab"),
     "junit": ("hlsllint.output.junit", "print_junit"),
     "rdjson": ("hlsllint.output.rdjson", "print_rdjson"),
-    "pylint": ("hlsllint.output.text", "print_pylint"),
+    "pylint": ("hlsllint.output.pylint", "print_pylint"),
     "grouped": ("hlsllint.output.text", "print_grouped"),
 }
 

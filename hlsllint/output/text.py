@@ -1,5 +1,5 @@
-"""Terminal output: `full` (code frames with a caret range, via rich), `concise`, `grouped`
-(findings under their file name) and `pylint` (pylint's parseable one-line format)."""
+"""Terminal output: `full` (code frames with a caret range, via rich), `concise` and `grouped`
+(findings under their file name)."""
 
 from __future__ import annotations
 
@@ -93,18 +93,6 @@ def _frame(console: Console, src: SourceFile, d: Diagnostic) -> None:
             )
             console.print(mark)
     console.print(Text(gutter, style="blue"))
-
-
-def print_pylint(
-    diagnostics: Sequence[Diagnostic],
-    sources: Mapping[str, SourceFile],
-    out: IO[str],
-    errors: Sequence[str] = (),
-) -> None:
-    """pylint's parseable format, `path:row: [CODE(name)] message`, one finding per line."""
-    for d in diagnostics:
-        variant = f" [{d.variant}]" if d.variant else ""
-        out.write(f"{d.path}:{d.start.row}: [{d.code}({d.name})] {d.message}{variant}\n")
 
 
 def print_grouped(
