@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from itertools import chain
 from typing import Any
 
+import networkx as nx
+
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Span, Value
 from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
@@ -114,8 +116,6 @@ class _Lowerer:
         self.const_value = model.const_value  # memoised by the model
         self.blocks: list[list[Instr]] = []
         self.edges: list[tuple[int, int]] = []
-        import networkx as nx  # here, not at the top: start-up cost of runs that build no graph
-
         self.g = nx.DiGraph()
         self.values: list[Value] = []
         self.loops: list[LoopRecord] = []
@@ -449,8 +449,6 @@ class _Lowerer:
 
     def _finish_unnumbered(self, exit_b: int) -> CFG:
         """`finish` through networkx alone, for edges to blocks that do not exist."""
-        import networkx as nx  # here, not at the top: start-up cost of runs that build no graph
-
         self.g.add_nodes_from((b, {"instrs": instrs}) for b, instrs in enumerate(self.blocks))
         self.g.add_edges_from(self.edges)
         reachable = nx.descendants(self.g, 0) | {0}

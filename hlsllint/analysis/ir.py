@@ -6,13 +6,12 @@ Built by `hlsllint.analysis.cfg.build_cfg`; read by uniformity, liveness and the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import networkx as nx
 
 from hlsllint.semantic import types as T
 from hlsllint.semantic.model import EntryPoint, Symbol
-
-if TYPE_CHECKING:
-    import networkx as nx  # at run time imported where a graph is built (start-up cost)
 
 Span = tuple[int, int]
 

@@ -4,12 +4,9 @@ subexpressions), and the instructions no side effect depends on (dead code)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import networkx as nx
 
 from hlsllint.analysis.ir import Instr, Value
-
-if TYPE_CHECKING:
-    import networkx as nx  # at run time imported where a graph is built (start-up cost)
 
 ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
 """Instructions kept whatever reads their result: side effects, control flow, and what the
@@ -134,8 +131,6 @@ def common_values(
             seen.add(k)
     if not repeats:
         return frozenset()
-    import networkx as nx  # here, not at the top: start-up cost of runs that build no graph
-
     idom = nx.immediate_dominators(g, entry)
     children: dict[int, list[int]] = {}
     for b, dom in idom.items():

@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+import networkx as nx
+
 from hlsllint.analysis.ir import CFG, Instr, Value
 
 
@@ -63,8 +65,6 @@ def post_dominators(cfg: CFG) -> dict[int, int]:
     found: dict[int, int] | None = cfg.cache.get("ipdom")
     if found is not None:
         return found
-    import networkx as nx  # here, not at the top: start-up cost of runs that build no graph
-
     succs = cfg.successors()
     rev = nx.DiGraph()
     rev.add_nodes_from(succs)
