@@ -18,31 +18,55 @@ Span = tuple[int, int]
 FETCH_OPS = frozenset({"sample", "gather", "load"})
 
 
-@dataclass(eq=False)
 class Value:
+    """Compared by identity. A plain class with its own `__init__` rather than a dataclass: a
+    compiled dataclass keeps the `__init__` that `dataclasses` generates in Python, and lowering
+    makes tens of thousands of values per unit."""
+
     id: int
     name: str
     width: int
     """Size in 32-bit components."""
     kind: str
     """`var`, `temp`, `input`, `preload`, `resource`."""
-    type: T.Type = T.UNKNOWN
-    symbol: Symbol | None = None
-    reg_class: str | None = None
+    type: T.Type
+    symbol: Symbol | None
+    reg_class: str | None
     """Forced class (`sgpr` for descriptors and scalar preloads, `scratch` for arrays too large
     for registers), else by uniformity."""
-    parts: list[Value] | None = None
+    parts: list[Value] | None
     """For a struct-typed expression (a whole local read, an inlined call's result, a struct
     loaded from a buffer): its member values. Such a value is never defined or read by an
     instruction: `emit` reads its members instead, and a member access picks one, so a struct
     that is only partly read costs only the members read."""
 
+    def __init__(
+        self,
+        id: int,
+        name: str,
+        width: int,
+        kind: str,
+        type: T.Type = T.UNKNOWN,
+        symbol: Symbol | None = None,
+        reg_class: str | None = None,
+        parts: list[Value] | None = None,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.width = width
+        self.kind = kind
+        self.type = type
+        self.symbol = symbol
+        self.reg_class = reg_class
+        self.parts = parts
+
     def __repr__(self) -> str:
         return f"%{self.id}:{self.name}[{self.width}]"
 
 
-@dataclass(eq=False)
 class Instr:
+    """Compared by identity; a plain class for the reason `Value` is."""
+
     op: str
     """`input`, `preload`, `descriptor`, `undef` (a declaration without a value), `alu`, `copy`,
     `cbload`, `load`, `sample`, `gather`, `lds_load`,
@@ -50,12 +74,30 @@ class Instr:
     dest: Value | None
     reads: list[Value]
     span: Span
-    rule: str = "pure"
+    rule: str
     """Uniformity of the result: `pure` (uniform iff every read is), `uniform`, `lane`,
     `readlane` (uniform iff the second read is)."""
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any]
     """For fetches: `resource` (name), `typed`, `method`."""
-    block: int = 0
+    block: int
+
+    def __init__(
+        self,
+        op: str,
+        dest: Value | None,
+        reads: list[Value],
+        span: Span,
+        rule: str = "pure",
+        detail: dict[str, Any] | None = None,
+        block: int = 0,
+    ) -> None:
+        self.op = op
+        self.dest = dest
+        self.reads = reads
+        self.span = span
+        self.rule = rule
+        self.detail = {} if detail is None else detail
+        self.block = block
 
     @property
     def is_fetch(self) -> bool:
