@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 
 from hlsllint.analysis import analyze
+from hlsllint.analysis.ir import CFG
 from hlsllint.config import Settings
 from hlsllint.lint import FileLoader, lint_unit
 from hlsllint.semantic import Model
@@ -41,3 +42,30 @@ def test_a_linted_unit_is_freed_with_its_result() -> None:
     assert (_alive(Model), _alive(SyntaxTree)) == (models + 1, trees + 1)
     del model, result
     assert (_alive(Model), _alive(SyntaxTree)) == (models, trees)
+
+
+def _tracked(cls: type) -> int:
+    """Objects of `cls` the collector tracks, without collecting first: garbage in a reference
+    cycle is still counted, what reference counting freed is not."""
+    return sum(1 for o in gc.get_objects() if type(o) is cls)
+
+
+def test_a_linted_unit_is_freed_without_the_collector() -> None:
+    """No reference cycle holds a unit (the analyses kept in the model's memo, the indexes kept in
+    a CFG's cache): each would leave the whole unit for the collector to find and free."""
+    path = "lifetime.hlsl"
+    gc.collect()
+    gc.disable()
+    try:
+        before = (_tracked(Model), _tracked(SyntaxTree), _tracked(CFG))
+        result = lint_unit(path, Settings(select=("HL",)), loader=FileLoader({path: SHADER}))
+        assert result.context is not None
+        model = result.context.model
+        ea = analyze(model).entry(model.entry_points[0].name)
+        assert ea is not None and ea.uniformity is not None and ea.value_uniformity is not None
+        assert ea.liveness is not None and ea.loops is not None
+        assert (_tracked(Model), _tracked(CFG)) == (before[0] + 1, before[2] + 1)
+        del model, result, ea
+        assert (_tracked(Model), _tracked(SyntaxTree), _tracked(CFG)) == before
+    finally:
+        gc.enable()

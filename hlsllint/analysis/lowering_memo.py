@@ -41,23 +41,16 @@ class NodeFacts:
         # No reference to the model: this is kept in the model's memo, and a reference back
         # would make a cycle that only the garbage collector can free.
         self.tree = model.tree
-        self.spans: dict[int, Span] = {}
         self.names: dict[int, str] = {}
         self.widths: dict[tuple[int, bool], tuple[T.Type, int]] = {}
         self.writes: dict[int, tuple[set[Symbol], set[Symbol]]] = {}
         """Node id -> what its subtree writes (`_Lowerer._written_in`)."""
-        self.span: Callable[[Node], Span] = self._span
-        if model.tree.ascii:
-            # byte offsets are code-point offsets (`SyntaxTree.span`): the node's own byte range,
-            # read in C, costs less than a memo
-            self.span = operator.attrgetter("byte_range")
-
-    def _span(self, node: Node) -> Span:
-        key = node.id
-        found = self.spans.get(key)
-        if found is None:
-            found = self.spans[key] = self.tree.span(node)
-        return found
+        # Byte offsets are code-point offsets in an ASCII tree (`SyntaxTree.span`): the node's own
+        # byte range, read in C, costs less than a memo. Not a method of this object: a bound
+        # method kept here would make a cycle that only the garbage collector can free.
+        self.span: Callable[[Node], Span] = (
+            operator.attrgetter("byte_range") if model.tree.ascii else model.tree.span
+        )
 
     def text(self, node: Node) -> str:
         start, end = self.span(node)

@@ -128,22 +128,23 @@ class _Index:
         self.regions: dict[int, set[int]] = {}
         self.region_vars: dict[int, list[Value]] = {}
         """Branch block -> the variables its region defines (in instruction order)."""
-        self.cfg = cfg
+        # No reference to `cfg`: this is kept in its cache, and a reference back would make a
+        # cycle that only the garbage collector can free (the methods take the CFG instead).
         self.value_answer: Uniformity | None = None
         """The `"value"` question's answer once computed: the `"sgpr"` question starts from it."""
 
-    def region(self, b: int) -> set[int]:
+    def region(self, cfg: CFG, b: int) -> set[int]:
         found = self.regions.get(b)
         if found is None:
-            found = self.regions[b] = divergent_region(self.cfg, b, post_dominators(self.cfg))
+            found = self.regions[b] = divergent_region(cfg, b, post_dominators(cfg))
         return found
 
-    def vars_defined(self, b: int) -> list[Value]:
+    def vars_defined(self, cfg: CFG, b: int) -> list[Value]:
         found = self.region_vars.get(b)
         if found is None:
             found = []
-            for blk in self.region(b):
-                for ins in self.cfg.instrs(blk):
+            for blk in self.region(cfg, b):
+                for ins in cfg.instrs(blk):
                     d = ins.dest
                     if d is not None and d.kind == "var":
                         found.append(d)
@@ -211,7 +212,7 @@ def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
             if b in div_branches or br not in div_instrs:
                 continue
             div_branches.add(b)
-            for d in index.vars_defined(b):
+            for d in index.vars_defined(cfg, b):
                 if d not in div:
                     div.add(d)
                     found = readers.get(d)
@@ -222,7 +223,7 @@ def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
             break
     depth: dict[int, int] = {}
     for branch_block in div_branches:
-        for node in index.region(branch_block):
+        for node in index.region(cfg, branch_block):
             depth[node] = depth.get(node, 0) + 1
     # an instruction that defines a variable forced per-lane still computes a uniform value there
     answer = Uniformity(div, div_instrs, div_branches, depth, cfg.unreachable)

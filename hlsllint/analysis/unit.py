@@ -1,6 +1,6 @@
 """The analyses of a unit, computed once and looked up: per entry point the CFG, uniformity,
 liveness and loops (each built on first use and kept), and the rule-facing queries by syntax span
-over every entry (`analyze(model)`, cached on the model)."""
+over every entry (`analyze(model)`, whose results are kept in the model's memo)."""
 
 from __future__ import annotations
 
@@ -14,51 +14,71 @@ from hlsllint.analysis.uniformity import Question, Uniformity, uniformity
 from hlsllint.semantic.model import EntryPoint, Model, Symbol
 
 
-class EntryAnalysis:
-    """The analyses of one entry point, computed on first use."""
+class _EntryResults:
+    """The analyses of one entry point computed so far (plain attributes rather than
+    `cached_property`, which a class compiled by mypyc cannot keep). Kept in the model's memo,
+    so it holds no reference to the model: a reference back would make a cycle that only the
+    garbage collector can free, and a unit's whole model and analyses with it."""
 
-    def __init__(self, model: Model, entry: EntryPoint, costs: CostModel = DEFAULT_COSTS) -> None:
+    def __init__(self) -> None:
+        self.cfg: CFG | None = None
+        self.uniformity: Uniformity | None = None
+        self.value_uniformity: Uniformity | None = None
+        self.liveness: LiveSets | None = None
+        self.loops: list[LoopInfo] | None = None
+
+
+class EntryAnalysis:
+    """The analyses of one entry point, computed on first use (into `results`, shared by every
+    `EntryAnalysis` of the entry that `analyze` makes)."""
+
+    def __init__(
+        self,
+        model: Model,
+        entry: EntryPoint,
+        costs: CostModel = DEFAULT_COSTS,
+        results: _EntryResults | None = None,
+    ) -> None:
         self.model = model
         self.entry = entry
         self.costs = costs
-        # Each analysis is computed on first use (plain attributes rather than `cached_property`,
-        # which a class compiled by mypyc cannot keep).
-        self._cfg: CFG | None = None
-        self._uniformity: Uniformity | None = None
-        self._value_uniformity: Uniformity | None = None
-        self._liveness: LiveSets | None = None
-        self._loops: list[LoopInfo] | None = None
+        self._results = results if results is not None else _EntryResults()
 
     @property
     def cfg(self) -> CFG:
-        if self._cfg is None:
-            self._cfg = build_cfg(self.model, self.entry, self.costs)
-        return self._cfg
+        r = self._results
+        if r.cfg is None:
+            r.cfg = build_cfg(self.model, self.entry, self.costs)
+        return r.cfg
 
     @property
     def uniformity(self) -> Uniformity:
-        if self._uniformity is None:
-            self._uniformity = uniformity(self.cfg)
-        return self._uniformity
+        r = self._results
+        if r.uniformity is None:
+            r.uniformity = uniformity(self.cfg)
+        return r.uniformity
 
     @property
     def value_uniformity(self) -> Uniformity:
         """Same value in every lane (the rules' question; `uniformity` is "held in SGPRs")."""
-        if self._value_uniformity is None:
-            self._value_uniformity = uniformity(self.cfg, "value")
-        return self._value_uniformity
+        r = self._results
+        if r.value_uniformity is None:
+            r.value_uniformity = uniformity(self.cfg, "value")
+        return r.value_uniformity
 
     @property
     def liveness(self) -> LiveSets:
-        if self._liveness is None:
-            self._liveness = liveness(self.cfg)
-        return self._liveness
+        r = self._results
+        if r.liveness is None:
+            r.liveness = liveness(self.cfg)
+        return r.liveness
 
     @property
     def loops(self) -> list[LoopInfo]:
-        if self._loops is None:
-            self._loops = loop_info(self.cfg)
-        return self._loops
+        r = self._results
+        if r.loops is None:
+            r.loops = loop_info(self.cfg)
+        return r.loops
 
     def uniform_at(self, span: Span, question: Question = "value") -> bool | None:
         """Is the expression at `span` uniform: the same value in every lane (`"value"`) or held
@@ -76,13 +96,30 @@ class EntryAnalysis:
         return True
 
 
+class _UnitResults:
+    """What `UnitAnalysis` computed for a unit (kept in the model's memo, see `_EntryResults`)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, _EntryResults] = {}
+        self.groupshared: dict[int, list[Symbol]] = {}
+
+    def entry(self, name: str) -> _EntryResults:
+        found = self.entries.get(name)
+        if found is None:
+            found = self.entries[name] = _EntryResults()
+        return found
+
+
 class UnitAnalysis:
     """Rule-facing queries over every entry point of a unit (see the module docstring)."""
 
-    def __init__(self, model: Model, costs: CostModel = DEFAULT_COSTS) -> None:
+    def __init__(
+        self, model: Model, costs: CostModel = DEFAULT_COSTS, results: _UnitResults | None = None
+    ) -> None:
         self.model = model
-        self.entries = {e.name: EntryAnalysis(model, e, costs) for e in model.entry_points}
-        self._groupshared: dict[int, list[Symbol]] = {}
+        r = results if results is not None else _UnitResults()
+        self.entries = {e.name: EntryAnalysis(model, e, costs, r.entry(e.name)) for e in model.entry_points}
+        self._groupshared = r.groupshared
 
     def entry(self, name: str) -> EntryAnalysis | None:
         return self.entries.get(name)
@@ -131,11 +168,11 @@ class UnitAnalysis:
 
 
 def analyze(model: Model, costs: CostModel = DEFAULT_COSTS) -> UnitAnalysis:
-    """The rule-facing analysis of a unit; cached on the model for the default costs."""
+    """The rule-facing analysis of a unit; for the default costs, what it computes is kept in the
+    model's memo (every call answers from the same results)."""
     if costs is DEFAULT_COSTS:
-        cached = model.memo.get("analysis")
-        if isinstance(cached, UnitAnalysis):
-            return cached
-        result = model.memo["analysis"] = UnitAnalysis(model, costs)
-        return result
+        results = model.memo.get("analysis")
+        if not isinstance(results, _UnitResults):
+            results = model.memo["analysis"] = _UnitResults()
+        return UnitAnalysis(model, costs, results)
     return UnitAnalysis(model, costs)
