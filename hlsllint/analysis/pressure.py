@@ -68,6 +68,11 @@ class SpanCount(NamedTuple):
     sgprs: int
 
 
+_new_span_count = tuple.__new__
+"""`SpanCount(span, vgprs, sgprs)` is `_new_span_count(SpanCount, (span, vgprs, sgprs))`
+without the named tuple's `__new__`, a Python function that compiled code calls slowly."""
+
+
 @dataclass
 class EntryDemand:
     max_live_vgprs: int
@@ -109,6 +114,12 @@ def bound_registers(target: Target, wave_size: int, vgprs: int, sgprs: int) -> B
     return Bounded(vgprs - spilled_v, sgprs - spilled_s, spilled_v, spilled_s)
 
 
+def _held(target: Target, vgprs: int, sgprs: int) -> tuple[int, int]:
+    """(VGPRs, SGPRs) of `bound_registers`, without making its result (once per instruction's
+    pair of counts)."""
+    return min(vgprs, MAX_ADDRESSABLE_VGPRS), min(sgprs, target.sgpr_addressable)
+
+
 def analyse_entry(
     model: Model, entry: EntryPoint, wave_size: int | None = None, costs: CostModel | None = None
 ) -> EntryDemand:
@@ -140,9 +151,8 @@ def analyse_entry(
         counts = (n, s)
         pair = bounds.get(counts)
         if pair is None:
-            b = bound_registers(target, wave_size, n, s)
-            pair = bounds[counts] = (b.vgprs, b.sgprs)
-        append(SpanCount(ins.span, pair[0], pair[1]))
+            pair = bounds[counts] = _held(target, n, s)
+        append(_new_span_count(SpanCount, (ins.span, pair[0], pair[1])))
     peak = demand.peak_instr.span if demand.peak_instr is not None else None
     bounded = bound_registers(target, wave_size, demand.peak_vgprs, demand.peak_sgprs)
     result = EntryDemand(
