@@ -82,29 +82,58 @@ PARAM_MODIFIERS = frozenset(
 )
 
 
-@dataclass(eq=False)
 class Symbol:
-    """A declared name. Compared by identity: two locals named `i` are two symbols."""
+    """A declared name. Compared by identity: two locals named `i` are two symbols. A plain class
+    with its own `__init__` rather than a dataclass: a compiled dataclass keeps the `__init__`
+    that `dataclasses` generates in Python, and a unit declares thousands of symbols."""
 
     name: str
     kind: str
     """`resource`, `cbuffer_member`, `groupshared`, `static_const`, `static`, `param`, `local`,
     `function`."""
     type: T.Type
-    node: Node | None = None
+    node: Node | None
     """The identifier that declares it (None for built-ins)."""
-    decl: Node | None = None
+    decl: Node | None
     """The whole declaration (or parameter, or function definition)."""
-    semantic: str | None = None
-    register: str | None = None
-    container: str | None = None
+    semantic: str | None
+    register: str | None
+    container: str | None
     """Constant-buffer members: the buffer's name (`$Globals` for plain globals)."""
-    init: Node | None = None
-    direction: str = "in"
+    init: Node | None
+    direction: str
     """Parameters: `in`, `out` or `inout`."""
-    qualifiers: frozenset[str] = frozenset()
-    function: str | None = None
+    qualifiers: frozenset[str]
+    function: str | None
     """Parameters and locals: the function they belong to."""
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        type: T.Type,
+        node: Node | None = None,
+        decl: Node | None = None,
+        semantic: str | None = None,
+        register: str | None = None,
+        container: str | None = None,
+        init: Node | None = None,
+        direction: str = "in",
+        qualifiers: frozenset[str] = frozenset(),
+        function: str | None = None,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.type = type
+        self.node = node
+        self.decl = decl
+        self.semantic = semantic
+        self.register = register
+        self.container = container
+        self.init = init
+        self.direction = direction
+        self.qualifiers = qualifiers
+        self.function = function
 
     @property
     def is_uniform_storage(self) -> bool:
