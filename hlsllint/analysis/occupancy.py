@@ -475,7 +475,9 @@ def driver_waves_per_simd(
 
 
 def reachable_functions(model: Model, entry: EntryPoint) -> list[Function]:
-    """The entry's function and every function it calls, directly or not (each overload)."""
+    """The entry's function and every function it calls, directly or not (each overload), in
+    the order of their definitions in the unit (`Function.calls` is a set: the order of a walk
+    over it would change from run to run with the string hash seed)."""
     seen: dict[int, Function] = {}
     stack = [entry.function]
     while stack:
@@ -485,7 +487,7 @@ def reachable_functions(model: Model, entry: EntryPoint) -> list[Function]:
         seen[id(fn)] = fn
         for name in fn.calls:
             stack.extend(model.functions.get(name, ()))
-    return list(seen.values())
+    return sorted(seen.values(), key=lambda f: f.node.start_byte)
 
 
 def entry_groupshared(model: Model, entry: EntryPoint) -> list[Symbol]:
