@@ -53,6 +53,7 @@ WATCHED = (
     "hlsllint.analysis",
     "hlsllint.lint",
     "hlsllint.rules",
+    "concurrent.futures",
 )
 
 
@@ -104,6 +105,12 @@ def test_clean_lint_imports_no_rich(folder: Path) -> None:
     assert code == 0 and out == "All checks passed!\n"
     assert "networkx" in loaded  # the entry point's graph was built: the lint really ran
     assert not loaded & {"rich", "pathspec"}
+
+
+def test_one_unit_at_the_default_jobs_starts_no_pool(folder: Path) -> None:
+    code, _, loaded = run(folder, "check", "tiny.hlsl", "--no-cache")
+    assert code == 0
+    assert "networkx" in loaded and "concurrent.futures" not in loaded
 
 
 @pytest.mark.parametrize("fmt", ["json", "pylint"])
