@@ -438,7 +438,10 @@ class _Lowerer:
         live = [b for b in range(n) if seen[b]]
         dead = [b for b in range(n) if not seen[b]]
         g = self.g
-        g.add_nodes_from((b, {"instrs": blocks[b]}) for b in live)
+        # Numbers first, then the instruction lists: `add_nodes_from` given (node, attributes)
+        # pairs takes each one through a TypeError it raises and catches.
+        g.add_nodes_from(live)
+        nx.set_node_attributes(g, {b: blocks[b] for b in live}, "instrs")
         g.add_edges_from(e for e in self.edges if seen[e[0]])
         if not (0 <= exit_b < n and seen[exit_b]):
             g.add_node(exit_b, instrs=[])
