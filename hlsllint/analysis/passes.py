@@ -108,7 +108,7 @@ def common_values(
         if d is None or d in written_twice or d.parts is not None:
             return None
         reads = ins.reads
-        if not unmergeable.isdisjoint(reads):
+        if any(r in unmergeable for r in reads):
             return None
         if op in _SPAN_FREE:
             res = reads[0].type.resource if reads else None
@@ -117,7 +117,8 @@ def common_values(
             where: object = ins.detail.get("method")
         else:
             where = ins.span  # the expression: its operator and constants
-        return (op, where, ins.rule, d.width, *[id(same.get(r, r)) for r in reads])
+        # operands by identity (a Value compares by identity): no int made per operand
+        return (op, where, ins.rule, d.width, tuple([same.get(r, r) for r in reads]))
 
     # Nothing repeats: nothing to merge (the common case, without building dominators).
     keys: dict[Instr, tuple[object, ...]] = {}
@@ -152,12 +153,12 @@ def common_values(
         path.append(b)
         mine = added[b] = []
         for ins in g.nodes[b]["instrs"]:
-            if alias and not alias.keys().isdisjoint(ins.reads):
+            if alias and any(r in alias for r in ins.reads):
                 ins.reads = [alias.get(r, r) for r in ins.reads]
                 k = key(ins)  # its operands changed
             else:
                 k = keys.get(ins)
-                if k is not None and grew and not unmergeable.isdisjoint(ins.reads):
+                if k is not None and grew and any(r in unmergeable for r in ins.reads):
                     k = None  # reads a value that became unmergeable after its key was made
             if k is None:
                 continue
@@ -175,6 +176,6 @@ def common_values(
                 mine.append(k)
     if alias:
         for ins in instrs:
-            if not alias.keys().isdisjoint(ins.reads):
+            if any(r in alias for r in ins.reads):
                 ins.reads = [alias.get(r, r) for r in ins.reads]
     return frozenset(dropped)
