@@ -63,7 +63,9 @@ class Related:
     message: str
 
 
-_LINE_BREAKS = re.compile(r"[ \t]*[\r\n]+[ \t]*")
+_LINE_BREAKS = re.compile(r"[ \t]*[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+[ \t]*")
+"""What `str.splitlines` breaks a line at, with the blanks around it (a name from the source, such
+as an include's, may hold any of them)."""
 
 
 @dataclass
@@ -86,7 +88,7 @@ class Diagnostic:
 
     def __post_init__(self) -> None:
         # One line per finding in every line-oriented format: code quoted across lines is joined.
-        if "\n" in self.message or "\r" in self.message:
+        if _LINE_BREAKS.search(self.message):
             self.message = _LINE_BREAKS.sub(" ", self.message)
 
     @property

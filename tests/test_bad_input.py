@@ -255,3 +255,17 @@ def test_line_splice_in_an_include_name_keeps_one_line_per_finding(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "splice.hlsl:1:1: HL002 include file 'fx/missing.hlsli' not found"
     assert lines[1].startswith("splice.hlsl:3:27: HL105 ")
+
+
+def test_a_name_holding_line_separators_stays_on_its_finding_line(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An include name may hold any character but a quote and CR/LF, such as NEL or U+2028,
+    which `str.splitlines` (and so many a log reader) breaks a line at: the one-line formats keep
+    one finding per line (`bench/fuzz.py` found this)."""
+    (folder / "odd.hlsl").write_text('#include "a\x85b.hlsl"\n#include "c\u2028d.hlsl"\n' + BAD)
+    main(["odd.hlsl", "--output-format", "concise", "-j", "1", "--no-cache"])
+    out, _ = capsys.readouterr()
+    lines = [line for line in out.splitlines() if line.startswith("odd.hlsl:")]
+    assert [line.split()[1] for line in lines] == ["HL002", "HL002", "HL105"]
+    assert "'a b.hlsl' not found" in lines[0] and "'c d.hlsl' not found" in lines[1]
