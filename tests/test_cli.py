@@ -181,7 +181,7 @@ def test_version_in_a_real_process() -> None:
 JSON = ("--output-format", "json", "--exit-zero")
 
 
-def test_output_does_not_depend_on_the_string_hash_seed() -> None:
+def test_output_does_not_depend_on_the_string_hash_seed(tmp_path: Path) -> None:
     """Two runs over every fixture under different `PYTHONHASHSEED`s print the same JSON: no
     finding's place or text follows the iteration order of a set of strings (HL113 once reported
     a neighbourhood at its first fetch in whichever function a set walk reached first)."""
@@ -193,6 +193,7 @@ def test_output_does_not_depend_on_the_string_hash_seed() -> None:
             capture_output=True,
             text=True,
             env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=tmp_path,  # not the checkout, whose hlsllint/ would shadow the installed package
             check=True,
         )
         outputs.append(json.loads(done.stdout))
