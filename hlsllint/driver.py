@@ -15,12 +15,11 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from hlsllint import preprocess as pp_stage
 from hlsllint.cache import Cache, content_hash
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.discovery import discover, is_excluded
-from hlsllint.includers import includers_of
+from hlsllint.includers import direct_includes, includers_of
 from hlsllint.lint import FileLoader, UnitResult, apply_suppressions, lint_unit
 from hlsllint.registry import all_rules
 from hlsllint.same_units import SameUnits
@@ -101,19 +100,15 @@ class _IncludeScan:
         self._direct: dict[tuple[str, tuple[str, ...]], list[str | None]] = {}
 
     def direct(self, path: str, dirs: tuple[str, ...]) -> list[str | None]:
-        """The files `path` includes, in order; None where a name does not resolve."""
+        """`includers.direct_includes`, once per file and folder list."""
         key = (path, dirs)
         found = self._direct.get(key)
         if found is None:
-            text = _text_or_none(self.loader, path) or ""
-            found = self._direct[key] = [
-                pp_stage.resolve_include(n, path, dirs, angled)
-                for n, angled, _, _ in pp_stage.scan_includes(text)
-            ]
+            found = self._direct[key] = direct_includes(path, dirs, self.loader)
         return found
 
     def resolved(self, path: str, dirs: tuple[str, ...]) -> set[str]:
-        """The files `path` includes (`includers.file_includes`, through this memo)."""
+        """The files `path` includes that resolve (`includers.file_includes`, through this memo)."""
         return {os.path.normpath(t) for t in self.direct(path, dirs) if t}
 
     def copies_key(self, unit: _Unit) -> tuple[str | None, ...]:

@@ -20,19 +20,22 @@ from hlsllint.source import SourceError, SourceFile
 Loader = Callable[[str], SourceFile]
 
 
+def direct_includes(path: str, dirs: tuple[str, ...], loader: Loader) -> list[str | None]:
+    """The files `path` names in `#include` lines (whatever the #if around them), in order,
+    resolved under the include folders `dirs`; None where a name does not resolve."""
+    try:
+        text = loader(path).text
+    except SourceError:
+        return []
+    return [
+        pp_stage.resolve_include(n, path, dirs, angled) for n, angled, _s, _e in pp_stage.scan_includes(text)
+    ]
+
+
 def file_includes(path: str, resolver: ConfigResolver, loader: Loader) -> set[str]:
     """The files `path` names in `#include` lines that resolve (whatever the #if around them)."""
-    try:
-        src = loader(path)
-    except SourceError:
-        return set()
-    settings = resolver.for_path(path)
-    found = set()
-    for name, angled, _s, _e in pp_stage.scan_includes(src.text):
-        target = pp_stage.resolve_include(name, path, settings.include_dirs, angled)
-        if target is not None:
-            found.add(os.path.normpath(target))
-    return found
+    targets = direct_includes(path, resolver.for_path(path).include_dirs, loader)
+    return {os.path.normpath(t) for t in targets if t is not None}
 
 
 class IncludeGraph:
