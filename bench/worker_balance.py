@@ -101,8 +101,8 @@ def _order(files: list[str]) -> int:
     main_size = statistics.correlation(seconds, _ranks([float(driver._size(loader, u.path)) for u in plan]))
     reach = statistics.correlation(seconds, _ranks([float(scan.reach_size(u)) for u in plan]))
     print(f"{len(units)} units; rank correlation of a unit's lint time with")
-    print(f"  its main file's size               {main_size:5.2f}")
-    print(f"  what it may include too (reach_size) {reach:5.2f}")
+    print(f"  {'its main file':38}{main_size:5.2f}")
+    print(f"  {'what it may include too (reach_size)':38}{reach:5.2f}")
     return 0
 
 
