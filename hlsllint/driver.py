@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
+import queue
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -319,7 +321,7 @@ def _run_groups(
 ) -> Iterator[tuple[int, UnitResult]]:
     """`_run_units` with `workers` worker processes and this one."""
     # Imported here, for start-up: a run of one unit (an editor's, a pre-commit hook's) needs no pool.
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import ProcessPoolExecutor
 
     # The rules are imported here, before the workers start: forked workers inherit them rather
     # than each importing them (a fixed cost of every worker, which held a small folder's -j 2
@@ -327,25 +329,32 @@ def _run_groups(
     all_rules()
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(overrides,)) as pool:
         futures = [pool.submit(_run_group, [units[i] for i in g], overrides) for g in ordered]
-        reported: set[int] = set()
+        finished: queue.SimpleQueue[int] = queue.SimpleQueue()  # groups done, or cancelled by us
 
-        def finished() -> Iterator[tuple[int, UnitResult]]:
-            for k, future in enumerate(futures):
-                if k not in reported and future.done() and not future.cancelled():
-                    reported.add(k)
-                    yield from zip(ordered[k], future.result(), strict=True)
+        def done(k: int, _future: object) -> None:
+            finished.put(k)
+
+        for k, future in enumerate(futures):
+            future.add_done_callback(functools.partial(done, k))
+        left = len(futures)  # groups not yet reported
+
+        def from_workers(wait: bool) -> Iterator[tuple[int, UnitResult]]:
+            nonlocal left
+            while left and (wait or not finished.empty()):
+                k = finished.get()
+                if not futures[k].cancelled():
+                    left -= 1
+                    yield from zip(ordered[k], futures[k].result(), strict=True)
 
         for k in reversed(range(len(futures))):
             if not futures[k].cancel():
                 break  # a worker has this group: the rest is theirs
-            reported.add(k)
+            left -= 1
             yield from zip(
                 ordered[k], _run_group([units[i] for i in ordered[k]], overrides, loader), strict=True
             )
-            yield from finished()
-        position = {future: k for k, future in enumerate(futures)}
-        for future in as_completed(f for k, f in enumerate(futures) if k not in reported):
-            yield from zip(ordered[position[future]], future.result(), strict=True)
+            yield from from_workers(wait=False)
+        yield from from_workers(wait=True)
 
 
 class Scope:
