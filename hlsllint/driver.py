@@ -184,18 +184,16 @@ Progress = Callable[[int, int], None]
 """Called as units finish: (units done, units to lint)."""
 
 
-def shard_units(units: Sequence[_Unit], shard: tuple[int, int], size: Callable[[_Unit], int]) -> list[_Unit]:
-    """Shard K of N (1-based): units dealt largest first (`size`, `_IncludeScan.reach_size` in a
-    run) to the least-loaded shard (ties: lowest index), so shards are balanced by the work they
-    hold and the split depends only on the files."""
+def shard_units(units: Sequence[_Unit], shard: tuple[int, int], size: Callable[[str], int]) -> list[_Unit]:
+    """Shard K of N (1-based): units dealt largest first to the least-loaded shard (ties: lowest
+    index), so shards are balanced by size and the split depends only on the files."""
     k, n = shard
-    sizes = [size(u) for u in units]
-    by_size = sorted(range(len(units)), key=lambda i: (-sizes[i], units[i].path, i))
+    by_size = sorted(range(len(units)), key=lambda i: (-size(units[i].path), units[i].path, i))
     loads = [0] * n
     mine: list[int] = []
     for i in by_size:
         target = min(range(n), key=lambda j: (loads[j], j))
-        loads[target] += max(1, sizes[i])
+        loads[target] += max(1, size(units[i].path))
         if target == k - 1:
             mine.append(i)
     return [units[i] for i in sorted(mine)]
@@ -221,7 +219,7 @@ def lint_paths(
     scan = _IncludeScan(loader)  # planning's scans, which -j N's ordering reuses
     units = _plan_units(files, resolver, loader, alone, scan)
     if shard is not None:
-        units = shard_units(units, shard, scan.reach_size)
+        units = shard_units(units, shard, lambda p: _size(loader, p))
 
     results: list[UnitResult | None] = [None] * len(units)
     keys: list[str] = []
