@@ -6,7 +6,9 @@ With `-j 2` the main process lints beside one worker (`driver._run_units`).
     python bench/worker_balance.py /work/corpus/FidelityFX-SDK --order
 
 `--order` checks what the queue's order rests on instead: the rank correlation (Spearman) of a
-unit's `-j 1` lint time with its main file's size and with `_IncludeScan.reach_size`.
+unit's `-j 1` lint time with its main file's size and with `_IncludeScan.reach_size`; with
+`--shards N` also how evenly `--shard K/N` splits that time (the slowest shard over the mean)
+when units are weighed by either.
 
 A process busy for much less than the run lasts waits on start-up or on the other; busy seconds
 that sum to more than a `-j 1` lint's are per-process caches filled twice and the CPUs' sharing.
@@ -49,11 +51,12 @@ def main() -> int:
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--order", action="store_true", help="how well sizes predict a unit's lint time")
+    ap.add_argument("--shards", type=int, default=0, help="with --order: the balance of N shards")
     args = ap.parse_args()
     files = shader_files(args.folders)
     tune_gc()
     if args.order:
-        return _order(files)
+        return _order(files, args.shards)
     driver._run_group = _timed_group  # forked workers inherit the timed version
     resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
     for _ in range(args.runs):
@@ -86,7 +89,7 @@ def _ranks(xs: list[float]) -> list[float]:
     return ranks
 
 
-def _order(files: list[str]) -> int:
+def _order(files: list[str], shards: int) -> int:
     resolver = ConfigResolver(forced=Settings(extensions=STAGE_EXTS))
     result = driver.lint_paths(files, resolver, jobs=1, cache=None)
     loader = FileLoader()
@@ -103,6 +106,19 @@ def _order(files: list[str]) -> int:
     print(f"{len(units)} units; rank correlation of a unit's lint time with")
     print(f"  {'its main file':38}{main_size:5.2f}")
     print(f"  {'what it may include too (reach_size)':38}{reach:5.2f}")
+    if shards > 1:
+        spent = {(u.path, u.variant): sum(u.timings.values()) for u in result.units}
+        reach_of = {u.path: scan.reach_size(u) for u in plan}
+        weights = {"its main file": lambda p: driver._size(loader, p), "reach_size": reach_of.__getitem__}
+        for name, weight in weights.items():
+            parts = [
+                sum(spent[(u.path, u.variant.name if u.variant else None)] for u in part)
+                for part in (driver.shard_units(plan, (k, shards), weight) for k in range(1, shards + 1))
+            ]
+            mean = sum(parts) / shards
+            slowest = max(parts)
+            ratio = slowest / mean
+            print(f"{shards} shards by {name}: slowest {slowest:.2f} s, mean {mean:.2f} s ({ratio:.2f}x)")
     return 0
 
 
