@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import os
+import signal
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -110,6 +112,35 @@ def test_the_main_process_lints_beside_its_workers(monkeypatch: pytest.MonkeyPat
     assert os.getpid() in by_pid
     assert len(set(by_pid)) == 2
     assert result.diagnostics == _lint([str(FIXTURES)], jobs=1)
+
+
+def _group_or_die(units: Sequence[object], overrides: object, *rest: object) -> list[object]:
+    """`_run_group`, except that a worker given `doomed.hlsl` is killed as the kernel's OOM
+    killer would (and this process lints slowly, so that a worker takes the largest group)."""
+    if os.getpid() != _MAIN_PID:
+        if any(Path(u.path).name == "doomed.hlsl" for u in units):  # type: ignore[attr-defined]
+            os.kill(os.getpid(), signal.SIGKILL)
+    else:
+        time.sleep(0.05)
+    return _linted_group(units, overrides, *rest)  # type: ignore[arg-type, return-value]
+
+
+_MAIN_PID = os.getpid()
+
+
+def test_a_dead_worker_costs_only_its_own_unit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker killed in the middle of a unit is reported as an error on that unit, and every
+    other unit is still linted, as -j 1 lints it (it used to end the run with a traceback)."""
+    for n in range(6):
+        (tmp_path / f"f{n}.hlsl").write_text(LONER)
+    (tmp_path / "doomed.hlsl").write_text(LONER + "// padding\n" * 2000)  # the largest: a worker's
+    serial = _lint([str(tmp_path)], jobs=1)
+    monkeypatch.setattr(driver, "_run_group", _group_or_die)
+    result = lint_paths([str(tmp_path)], ConfigResolver(), jobs=2)
+    assert len(result.errors) == 1
+    assert "doomed.hlsl" in result.errors[0] and "SIGKILL" in result.errors[0]
+    assert result.diagnostics == [d for d in serial if Path(d.path).name != "doomed.hlsl"]
+    assert len({Path(d.path).name for d in result.diagnostics}) == 6
 
 
 def test_union_of_shards_is_the_full_run() -> None:
