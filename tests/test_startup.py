@@ -53,7 +53,7 @@ WATCHED = (
     "hlsllint.analysis",
     "hlsllint.lint",
     "hlsllint.rules",
-    "concurrent.futures",
+    "multiprocessing",
 )
 
 
@@ -110,7 +110,9 @@ def test_clean_lint_imports_no_rich(folder: Path) -> None:
 def test_one_unit_at_the_default_jobs_starts_no_pool(folder: Path) -> None:
     code, _, loaded = run(folder, "check", "tiny.hlsl", "--no-cache")
     assert code == 0
-    assert "networkx" in loaded and "concurrent.futures" not in loaded
+    assert "networkx" in loaded and "multiprocessing" not in loaded
+    code, _, loaded = run(folder, "check", "tiny.hlsl", "bad.hlsl", "--no-cache", "-j", "2")
+    assert code == 1 and "multiprocessing" in loaded  # two units: a worker lints beside this process
 
 
 @pytest.mark.parametrize("fmt", ["json", "pylint"])
