@@ -295,12 +295,11 @@ def _run_units(
     units that look like copies (`_IncludeScan.copies_key`) form a group, linted in one process
     so that they meet.
 
-    `jobs` counts this process: it lints too, beside `jobs - 1` workers. The groups are queued
-    for the workers largest first (`_IncludeScan.reach_size`), so that one big shader does not
-    start last and hold up the end of the run; this process takes them from the other end,
-    smallest first, while no worker has taken them yet (a queued group that has not started
-    can be cancelled). The two meet in the middle: nothing waits for a worker to start, and no
-    process is left idle competing for a core with the others."""
+    `jobs` counts this process: it lints too, beside `jobs - 1` workers. The workers take the
+    groups largest first (`_IncludeScan.reach_size`), so that one big shader does not start
+    last and hold up the end of the run; this process takes them from the other end, smallest
+    first (`_run_groups`). The two meet in the middle: nothing waits for a worker to start, and
+    no process is left idle competing for a core with the others."""
     loader = scan.loader
     if jobs > 1 and len(todo) > 1:
         groups: dict[tuple[str | None, ...], list[int]] = {}
