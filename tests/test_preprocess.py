@@ -175,9 +175,9 @@ def test_unterminated_invocation_is_reported_and_left_verbatim() -> None:
 
 
 def test_exponential_expansion_hits_a_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    import hlsllint.preprocess.engine as engine
+    import hlsllint.preprocess.macros as macros
 
-    monkeypatch.setattr(engine, "MAX_EXPANSION_TOKENS", 20_000)  # keeps the test fast
+    monkeypatch.setattr(macros, "MAX_EXPANSION_TOKENS", 20_000)  # keeps the test fast
     lines = ["#define D0(x) x x"] + [f"#define D{i}(x) D{i - 1}(x) D{i - 1}(x)" for i in range(1, 40)]
     r = pp("\n".join(lines) + "\nD39(a)\nint after;\n")
     assert "HL003" in codes(r)

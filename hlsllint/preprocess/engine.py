@@ -1,10 +1,7 @@
-"""The preprocessor proper: directives, conditional groups, includes and macro expansion.
+"""The preprocessor proper: directives, conditional groups and includes, over the macro expander
+(`macros.py`).
 
-Macro expansion follows Prosser's algorithm (the one behind the C standard's wording): every token
-carries a hide set, the names of the macros it came out of; a name in its own token's hide set is
-never expanded again ("painted blue"), which stops self-referential macros.
-
-Output: the text of every active, non-directive line is copied verbatim; a top-level macro
+Output (`output.py`): the text of every active, non-directive line is copied verbatim; a top-level macro
 invocation is replaced by its expansion (one segment mapped to the invocation's range, followed
 by as many line breaks as the invocation spanned, so later lines keep their row); directive lines
 and inactive groups become blank lines; an included file's output is spliced in at its directive.
@@ -22,7 +19,6 @@ is never recorded.
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import os
 import re
@@ -43,209 +39,32 @@ from hlsllint.preprocess.includes import resolve_include
 from hlsllint.preprocess.lexer import (
     ID,
     NUM,
-    PUNCT,
     STR,
     Directive,
     LexedFile,
     Text,
     Token,
-    lex_tokens,
     lexed,
 )
-from hlsllint.preprocess.sourcemap import Segment, SourceMap
+from hlsllint.preprocess.macros import (
+    EMPTY,
+    LimitError,
+    MacroExpander,
+    Reader,
+    Tok,
+    UnterminatedError,
+    join_tokens,
+)
+from hlsllint.preprocess.output import Output
 from hlsllint.source import SourceError, SourceFile
 
 MAX_INCLUDE_DEPTH = 64
 MAX_INCLUSIONS = 20_000
 """Files spliced into one translation unit (guards against exponential include trees)."""
-MAX_EXPANSION_TOKENS = 200_000
-"""Tokens produced by one top-level macro invocation before it is abandoned (HL003)."""
 MAX_TOTAL_TOKENS = 5_000_000
-MAX_EXPANSION_DEPTH = 100
-"""Nesting of macro arguments being expanded inside macro arguments."""
 MAX_OUTPUT_CHARS = 64 * 1024 * 1024
 
-_EMPTY: frozenset[str] = frozenset()
-
-
 _SPLICE = re.compile(r"\\(?:\r\n|\r|\n)")
-
-
-class _Tok:
-    """A token inside macro expansion (immutable after creation)."""
-
-    __slots__ = ("hs", "kind", "text", "ws")
-
-    def __init__(self, kind: str, text: str, ws: bool, hs: frozenset[str]) -> None:
-        self.kind = kind
-        self.text = text
-        self.ws = ws
-        self.hs = hs
-
-    def __repr__(self) -> str:
-        return f"_Tok({self.text!r})"
-
-
-class _LimitError(Exception):
-    pass
-
-
-class _UnterminatedError(Exception):
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.name = name
-
-
-class _Reader:
-    """Pending tokens of an expansion: a stack of generated tokens, then (at top level) source."""
-
-    __slots__ = ("end", "hi", "pos", "src", "stack")
-
-    def __init__(self, stack: list[_Tok], src: list[Token] | None = None, pos: int = 0, hi: int = 0):
-        self.stack = stack  # reversed: the next token is stack[-1]
-        self.src = src
-        self.pos = pos
-        self.hi = hi
-        self.end = -1
-        """Offset just after the last source token consumed."""
-
-    def next(self) -> _Tok | None:
-        return self.stack.pop() if self.stack else None
-
-    def next_arg(self) -> _Tok | None:
-        if self.stack:
-            return self.stack.pop()
-        if self.src is not None and self.pos < self.hi:
-            t = self.src[self.pos]
-            self.pos += 1
-            self.end = t.end
-            return _Tok(t.kind, t.text, t.ws, _EMPTY)
-        return None
-
-    def peek_is_lparen(self) -> bool:
-        if self.stack:
-            return self.stack[-1].text == "("
-        if self.src is not None and self.pos < self.hi:
-            return self.src[self.pos].text == "("
-        return False
-
-    def push(self, toks: list[_Tok]) -> None:
-        self.stack.extend(reversed(toks))
-
-
-# Two-character punctuators: when two generated tokens would fuse, a space is put between them.
-_FUSING = frozenset(
-    [
-        "++",
-        "--",
-        "<<",
-        ">>",
-        "<=",
-        ">=",
-        "==",
-        "!=",
-        "&&",
-        "||",
-        "+=",
-        "-=",
-        "*=",
-        "/=",
-        "%=",
-        "&=",
-        "^=",
-        "|=",
-        "->",
-        "##",
-        "::",
-        "/*",
-        "//",
-        "..",
-        "%:",
-    ]
-)
-
-
-def join_tokens(toks: Sequence[_Tok]) -> str:
-    parts: list[str] = []
-    prev: _Tok | None = None
-    for t in toks:
-        if prev is not None and (
-            t.ws
-            or (prev.kind in (ID, NUM) and t.kind in (ID, NUM))
-            or (prev.kind == PUNCT and t.kind == PUNCT and prev.text[-1] + t.text[0] in _FUSING)
-        ):
-            parts.append(" ")
-        parts.append(t.text)
-        prev = t
-    return "".join(parts)
-
-
-def _stringify(toks: Sequence[_Tok]) -> str:
-    parts = ['"']
-    for k, t in enumerate(toks):
-        if k and t.ws:
-            parts.append(" ")
-        if t.kind in (STR, "chr"):
-            parts.append(t.text.replace("\\", "\\\\").replace('"', '\\"'))
-        else:
-            parts.append(t.text)
-    parts.append('"')
-    return "".join(parts)
-
-
-class _Output:
-    """The expanded text and its segments; adjacent pieces are merged when they continue."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        # [out_start, out_end, path, src_start, src_end, kind] with kind "v", "m" or "b" (blank)
-        self.segs: list[list[object]] = []
-        self.pos = 0
-
-    def verbatim(self, path: str, text: str, s: int, e: int) -> None:
-        if e <= s:
-            return
-        self.parts.append(text[s:e])
-        segs = self.segs
-        if segs:
-            last = segs[-1]
-            if last[5] == "v" and last[4] == s and last[2] == path:
-                last[1] = self.pos + e - s
-                last[4] = e
-                self.pos += e - s
-                return
-        segs.append([self.pos, self.pos + e - s, path, s, e, "v"])
-        self.pos += e - s
-
-    def generated(self, path: str, out: str, s: int, e: int) -> None:
-        if not out:
-            return
-        self.parts.append(out)
-        self.segs.append([self.pos, self.pos + len(out), path, s, e, "m"])
-        self.pos += len(out)
-
-    def blank(self, path: str, text: str, s: int, e: int) -> None:
-        n = text.count("\n", s, e) if e > s else 0
-        if n == 0:
-            return
-        self.parts.append("\n" * n)
-        segs = self.segs
-        if segs:
-            last = segs[-1]
-            if last[5] == "b" and last[2] == path and last[4] == s and last[1] == self.pos:
-                last[1] = self.pos + n
-                last[4] = e
-                self.pos += n
-                return
-        segs.append([self.pos, self.pos + n, path, s, e, "b"])
-        self.pos += n
-
-    def result(self, main_path: str) -> tuple[str, SourceMap]:
-        if not self.segs:
-            return "", SourceMap([Segment(0, 0, main_path, 0, 0, True)])
-        new = tuple.__new__
-        segments = [new(Segment, (a, b, p, s, e, k == "v")) for a, b, p, s, e, k in self.segs]
-        return "".join(self.parts), SourceMap(segments)
 
 
 _CONDITIONAL = frozenset(("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"))
@@ -351,7 +170,10 @@ class _Mark:
         )
 
 
-class Preprocessor:
+class Preprocessor(MacroExpander):
+    """Directives, conditional groups and includes over the macro expander: one translation unit
+    (`run`), its output in `out`."""
+
     def __init__(
         self,
         loader: Callable[[str], SourceFile],
@@ -360,10 +182,7 @@ class Preprocessor:
     ) -> None:
         self.loader = loader
         self.include_dirs = tuple(include_dirs)
-        self.macros: dict[str, Macro] = {}
-        for name in ("__LINE__", "__FILE__", "__COUNTER__"):
-            self.macros[name] = Macro(name, None, False, (), builtin=True)
-        self.diagnostics: list[Diag] = []
+        super().__init__()
         self.sources: dict[str, SourceFile] = {}
         self.included: list[str] = []
         self.missing: set[str] = set()
@@ -373,20 +192,13 @@ class Preprocessor:
         self._loaded: dict[str, SourceFile] = {}
         self._stack: list[str] = []
         self._inclusions = 0
-        self._counter = 0
         self._total_tokens = 0
-        self._budget = 0
-        self._depth = 0
-        self._in_if = False
-        self.out = _Output()
+        self.out = Output()
         # What the expansion of a header reads and does, for Expansion (appended as it happens;
-        # a recording is a slice of each list, so recordings nest).
+        # a recording is a slice of each list, so recordings nest; `MacroExpander` keeps the
+        # names it looks up, the definitions it changes and the reasons not to reuse it).
         self._rec_files: list[LexedFile] = []
         """Files read (their identifiers are names the expansion may have looked up)."""
-        self._rec_names: list[frozenset[str]] = []
-        """Other names looked up: bodies of expanded macros, pasted names, include guards."""
-        self._rec_writes: list[tuple[str, Macro | None]] = []
-        """Macro definitions changed: (name, the definition before)."""
         self._rec_paths: list[str] = []
         """Include targets whose #pragma once / included / on-the-stack state was consulted."""
         self._rec_once: list[str] = []
@@ -398,267 +210,10 @@ class Preprocessor:
         """Include targets added to `sources`, in order."""
         self._rec_depths: list[int] = []
         """Include-stack depths at which nesting was checked."""
-        self._rec_bad: list[str] = []
-        """Reasons an expansion cannot be reused (limits hit, unreadable files...)."""
         self.replayed = 0
         """Header expansions reused from the process-wide cache (for tests and benches)."""
-        # Context for __LINE__ / __FILE__.
-        self._cur_path = ""
-        self._cur_lexed: LexedFile | None = None
-        self._cur_offset = 0
         for name, value in defines:
             self.define_from_text(f"{name} {value}", "<command line>")
-
-    # -- macros -------------------------------------------------------------------------------
-
-    def define_from_text(self, src: str, path: str) -> None:
-        """Define a macro from `NAME VALUE` / `NAME(args) VALUE` (a -D option)."""
-        toks = lex_tokens(src)
-        err = self._define(toks, 0, len(toks), path, 0)
-        if err:
-            self.diagnostics.append(Diag("HL003", f"invalid -D option '{src}': {err}", path, 0, 0))
-
-    def _define(self, toks: Sequence[Token], lo: int, hi: int, path: str, start: int) -> str:
-        """Parse a #define's operands; returns an error message or ""."""
-        if lo >= hi or toks[lo].kind != ID:
-            return "macro name missing in #define"
-        name = toks[lo].text
-        if name == "defined":
-            return "'defined' cannot be used as a macro name"
-        i = lo + 1
-        params: tuple[str, ...] | None = None
-        variadic = False
-        if i < hi and toks[i].text == "(" and not toks[i].ws:
-            names: list[str] = []
-            i += 1
-            expect_name = True
-            while True:
-                if i >= hi:
-                    return f"missing ')' in parameter list of macro '{name}'"
-                t = toks[i]
-                i += 1
-                if t.text == ")" and (not expect_name or not names):
-                    break
-                if not expect_name:
-                    if t.text != ",":
-                        return f"expected ',' or ')' in parameter list of macro '{name}'"
-                    expect_name = True
-                    continue
-                if t.text == "...":
-                    names.append("__VA_ARGS__")
-                    variadic = True
-                    if i >= hi or toks[i].text != ")":
-                        return f"'...' must be the last parameter of macro '{name}'"
-                    i += 1
-                    break
-                if t.kind != ID:
-                    return f"invalid parameter '{t.text}' in macro '{name}'"
-                if i < hi and toks[i].text == "...":
-                    names.append(t.text)
-                    variadic = True
-                    i += 1
-                    if i >= hi or toks[i].text != ")":
-                        return f"'...' must be the last parameter of macro '{name}'"
-                    i += 1
-                    break
-                names.append(t.text)
-                expect_name = False
-            params = tuple(names)
-        body = tuple(toks[i:hi])
-        ids = frozenset(t.text for t in body if t.kind == ID)
-        self._rec_writes.append((name, self.macros.get(name)))
-        self.macros[name] = Macro(name, params, variadic, body, path, start, ids=ids)
-        return ""
-
-    def _line(self) -> int:
-        lf = self._cur_lexed
-        if lf is None:
-            return 1
-        return bisect.bisect_right(lf.line_starts, self._cur_offset)
-
-    def _builtin(self, t: _Tok) -> _Tok:
-        if t.text == "__LINE__":
-            return _Tok(NUM, str(self._line()), t.ws, t.hs)
-        if t.text == "__FILE__":
-            quoted = self._cur_path.replace("\\", "\\\\").replace('"', '\\"')
-            return _Tok(STR, f'"{quoted}"', t.ws, t.hs)
-        self._counter += 1
-        self._rec_bad.append("__COUNTER__")
-        return _Tok(NUM, str(self._counter - 1), t.ws, t.hs)
-
-    def _expand(self, reader: _Reader) -> list[_Tok]:
-        out: list[_Tok] = []
-        macros = self.macros
-        while True:
-            t = reader.next()
-            if t is None:
-                return out
-            if t.kind != ID:
-                out.append(t)
-                continue
-            m = macros.get(t.text)
-            if m is None or t.text in t.hs:
-                out.append(t)
-                if self._in_if and t.text == "defined":
-                    # The operand of `defined` is not expanded, even when it comes out of a macro.
-                    nxt = reader.next()
-                    if nxt is not None and nxt.text == "(":
-                        out.append(nxt)
-                        nxt = reader.next()
-                    if nxt is not None:
-                        out.append(nxt)
-                continue
-            if m.builtin:
-                out.append(self._builtin(t))
-                continue
-            if m.params is None:
-                self._rec_names.append(m.ids)
-                reader.push(self._subst(m, [], t.hs | {m.name}, t.ws))
-                continue
-            if not reader.peek_is_lparen():
-                out.append(t)
-                continue
-            self._rec_names.append(m.ids)
-            args, rparen = self._collect_args(reader, m)
-            hs = (t.hs & rparen.hs) | {m.name}
-            reader.push(self._subst(m, args, hs, t.ws))
-
-    def _collect_args(self, reader: _Reader, m: Macro) -> tuple[list[list[_Tok]], _Tok]:
-        assert m.params is not None
-        reader.next_arg()  # "("
-        nparams = len(m.params)
-        args: list[list[_Tok]] = [[]]
-        depth = 0
-        while True:
-            t = reader.next_arg()
-            if t is None:
-                raise _UnterminatedError(m.name)
-            text = t.text
-            if text == "(":
-                depth += 1
-            elif text == ")":
-                if depth == 0:
-                    rparen = t
-                    break
-                depth -= 1
-            elif text == "," and depth == 0 and not (m.variadic and len(args) >= nparams):
-                args.append([])
-                continue
-            args[-1].append(t)
-        if nparams == 0 and len(args) == 1 and not args[0]:
-            args = []
-        elif m.variadic and len(args) == nparams - 1:
-            args.append([])
-        if len(args) != nparams:
-            self._error(f"macro '{m.name}' takes {nparams} argument{'s' * (nparams != 1)}, {len(args)} given")
-            args = (args + [[] for _ in range(nparams)])[:nparams]
-        return args, rparen
-
-    def _expand_arg(self, arg: list[_Tok]) -> list[_Tok]:
-        self._depth += 1
-        try:
-            if self._depth > MAX_EXPANSION_DEPTH:
-                raise _LimitError("macro arguments nested too deeply")
-            return self._expand(_Reader(list(reversed(arg))))
-        finally:
-            self._depth -= 1
-
-    def _subst(self, m: Macro, args: list[list[_Tok]], hs: frozenset[str], ws: bool) -> list[_Tok]:
-        body = m.body
-        params = m.params or ()
-        n = len(body)
-        # Pieces between ## operators: (tokens, is __VA_ARGS__ of a variadic macro); None is ##.
-        pieces: list[tuple[list[_Tok], bool] | None] = []
-        expanded: dict[int, list[_Tok]] = {}
-        i = 0
-        while i < n:
-            t = body[i]
-            text = t.text
-            if (
-                (text == "#" or text == "%:")
-                and m.params is not None
-                and i + 1 < n
-                and body[i + 1].text in params
-            ):
-                idx = params.index(body[i + 1].text)
-                pieces.append(([_Tok(STR, _stringify(args[idx]), t.ws, hs)], False))
-                i += 2
-                continue
-            if (text == "##" or text == "%:%:") and 0 < i < n - 1:
-                pieces.append(None)
-                i += 1
-                continue
-            if t.kind == ID and text in params:
-                idx = params.index(text)
-                pasted = (pieces and pieces[-1] is None) or (i + 1 < n and body[i + 1].text in ("##", "%:%:"))
-                if pasted:
-                    src = args[idx]
-                elif idx in expanded:
-                    src = expanded[idx]
-                else:
-                    src = expanded[idx] = self._expand_arg(args[idx])
-                toks = [_Tok(a.kind, a.text, a.ws, a.hs | hs) for a in src]
-                if toks:
-                    toks[0] = _Tok(toks[0].kind, toks[0].text, t.ws, toks[0].hs)
-                pieces.append((toks, m.variadic and idx == len(params) - 1))
-            else:
-                pieces.append(([_Tok(t.kind, text, t.ws, hs)], False))
-            i += 1
-        result: list[_Tok] = []
-        last_empty = False
-        k = 0
-        while k < len(pieces):
-            piece = pieces[k]
-            k += 1
-            if piece is None:
-                if k >= len(pieces) or pieces[k] is None:
-                    continue
-                right = pieces[k]
-                assert right is not None
-                k += 1
-                rtoks, is_va = right
-                if is_va and not last_empty and result and result[-1].text == ",":
-                    # GNU ", ## __VA_ARGS__": drop the comma when there are no variadic args.
-                    if not rtoks:
-                        result.pop()
-                    else:
-                        result.extend(rtoks)
-                    last_empty = not rtoks
-                    continue
-                if not rtoks:
-                    continue
-                if last_empty or not result:
-                    result.extend(rtoks)
-                    last_empty = False
-                    continue
-                left = result.pop()
-                joined = left.text + rtoks[0].text
-                fused = lex_tokens(joined)
-                self._rec_names.append(frozenset(f.text for f in fused if f.kind == ID))
-                if len(fused) != 1:
-                    self._error(f"pasting '{left.text}' and '{rtoks[0].text}' does not give a token")
-                for f_i, f in enumerate(fused):
-                    result.append(_Tok(f.kind, f.text, left.ws if f_i == 0 else f.ws, hs))
-                result.extend(rtoks[1:])
-                last_empty = False
-                continue
-            toks, _ = piece
-            result.extend(toks)
-            last_empty = not toks
-        if result:
-            first = result[0]
-            result[0] = _Tok(first.kind, first.text, ws, first.hs)
-        self._budget += len(result)
-        if self._budget > MAX_EXPANSION_TOKENS:
-            raise _LimitError("macro expansion too large")
-        return result
-
-    # -- diagnostics --------------------------------------------------------------------------
-
-    def _error(self, message: str, start: int | None = None, end: int | None = None) -> None:
-        s = self._cur_offset if start is None else start
-        e = s if end is None else end
-        self.diagnostics.append(Diag("HL003", message, self._cur_path, s, e))
 
     # -- files --------------------------------------------------------------------------------
 
@@ -740,17 +295,17 @@ class Preprocessor:
                 i += 1
                 continue
             self._cur_offset = t.start
-            reader = _Reader([_Tok(t.kind, t.text, t.ws, _EMPTY)], toks, i + 1, hi)
+            reader = Reader([Tok(t.kind, t.text, t.ws, EMPTY)], toks, i + 1, hi)
             reader.end = t.end
             self._budget = 0
             try:
                 result = self._expand(reader)
             # each clause names its exception apart: mypyc types a name by its first binding
-            except _UnterminatedError as unterminated:
+            except UnterminatedError as unterminated:
                 self._error(f"unterminated invocation of macro '{unterminated.name}'", t.start, t.end)
                 i += 1
                 continue
-            except (_LimitError, RecursionError) as limit:
+            except (LimitError, RecursionError) as limit:
                 self._rec_bad.append("limit")
                 self._error(f"{limit or 'macro expansion too deep'}; not expanded", t.start, t.end)
                 i += 1
@@ -769,10 +324,10 @@ class Preprocessor:
                 macros = self.macros
         out.verbatim(path, text, pos, c.end)
 
-    def _expand_directive(self, lf: LexedFile, lo: int, hi: int) -> list[_Tok]:
-        toks = [_Tok(t.kind, t.text, t.ws, _EMPTY) for t in lf.tokens[lo:hi]]
+    def _expand_directive(self, lf: LexedFile, lo: int, hi: int) -> list[Tok]:
+        toks = [Tok(t.kind, t.text, t.ws, EMPTY) for t in lf.tokens[lo:hi]]
         self._budget = 0
-        return self._expand(_Reader(list(reversed(toks))))
+        return self._expand(Reader(list(reversed(toks))))
 
     def _conditional(self, lf: LexedFile, c: Directive, conds: list[_Cond], active: bool) -> bool:
         name = c.name
@@ -813,14 +368,14 @@ class Preprocessor:
                 return False
             defined = toks[c.lo].text in self.macros
             return defined if name in ("ifdef", "elifdef") else not defined
-        items = self._replace_defined([_Tok(t.kind, t.text, t.ws, _EMPTY) for t in toks[c.lo : c.hi]])
+        items = self._replace_defined([Tok(t.kind, t.text, t.ws, EMPTY) for t in toks[c.lo : c.hi]])
         if items is None:
             self._error("'defined' needs a macro name", c.hash, c.end)
             return False
         try:
             self._budget = 0
             self._in_if = True
-            expanded = self._expand(_Reader(list(reversed(items))))
+            expanded = self._expand(Reader(list(reversed(items))))
             # `defined` coming out of a macro (e.g. `#define HAS(x) defined(x)`): accepted as GCC does.
             again = self._replace_defined(expanded)
             if again is None:
@@ -828,9 +383,9 @@ class Preprocessor:
                 return False
             plain = [Token(t.kind, t.text, 0, 0, t.ws) for t in again]
             return evaluate(plain) != 0
-        except _UnterminatedError as unterminated:  # (names apart, as in `_text`)
+        except UnterminatedError as unterminated:  # (names apart, as in `_text`)
             self._error(f"unterminated invocation of macro '{unterminated.name}' in #{name}", c.hash, c.end)
-        except _LimitError as limit:
+        except LimitError as limit:
             self._error(f"{limit} in #{name}", c.hash, c.end)
         except ExpressionError as bad:
             self._error(str(bad), c.hash, c.end)
@@ -841,9 +396,9 @@ class Preprocessor:
             self._in_if = False
         return False
 
-    def _replace_defined(self, toks: list[_Tok]) -> list[_Tok] | None:
+    def _replace_defined(self, toks: list[Tok]) -> list[Tok] | None:
         """`defined X` / `defined(X)` replaced by 1 or 0; None when malformed."""
-        out: list[_Tok] = []
+        out: list[Tok] = []
         k, n = 0, len(toks)
         while k < n:
             t = toks[k]
@@ -859,7 +414,7 @@ class Preprocessor:
                 k += 3
             else:
                 return None
-            out.append(_Tok(NUM, "1" if target in self.macros else "0", t.ws, _EMPTY))
+            out.append(Tok(NUM, "1" if target in self.macros else "0", t.ws, EMPTY))
         return out
 
     def _include_name(self, lf: LexedFile, c: Directive) -> tuple[str, bool] | None:
@@ -876,7 +431,7 @@ class Preprocessor:
             return None
         try:
             expanded = self._expand_directive(lf, c.lo, c.hi)
-        except (_UnterminatedError, _LimitError, RecursionError):
+        except (UnterminatedError, LimitError, RecursionError):
             self._rec_bad.append("limit")
             return None
         if expanded and expanded[0].kind == STR and expanded[0].text.startswith('"'):
