@@ -443,7 +443,10 @@ def lsp_session(seeds: list[bytes], rng: random.Random, tally: Tally, work: Path
             },
             hang_after,
         )
-        if init is None or "error" in init:
+        if init is None:  # no answer in time: on a loaded host, a slow start rather than a crash
+            tally.fail("hang", "lsp-initialize", folder, "no answer to initialize")
+            return
+        if "error" in init:
             tally.fail("crash", "lsp-initialize", folder, str(init))
             return
         lsp.send("initialized", {})
