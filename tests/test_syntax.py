@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from hlsllint.syntax import Node, SyntaxTree, parse
+import warnings
+
+import tree_sitter
+import tree_sitter_hlsl
+
+from hlsllint.syntax import Node, SyntaxTree, language, parse
+from hlsllint.syntax.tree import _as_capsule
 
 
 def clean(src: str) -> SyntaxTree:
@@ -20,6 +26,16 @@ def find(tree: SyntaxTree, type_: str, text: str | None = None) -> Node:
 
 def nodes(tree: SyntaxTree, type_: str) -> list[Node]:
     return [n for n in tree.walk() if n.type == type_]
+
+
+def test_the_grammar_loads_through_no_deprecated_api() -> None:
+    """tree-sitter-hlsl 0.2 returns an int, which `tree_sitter.Language` warns about (and may
+    stop taking): the grammar goes in as the capsule a newer binding would give."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loaded = tree_sitter.Language(_as_capsule(tree_sitter_hlsl.language()))
+    assert loaded == language()
+    assert loaded.field_id_for_name("body") == language().field_id_for_name("body") is not None
 
 
 def test_offsets_are_preserved() -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import bisect
+import ctypes
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,7 +32,24 @@ _QUALIFIER_TYPES = frozenset(
 
 @cache
 def language() -> tree_sitter.Language:
-    return tree_sitter.Language(tree_sitter_hlsl.language())
+    return tree_sitter.Language(_as_capsule(tree_sitter_hlsl.language()))
+
+
+_CAPSULE_NAME = ctypes.create_string_buffer(b"tree_sitter.Language")
+"""The name tree-sitter gives its language capsules (kept alive: a capsule points at it)."""
+
+
+def _as_capsule(grammar: object) -> object:
+    """The grammar as tree-sitter's `Language` wants it since 0.23, a capsule. tree-sitter-hlsl 0.2
+    hands out the `TSLanguage *` as an int, which tree-sitter has deprecated (a warning in every
+    process) and may stop taking: wrap it in the capsule a newer binding would return."""
+    if not isinstance(grammar, int):
+        return grammar
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    capsule: object = new(grammar, ctypes.addressof(_CAPSULE_NAME), None)
+    return capsule
 
 
 @cache
