@@ -19,22 +19,26 @@ body gives the same peak (the scheduler's interleaving of unrolled iterations is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from itertools import chain
 from typing import Any
 
 import networkx as nx
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
-from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Span, Value
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value
+from hlsllint.analysis.lowering import (
+    ACCESS_EXPRESSIONS,
+    MAX_INSTRUCTIONS,
+    OUT_INTRINSICS,
+    Frame,
+    LowererBase,
+)
 from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
-from hlsllint.analysis.lowering_memo import facts as lowering_facts
 from hlsllint.analysis.occupancy import resolve_target
 from hlsllint.analysis.passes import common_values, dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
-from hlsllint.semantic.queries import uses_of
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import (
     F_ALTERNATIVE,
@@ -58,7 +62,6 @@ from hlsllint.syntax.fields import (
 from hlsllint.syntax.queries import for_header
 
 MAX_INLINE_DEPTH = 24
-MAX_INSTRUCTIONS = 200_000
 
 UNIFORM_INPUTS = frozenset({"SV_GROUPID", "SV_VIEWID"})
 PRELOADED_INPUTS = {
@@ -69,279 +72,14 @@ PRELOADED_INPUTS = {
 """System values that are exactly registers the hardware preloads (no instruction computes them)."""
 
 
-_OUT_INTRINSICS = frozenset({"sincos", "modf", "frexp", "asuint", "GetDimensions"})
-
-
-SCRATCH_ARRAY_REGISTERS = 64
-"""A local array past 256 bytes per lane lives in scratch memory, not in registers (RADV lowers
-such function-temporary arrays to scratch; regtruth: a dynamically indexed `float a[64]` stays in
-VGPRs, `float a[100]` takes 25,600 bytes of scratch per wave64)."""
-
-
-_ACCESS = ("field_expression", "subscript_expression")
-
-
-def _flatten(reads: Sequence[Value | None]) -> list[Value]:
-    """The registers an instruction reads: struct aggregates stand for their members."""
-    out: list[Value] = []
-    for r in reads:
-        if r is None:
-            continue
-        if r.parts is not None:
-            out.extend(_flatten(r.parts))
-        else:
-            out.append(r)
-    return out
-
-
-class _Frame:
-    def __init__(self, fn: Function | None, ret: list[Value] | None, exit_block: int) -> None:
-        self.fn = fn
-        self.env: dict[Symbol, list[Value]] = {}
-        self.ret = ret
-        self.exit = exit_block
-
-
-class _Lowerer:
-    def __init__(self, model: Model, entry: EntryPoint, costs: CostModel, replay: bool = True) -> None:
-        self.m = model
-        self.tree = model.tree
-        self.entry_point = entry
-        self.costs = costs
-        facts = lowering_facts(model)
-        self.facts = facts
-        self.span = facts.span
-        self.text = facts.text
-        self.temp_name = facts.temp_name
-        self.const_value = model.const_value  # memoised by the model
-        self.blocks: list[list[Instr]] = []
-        self.edges: list[tuple[int, int]] = []
-        self.g = nx.DiGraph()
-        self.values: list[Value] = []
-        self.loops: list[LoopRecord] = []
-        self.expr: dict[Span, list[Instr | Value | None]] = {}
-        self.frames: list[_Frame] = []
-        self.loop_targets: list[tuple[int | None, int]] = []  # (continue, break)
-        self.globals_env: dict[Symbol, list[Value]] = {}
-        self.preloads: dict[str, Value] = {}
-        self._split: dict[Symbol, bool] = {}
-        self.preloaded_vgprs = 0
-        self._written: dict[tuple[int, Symbol], bool] = {}
-        self.n_instrs = 0
-        self.truncated = False
-        self._value_shapes: dict[int, tuple[T.Type, int, str | None]] = {}
-        """id(type) -> (type, width, register class) of a new value (see `value`)."""
-        self.block = self.new_block()
-        self.sixteen = model.sixteen_bit
-        self.record_log: list[tuple[Span, Instr | Value | None]] = []
-        """Every `record` made while a body is being recorded, in order (what an inlined body
-        recorded is replayed from it; a `Recording` reads the part appended while it was open)."""
-        self.templates: dict[tuple[Any, ...], Template | Recording | None] = {}
-        self.recordings: list[Recording] = []
-        self.replay = replay
-        self.replayed = 0
-        self.view_spans: set[Span] = set()
-        """Expressions that stand for a part of a value (`v.yx`, `m[1]`) but are recorded as the
-        value itself: two reads of such a value may be different parts of it."""
-
-    # -- building blocks ------------------------------------------------------------------
-
-    def new_block(self) -> int:
-        """A new block (numbered in creation order; the graph is built by `finish`)."""
-        self.blocks.append([])
-        return len(self.blocks) - 1
-
-    def edge(self, a: int, b: int) -> None:
-        self.edges.append((a, b))
-
-    def value(self, name: str, t: T.Type, kind: str, sym: Symbol | None = None) -> Value:
-        found = self._value_shapes.get(id(t))
-        if found is None or found[0] is not t:
-            width = self.facts.width(t, self.sixteen)
-            scratch = t.kind == "array" and width > SCRATCH_ARRAY_REGISTERS
-            found = self._value_shapes[id(t)] = (t, width, "scratch" if scratch else None)
-        v = Value(len(self.values), name, found[1], kind, t, sym, found[2])
-        self.values.append(v)
-        return v
-
-    def emit(
-        self,
-        op: str,
-        dest: Value | None,
-        reads: list[Value | None],
-        node: Node | Span,
-        rule: str = "pure",
-        **detail: Any,
-    ) -> Instr:
-        span = node if isinstance(node, tuple) else self.span(node)
-        flat: list[Value] = []
-        for r in reads:  # `_flatten`, one level in line
-            if r is not None:
-                if r.parts is None:
-                    flat.append(r)
-                else:
-                    flat.extend(_flatten(r.parts))
-        ins = Instr(op, dest, flat, span, rule, detail, self.block)
-        self.blocks[self.block].append(ins)
-        self.n_instrs += 1
-        if self.n_instrs > MAX_INSTRUCTIONS:
-            self.truncated = True
-        return ins
-
-    def emit_expr(
-        self,
-        op: str,
-        dest: Value | None,
-        reads: list[Value | None],
-        node: Node,
-        rule: str = "pure",
-        **detail: Any,
-    ) -> Instr:
-        """`emit`, then `record` the instruction as what computed `node`."""
-        span = self.span(node)
-        ins = self.emit(op, dest, reads, span, rule, **detail)
-        self.note(span, ins)
-        return ins
-
-    def temp(self, node: Node, t: T.Type | None = None) -> Value:
-        t = t if t is not None else self.m.type_of(node)
-        return self.value(self.temp_name(node), t, "temp")
-
-    def aggregate(self, node: Node, t: T.Type, parts: list[Value]) -> Value:
-        """A struct-typed expression made of `parts` (see `Value.parts`); no instruction."""
-        v = self.temp(node, t)
-        v.parts = parts
-        return v
-
-    def member_loads(
-        self, node: Node, t: T.Type, op: str, reads: list[Value | None], rule: str, **detail: Any
-    ) -> Value:
-        """A struct read from memory, one load per member: the compiler loads only the members
-        used (unused ones are dead code, see `dead_instructions`)."""
-        parts = []
-        for m in t.members:
-            d = self.value(f"{self.temp_name(node)}.{m.name}", m.type, "temp")
-            self.emit(op, d, reads, node, rule=rule, **detail)
-            parts.append(d)
-        return self.aggregate(node, t, parts)
-
-    def record(self, node: Node, what: Instr | Value | None) -> None:
-        self.note(self.span(node), what)
-
-    def note(self, span: Span, what: Instr | Value | None) -> None:
-        """`record` by span."""
-        found = self.expr.get(span)
-        if found is None:
-            self.expr[span] = [what]
-        else:
-            found.append(what)
-        if self.recordings:
-            self.record_log.append((span, what))
-
-    # -- variables ------------------------------------------------------------------------
-
-    def var(self, sym: Symbol) -> list[Value]:
-        """The values of a variable (one per member for structs)."""
-        env = self.globals_env if sym.kind in ("static", "global") else self.frames[-1].env
-        vals = env.get(sym)
-        if vals is None:
-            t = sym.type
-            if t.kind == "struct" and t.members:
-                vals = [self.value(f"{sym.name}.{m.name}", m.type, "var", sym) for m in t.members]
-            elif self._split_array(sym) and t.element is not None and t.length is not None:
-                vals = [self.value(f"{sym.name}[{i}]", t.element, "var", sym) for i in range(t.length)]
-            else:
-                vals = [self.value(sym.name, t, "var", sym)]
-            env[sym] = vals
-        return vals
-
-    def _split_array(self, sym: Symbol) -> bool:
-        """A local array indexed only by constants is a set of separate values, one per element
-        (the compiler's scalar replacement): writing `v[0]` does not keep `v[3]` live."""
-        t = sym.type
-        if sym.kind not in ("local", "param") or t.kind != "array" or not t.length or t.length > 64:
-            return False
-        found = self._split.get(sym)
-        if found is None:
-            found = self._split[sym] = self._only_constant_indices(sym)
-        return found
-
-    def _only_constant_indices(self, sym: Symbol) -> bool:
-        for n in uses_of(self.m, sym):
-            parent = n.parent
-            if parent is None or parent.type != "subscript_expression":
-                continue  # a whole-array use: every element, which split values also give
-            if parent.child_by_field_id(F_ARGUMENT) != n:
-                return False
-            idx = self._indices(parent)
-            if len(idx) != 1 or not isinstance(self.const_value(idx[0]), int):
-                return False
-        return True
-
-    @staticmethod
-    def _indices(node: Node) -> list[Node]:
-        idx_node = node.child_by_field_id(F_INDICES)
-        if idx_node is None:
-            return []
-        if idx_node.type == "subscript_argument_list":
-            return [c for c in idx_node.named_children if c.type != "comment"]
-        return [idx_node]
-
-    def _array_element(self, node: Node) -> Value | None:
-        """The element value of `a[k]` for a split local array `a` and a constant `k`."""
-        arg = node.child_by_field_id(F_ARGUMENT)
-        sym = self._base_symbol(arg)
-        if sym is None or not self._split_array(sym):
-            return None
-        idx = self._indices(node)
-        k = self.const_value(idx[0]) if len(idx) == 1 else None
-        vals = self.var(sym)
-        if not isinstance(k, int) or not 0 <= k < len(vals):
-            return None
-        return vals[k]
-
-    def member_value(self, sym: Symbol, member: str) -> Value | None:
-        t = sym.type
-        if t.kind != "struct":
-            return None
-        for m, v in zip(t.members, self.var(sym), strict=False):
-            if m.name == member:
-                return v
-        return None
-
-    def resource(self, sym: Symbol, node: Node | Span) -> Value:
-        """A resource's descriptor, loaded (scalar) where it is used and dead after that use:
-        the compiler reloads descriptors from the descriptor set rather than keep them live
-        (regtruth: 24 textures read one after another peak at 10 SGPRs before scheduling)."""
-        res = sym.type.resource
-        c = self.costs
-        width = (
-            c.texture_descriptor_sgprs
-            if res is not None and res.is_texture
-            else (
-                c.sampler_descriptor_sgprs
-                if res is not None and res.category == "sampler"
-                else c.buffer_descriptor_sgprs
-            )
-        )
-        return self._descriptor(sym.name, width, sym.type, sym, node)
-
-    def cbuffer(self, name: str, node: Node | Span) -> Value:
-        return self._descriptor(name, self.costs.cbuffer_descriptor_sgprs, T.UNKNOWN, None, node)
-
-    def _descriptor(self, name: str, width: int, t: T.Type, sym: Symbol | None, node: Node | Span) -> Value:
-        v = Value(len(self.values), name, width, "resource", t, sym, "sgpr")
-        self.values.append(v)
-        self.emit("descriptor", v, [], node, rule="uniform")
-        return v
-
+class _Lowerer(LowererBase):
     # -- entry ----------------------------------------------------------------------------
 
     def lower_entry(self) -> CFG:
         fn = self.entry_point.function
         stage = self.entry_point.stage
         exit_block = -1  # set below
-        frame = _Frame(fn, None, exit_block)
+        frame = Frame(fn, None, exit_block)
         self.frames.append(frame)
         preloads = list(self.costs.preloads.get(stage, ()))
         if stage == "vertex":
@@ -765,64 +503,6 @@ class _Lowerer:
             found = self._written[key] = fn.body is not None and self._writes(fn.body, p, parts=True)
         return found
 
-    def _writes(self, body: Node, sym: Symbol, parts: bool = False) -> bool:
-        """Does `body` write `sym` (with `parts`: or a member, element or swizzle of it)?"""
-        whole, in_part = self._written_in(body)
-        return sym in (in_part if parts else whole)
-
-    def _written_in(self, body: Node) -> tuple[set[Symbol], set[Symbol]]:
-        """(symbols `body` assigns, updates or passes to an out argument; those and the symbols
-        it writes a member, element or swizzle of), one walk per node and unit."""
-        found = self.facts.writes.get(body.id)
-        if found is not None:
-            return found
-        whole: set[Symbol] = set()
-        in_part: set[Symbol] = set()
-        resolve = self.m.resolve
-        for n in self.tree.walk(body):
-            target = None
-            kind = n.type
-            if kind == "assignment_expression":
-                target = n.child_by_field_id(F_LEFT)
-            elif kind == "update_expression":
-                target = n.child_by_field_id(F_ARGUMENT)
-            elif kind == "call_expression":
-                args = n.child_by_field_id(F_ARGUMENTS)
-                for i, a in enumerate(args.named_children if args is not None else []):
-                    if a.type == "identifier" and self._may_write_arg(n, i):
-                        sym = resolve(a)
-                        if sym is not None:
-                            whole.add(sym)
-                            in_part.add(sym)
-            if target is None:
-                continue
-            if target.type == "identifier":
-                sym = resolve(target)
-                if sym is not None:
-                    whole.add(sym)
-                    in_part.add(sym)
-                continue
-            while target is not None and target.type in _ACCESS:
-                target = target.child_by_field_id(F_ARGUMENT)
-            if target is not None and target.type == "identifier":
-                sym = resolve(target)
-                if sym is not None:
-                    in_part.add(sym)
-        found = self.facts.writes[body.id] = (whole, in_part)
-        return found
-
-    def _may_write_arg(self, call: Node, index: int) -> bool:
-        """Whether argument `index` of a call may be an out/inout argument."""
-        fn = call.child_by_field_id(F_FUNCTION)
-        if fn is None or fn.type != "identifier":
-            return True  # a method (GetDimensions, Interlocked* on a resource...): assume it may
-        name = self.text(fn)
-        user = self.m.functions.get(name)
-        if user:
-            return any(index < len(f.params) and f.params[index].direction != "in" for f in user)
-        # Intrinsics with out parameters; constructors and other intrinsics only read.
-        return name in _OUT_INTRINSICS or name in RAY_PAYLOAD_WRITERS or name.startswith("Interlocked")
-
     def switch(self, node: Node) -> None:
         c, known = self.cond(node.child_by_field_id(F_CONDITION))
         body = node.child_by_field_id(F_BODY)
@@ -998,7 +678,7 @@ class _Lowerer:
         such as `cb.cameras[i].view` or `tile[y][x]`."""
         indices: list[Node] = []
         n: Node | None = node
-        while n is not None and n.type in _ACCESS:
+        while n is not None and n.type in ACCESS_EXPRESSIONS:
             if n.type == "subscript_expression":
                 indices.extend(self._indices(n))
             n = n.child_by_field_id(F_ARGUMENT)
@@ -1012,11 +692,6 @@ class _Lowerer:
         if sym is None or sym.kind != "groupshared":
             return None
         return indices
-
-    def _base_symbol(self, node: Node | None) -> Symbol | None:
-        if node is not None and node.type == "identifier":
-            return self.m.resolve(node)
-        return None
 
     def field(self, node: Node) -> Value | None:
         arg = node.child_by_field_id(F_ARGUMENT)
@@ -1263,7 +938,7 @@ class _Lowerer:
             unknown = rule == "lane" and name not in INTRINSICS and name not in self.m.functions
             if not unknown and not self._may_write_arg(node, i):
                 continue  # an undeclared function (a header not found) may write any argument
-            out_rule = "pure" if name in _OUT_INTRINSICS else rule
+            out_rule = "pure" if name in OUT_INTRINSICS else rule
             written = self.emit("alu", self.temp(a), reads, node, rule=out_rule)
             self.store_to(a, written, node, partial=False)
 
@@ -1332,7 +1007,7 @@ class _Lowerer:
             ret = [self.value(f"{fn.name}.{m.name}", m.type, "var") for m in fn.return_type.members]
         elif fn.return_type.kind not in ("void",):
             ret = [self.value(f"{fn.name}()", fn.return_type, "var")]
-        frame = _Frame(fn, ret, -1)
+        frame = Frame(fn, ret, -1)
         # evaluate arguments in the caller
         arg_vals: list[tuple[Symbol, Node | None]] = []
         for i, p in enumerate(fn.params):
@@ -1419,7 +1094,7 @@ class _Lowerer:
 
     # -- inlined bodies, lowered once and replayed ------------------------------------------
 
-    def _body(self, fn: Function, frame: _Frame) -> None:
+    def _body(self, fn: Function, frame: Frame) -> None:
         """Lower an inlined function's body. The first lowering is noted (`Recording`); a later
         call of the function with arguments bound in the same shape (`_template_key`), on a call
         path that cuts the same calls (`Reach`), replays it as a `Template` (the same
@@ -1457,7 +1132,7 @@ class _Lowerer:
             self.recordings.pop()
         self.templates[key] = rec if rec.close(self) else None
 
-    def _slots(self, fn: Function, frame: _Frame) -> list[Value] | None:
+    def _slots(self, fn: Function, frame: Frame) -> list[Value] | None:
         """The values a body reads from its call site: the parameters' (and their parts) and the
         return values. None when one is also a global's or a preload (a replay could not tell
         which of the two a use stands for)."""

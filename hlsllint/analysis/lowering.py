@@ -1,0 +1,368 @@
+"""The lowerer's state and building blocks, which every part of lowering uses.
+
+`LowererBase` holds what lowering one entry point builds (blocks, edges, values, loops, what
+each expression computed, the call frames) and makes its pieces: blocks, values, instructions,
+records, a variable's values, resource descriptors; it also answers what a syntax subtree
+writes. The lowering itself is a chain of subclasses, each adding one kind of syntax:
+`lowering_expr` (expressions and stores) <- `lowering_calls` (calls that stay calls)
+<- `lowering_inline` (inlined calls, replays) <- `lowering_stmt` (statements) <- `cfg`
+(the entry point and the finished graph).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import networkx as nx
+
+from hlsllint.analysis.costs import CostModel
+from hlsllint.analysis.ir import Instr, LoopRecord, Span, Value
+from hlsllint.analysis.lowering_memo import Recording, Template
+from hlsllint.analysis.lowering_memo import facts as lowering_facts
+from hlsllint.semantic import types as T
+from hlsllint.semantic.intrinsics import RAY_PAYLOAD_WRITERS
+from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
+from hlsllint.semantic.queries import uses_of
+from hlsllint.syntax import Node
+from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FUNCTION, F_INDICES, F_LEFT
+
+MAX_INSTRUCTIONS = 200_000
+
+OUT_INTRINSICS = frozenset({"sincos", "modf", "frexp", "asuint", "GetDimensions"})
+"""Intrinsics (and the one method) with out parameters."""
+
+
+SCRATCH_ARRAY_REGISTERS = 64
+"""A local array past 256 bytes per lane lives in scratch memory, not in registers (RADV lowers
+such function-temporary arrays to scratch; regtruth: a dynamically indexed `float a[64]` stays in
+VGPRs, `float a[100]` takes 25,600 bytes of scratch per wave64)."""
+
+
+ACCESS_EXPRESSIONS = ("field_expression", "subscript_expression")
+
+
+def _flatten(reads: Sequence[Value | None]) -> list[Value]:
+    """The registers an instruction reads: struct aggregates stand for their members."""
+    out: list[Value] = []
+    for r in reads:
+        if r is None:
+            continue
+        if r.parts is not None:
+            out.extend(_flatten(r.parts))
+        else:
+            out.append(r)
+    return out
+
+
+class Frame:
+    """A function being lowered: its variables' values, its return values and its exit block."""
+
+    def __init__(self, fn: Function | None, ret: list[Value] | None, exit_block: int) -> None:
+        self.fn = fn
+        self.env: dict[Symbol, list[Value]] = {}
+        self.ret = ret
+        self.exit = exit_block
+
+
+class LowererBase:
+    """The state of one entry point's lowering and the pieces it is built of."""
+
+    def __init__(self, model: Model, entry: EntryPoint, costs: CostModel, replay: bool = True) -> None:
+        self.m = model
+        self.tree = model.tree
+        self.entry_point = entry
+        self.costs = costs
+        facts = lowering_facts(model)
+        self.facts = facts
+        self.span = facts.span
+        self.text = facts.text
+        self.temp_name = facts.temp_name
+        self.const_value = model.const_value  # memoised by the model
+        self.blocks: list[list[Instr]] = []
+        self.edges: list[tuple[int, int]] = []
+        self.g = nx.DiGraph()
+        self.values: list[Value] = []
+        self.loops: list[LoopRecord] = []
+        self.expr: dict[Span, list[Instr | Value | None]] = {}
+        self.frames: list[Frame] = []
+        self.loop_targets: list[tuple[int | None, int]] = []  # (continue, break)
+        self.globals_env: dict[Symbol, list[Value]] = {}
+        self.preloads: dict[str, Value] = {}
+        self._split: dict[Symbol, bool] = {}
+        self.preloaded_vgprs = 0
+        self._written: dict[tuple[int, Symbol], bool] = {}
+        self.n_instrs = 0
+        self.truncated = False
+        self._value_shapes: dict[int, tuple[T.Type, int, str | None]] = {}
+        """id(type) -> (type, width, register class) of a new value (see `value`)."""
+        self.block = self.new_block()
+        self.sixteen = model.sixteen_bit
+        self.record_log: list[tuple[Span, Instr | Value | None]] = []
+        """Every `record` made while a body is being recorded, in order (what an inlined body
+        recorded is replayed from it; a `Recording` reads the part appended while it was open)."""
+        self.templates: dict[tuple[Any, ...], Template | Recording | None] = {}
+        self.recordings: list[Recording] = []
+        self.replay = replay
+        self.replayed = 0
+        self.view_spans: set[Span] = set()
+        """Expressions that stand for a part of a value (`v.yx`, `m[1]`) but are recorded as the
+        value itself: two reads of such a value may be different parts of it."""
+
+    # -- building blocks ------------------------------------------------------------------
+
+    def new_block(self) -> int:
+        """A new block (numbered in creation order; the graph is built by `finish`)."""
+        self.blocks.append([])
+        return len(self.blocks) - 1
+
+    def edge(self, a: int, b: int) -> None:
+        self.edges.append((a, b))
+
+    def value(self, name: str, t: T.Type, kind: str, sym: Symbol | None = None) -> Value:
+        found = self._value_shapes.get(id(t))
+        if found is None or found[0] is not t:
+            width = self.facts.width(t, self.sixteen)
+            scratch = t.kind == "array" and width > SCRATCH_ARRAY_REGISTERS
+            found = self._value_shapes[id(t)] = (t, width, "scratch" if scratch else None)
+        v = Value(len(self.values), name, found[1], kind, t, sym, found[2])
+        self.values.append(v)
+        return v
+
+    def emit(
+        self,
+        op: str,
+        dest: Value | None,
+        reads: list[Value | None],
+        node: Node | Span,
+        rule: str = "pure",
+        **detail: Any,
+    ) -> Instr:
+        span = node if isinstance(node, tuple) else self.span(node)
+        flat: list[Value] = []
+        for r in reads:  # `_flatten`, one level in line
+            if r is not None:
+                if r.parts is None:
+                    flat.append(r)
+                else:
+                    flat.extend(_flatten(r.parts))
+        ins = Instr(op, dest, flat, span, rule, detail, self.block)
+        self.blocks[self.block].append(ins)
+        self.n_instrs += 1
+        if self.n_instrs > MAX_INSTRUCTIONS:
+            self.truncated = True
+        return ins
+
+    def emit_expr(
+        self,
+        op: str,
+        dest: Value | None,
+        reads: list[Value | None],
+        node: Node,
+        rule: str = "pure",
+        **detail: Any,
+    ) -> Instr:
+        """`emit`, then `record` the instruction as what computed `node`."""
+        span = self.span(node)
+        ins = self.emit(op, dest, reads, span, rule, **detail)
+        self.note(span, ins)
+        return ins
+
+    def temp(self, node: Node, t: T.Type | None = None) -> Value:
+        t = t if t is not None else self.m.type_of(node)
+        return self.value(self.temp_name(node), t, "temp")
+
+    def aggregate(self, node: Node, t: T.Type, parts: list[Value]) -> Value:
+        """A struct-typed expression made of `parts` (see `Value.parts`); no instruction."""
+        v = self.temp(node, t)
+        v.parts = parts
+        return v
+
+    def member_loads(
+        self, node: Node, t: T.Type, op: str, reads: list[Value | None], rule: str, **detail: Any
+    ) -> Value:
+        """A struct read from memory, one load per member: the compiler loads only the members
+        used (unused ones are dead code, see `dead_instructions`)."""
+        parts = []
+        for m in t.members:
+            d = self.value(f"{self.temp_name(node)}.{m.name}", m.type, "temp")
+            self.emit(op, d, reads, node, rule=rule, **detail)
+            parts.append(d)
+        return self.aggregate(node, t, parts)
+
+    def record(self, node: Node, what: Instr | Value | None) -> None:
+        self.note(self.span(node), what)
+
+    def note(self, span: Span, what: Instr | Value | None) -> None:
+        """`record` by span."""
+        found = self.expr.get(span)
+        if found is None:
+            self.expr[span] = [what]
+        else:
+            found.append(what)
+        if self.recordings:
+            self.record_log.append((span, what))
+
+    # -- variables ------------------------------------------------------------------------
+
+    def var(self, sym: Symbol) -> list[Value]:
+        """The values of a variable (one per member for structs)."""
+        env = self.globals_env if sym.kind in ("static", "global") else self.frames[-1].env
+        vals = env.get(sym)
+        if vals is None:
+            t = sym.type
+            if t.kind == "struct" and t.members:
+                vals = [self.value(f"{sym.name}.{m.name}", m.type, "var", sym) for m in t.members]
+            elif self._split_array(sym) and t.element is not None and t.length is not None:
+                vals = [self.value(f"{sym.name}[{i}]", t.element, "var", sym) for i in range(t.length)]
+            else:
+                vals = [self.value(sym.name, t, "var", sym)]
+            env[sym] = vals
+        return vals
+
+    def _split_array(self, sym: Symbol) -> bool:
+        """A local array indexed only by constants is a set of separate values, one per element
+        (the compiler's scalar replacement): writing `v[0]` does not keep `v[3]` live."""
+        t = sym.type
+        if sym.kind not in ("local", "param") or t.kind != "array" or not t.length or t.length > 64:
+            return False
+        found = self._split.get(sym)
+        if found is None:
+            found = self._split[sym] = self._only_constant_indices(sym)
+        return found
+
+    def _only_constant_indices(self, sym: Symbol) -> bool:
+        for n in uses_of(self.m, sym):
+            parent = n.parent
+            if parent is None or parent.type != "subscript_expression":
+                continue  # a whole-array use: every element, which split values also give
+            if parent.child_by_field_id(F_ARGUMENT) != n:
+                return False
+            idx = self._indices(parent)
+            if len(idx) != 1 or not isinstance(self.const_value(idx[0]), int):
+                return False
+        return True
+
+    @staticmethod
+    def _indices(node: Node) -> list[Node]:
+        idx_node = node.child_by_field_id(F_INDICES)
+        if idx_node is None:
+            return []
+        if idx_node.type == "subscript_argument_list":
+            return [c for c in idx_node.named_children if c.type != "comment"]
+        return [idx_node]
+
+    def _array_element(self, node: Node) -> Value | None:
+        """The element value of `a[k]` for a split local array `a` and a constant `k`."""
+        arg = node.child_by_field_id(F_ARGUMENT)
+        sym = self._base_symbol(arg)
+        if sym is None or not self._split_array(sym):
+            return None
+        idx = self._indices(node)
+        k = self.const_value(idx[0]) if len(idx) == 1 else None
+        vals = self.var(sym)
+        if not isinstance(k, int) or not 0 <= k < len(vals):
+            return None
+        return vals[k]
+
+    def _base_symbol(self, node: Node | None) -> Symbol | None:
+        if node is not None and node.type == "identifier":
+            return self.m.resolve(node)
+        return None
+
+    def member_value(self, sym: Symbol, member: str) -> Value | None:
+        t = sym.type
+        if t.kind != "struct":
+            return None
+        for m, v in zip(t.members, self.var(sym), strict=False):
+            if m.name == member:
+                return v
+        return None
+
+    # -- resources ------------------------------------------------------------------------
+
+    def resource(self, sym: Symbol, node: Node | Span) -> Value:
+        """A resource's descriptor, loaded (scalar) where it is used and dead after that use:
+        the compiler reloads descriptors from the descriptor set rather than keep them live
+        (regtruth: 24 textures read one after another peak at 10 SGPRs before scheduling)."""
+        res = sym.type.resource
+        c = self.costs
+        width = (
+            c.texture_descriptor_sgprs
+            if res is not None and res.is_texture
+            else (
+                c.sampler_descriptor_sgprs
+                if res is not None and res.category == "sampler"
+                else c.buffer_descriptor_sgprs
+            )
+        )
+        return self._descriptor(sym.name, width, sym.type, sym, node)
+
+    def cbuffer(self, name: str, node: Node | Span) -> Value:
+        return self._descriptor(name, self.costs.cbuffer_descriptor_sgprs, T.UNKNOWN, None, node)
+
+    def _descriptor(self, name: str, width: int, t: T.Type, sym: Symbol | None, node: Node | Span) -> Value:
+        v = Value(len(self.values), name, width, "resource", t, sym, "sgpr")
+        self.values.append(v)
+        self.emit("descriptor", v, [], node, rule="uniform")
+        return v
+
+    # -- what a subtree writes ------------------------------------------------------------
+
+    def _writes(self, body: Node, sym: Symbol, parts: bool = False) -> bool:
+        """Does `body` write `sym` (with `parts`: or a member, element or swizzle of it)?"""
+        whole, in_part = self._written_in(body)
+        return sym in (in_part if parts else whole)
+
+    def _written_in(self, body: Node) -> tuple[set[Symbol], set[Symbol]]:
+        """(symbols `body` assigns, updates or passes to an out argument; those and the symbols
+        it writes a member, element or swizzle of), one walk per node and unit."""
+        found = self.facts.writes.get(body.id)
+        if found is not None:
+            return found
+        whole: set[Symbol] = set()
+        in_part: set[Symbol] = set()
+        resolve = self.m.resolve
+        for n in self.tree.walk(body):
+            target = None
+            kind = n.type
+            if kind == "assignment_expression":
+                target = n.child_by_field_id(F_LEFT)
+            elif kind == "update_expression":
+                target = n.child_by_field_id(F_ARGUMENT)
+            elif kind == "call_expression":
+                args = n.child_by_field_id(F_ARGUMENTS)
+                for i, a in enumerate(args.named_children if args is not None else []):
+                    if a.type == "identifier" and self._may_write_arg(n, i):
+                        sym = resolve(a)
+                        if sym is not None:
+                            whole.add(sym)
+                            in_part.add(sym)
+            if target is None:
+                continue
+            if target.type == "identifier":
+                sym = resolve(target)
+                if sym is not None:
+                    whole.add(sym)
+                    in_part.add(sym)
+                continue
+            while target is not None and target.type in ACCESS_EXPRESSIONS:
+                target = target.child_by_field_id(F_ARGUMENT)
+            if target is not None and target.type == "identifier":
+                sym = resolve(target)
+                if sym is not None:
+                    in_part.add(sym)
+        found = self.facts.writes[body.id] = (whole, in_part)
+        return found
+
+    def _may_write_arg(self, call: Node, index: int) -> bool:
+        """Whether argument `index` of a call may be an out/inout argument."""
+        fn = call.child_by_field_id(F_FUNCTION)
+        if fn is None or fn.type != "identifier":
+            return True  # a method (GetDimensions, Interlocked* on a resource...): assume it may
+        name = self.text(fn)
+        user = self.m.functions.get(name)
+        if user:
+            return any(index < len(f.params) and f.params[index].direction != "in" for f in user)
+        # Intrinsics with out parameters; constructors and other intrinsics only read.
+        return name in OUT_INTRINSICS or name in RAY_PAYLOAD_WRITERS or name.startswith("Interlocked")
