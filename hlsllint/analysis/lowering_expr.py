@@ -1,0 +1,465 @@
+"""Lowering expressions: reads of variables, constant memory, groupshared memory and resources,
+operators, and the stores that assignments make.
+
+`ExprLowerer` lowers an expression to the instructions that compute it and returns the value
+holding its result (None for a compile-time constant); `store_to` makes an instruction define
+an lvalue (a variable, a member, an element, a swizzle, groupshared memory, a resource).
+Calls are lowered by the subclasses (`lowering_calls`, `lowering_inline`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hlsllint.analysis.ir import Instr, Value
+from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, LowererBase
+from hlsllint.semantic import types as T
+from hlsllint.semantic.model import Symbol
+from hlsllint.syntax import Node
+from hlsllint.syntax.fields import F_ARGUMENT, F_FIELD, F_INDICES, F_LEFT, F_OPERATOR, F_RIGHT, F_VALUE
+
+
+class ExprLowerer(LowererBase):
+    """Expressions, assignments and stores."""
+
+    def call(self, node: Node) -> Value | None:
+        """Lower a call expression (`lowering_calls.CallLowerer`)."""
+        raise NotImplementedError
+
+    # -- expressions ----------------------------------------------------------------------
+
+    def expr_(self, node: Node | None) -> Value | None:
+        if node is None or self.truncated:
+            return None
+        kind = node.type
+        if kind in ("number_literal", "true", "false", "string_literal", "comment"):
+            self.record(node, None)
+            return None
+        if kind == "identifier":
+            return self.ident(node)
+        if kind in ("parenthesized_expression",):
+            inner = [c for c in node.named_children if c.type != "comment"]
+            v = None
+            for c in inner:
+                v = self.expr_(c)
+            self.record(node, v)
+            return v
+        if self.const_value(node) is not None and kind != "assignment_expression":
+            self.record(node, None)
+            return None
+        if kind in ("field_expression", "subscript_expression"):
+            path = self._constant_path(node)
+            if path is not None:
+                return self._constant_load(node, *path)
+            return self.field(node) if kind == "field_expression" else self.subscript(node)
+        if kind == "call_expression":
+            return self.call(node)
+        if kind == "assignment_expression":
+            return self.assignment(node)
+        if kind == "update_expression":
+            arg = node.child_by_field_id(F_ARGUMENT)
+            cur = self.expr_(arg)
+            ins = self.emit("alu", None, [cur], node)
+            self.store_to(arg, ins, node)
+            return cur
+        if kind == "comma_expression":
+            self.expr_(node.child_by_field_id(F_LEFT))
+            return self.expr_(node.child_by_field_id(F_RIGHT))
+        if kind == "initializer_list":
+            reads = [self.expr_(c) for c in node.named_children]
+            d = self.temp(node)
+            ins = self.emit_expr("alu", d, reads, node)
+            return d
+        if kind == "cast_expression":
+            src = self.expr_(node.child_by_field_id(F_VALUE))
+            t = self.m.type_of(node)
+            if src is None:
+                return None
+            d = self.temp(node, t)
+            ins = self.emit_expr("alu", d, [src], node)
+            return d
+        # binary, unary, conditional and anything else: an ALU op on its operands.
+        reads = [
+            self.expr_(c)
+            for c in node.named_children
+            if c.type.endswith(("expression", "identifier", "literal")) or c.type in ("true", "false")
+        ]
+        if reads.count(None) == len(reads):  # no operand has a value (all constants)
+            self.record(node, None)
+            return None
+        d = self.temp(node)
+        if kind in ("binary_expression", "unary_expression"):
+            ins = self.emit_expr("alu", d, reads, node, cw=True)  # component by component
+        else:
+            ins = self.emit_expr("alu", d, reads, node)
+        return d
+
+    def ident(self, node: Node) -> Value | None:
+        sym = self.m.resolve(node)
+        v: Value | None = None
+        if sym is None or sym.kind == "function":
+            v = None
+        elif sym.kind == "resource":
+            v = self.resource(sym, node)
+        elif sym.kind == "cbuffer_member":
+            d = self.temp(node, sym.type)
+            cb = self.cbuffer(sym.container or "$Globals", node)
+            self.emit_expr("cbload", d, [cb], node, rule="uniform")
+            return d
+        elif sym.kind == "static_const":
+            if self.const_value(sym.init) is None:
+                d = self.temp(node, sym.type)
+                self.emit_expr("cbload", d, [], node, rule="uniform")
+                return d
+            v = None
+        elif sym.kind == "groupshared":
+            d = self.temp(node, sym.type)
+            self.emit_expr("lds_load", d, [], node, rule="lane")
+            return d
+        else:
+            vals = self.var(sym)
+            if len(vals) > 1:
+                # a whole struct read: its members (copies are free)
+                d = self.aggregate(node, sym.type, list(vals))
+                self.record(node, d)
+                return d
+            v = vals[0]
+        self.record(node, v)
+        return v
+
+    def _access_root(self, node: Node) -> tuple[Node | None, list[Node]]:
+        """(root, index expressions, outermost first) of a chain of member and element accesses
+        such as `cb.cameras[i].view` or `tile[y][x]`."""
+        indices: list[Node] = []
+        n: Node | None = node
+        while n is not None and n.type in ACCESS_EXPRESSIONS:
+            if n.type == "subscript_expression":
+                indices.extend(self._indices(n))
+            n = n.child_by_field_id(F_ARGUMENT)
+        return n, indices
+
+    def _groupshared_path(self, node: Node) -> list[Node] | None:
+        """The index expressions of an element or member access of a groupshared variable
+        (`tile[y][x]`, `tile[i].pos`), else None: the access moves only what it names."""
+        n, indices = self._access_root(node)
+        sym = self._base_symbol(n)
+        if sym is None or sym.kind != "groupshared":
+            return None
+        return indices
+
+    def field(self, node: Node) -> Value | None:
+        arg = node.child_by_field_id(F_ARGUMENT)
+        gs = self._groupshared_path(node)
+        if gs is not None and arg is not None and arg.type != "identifier":
+            idx = [self.expr_(i) for i in gs]
+            d = self.temp(node)
+            self.emit_expr("lds_load", d, idx, node, rule="lane")
+            return d
+        name = self.text(node.child_by_field_id(F_FIELD) or node)
+        sym = self._base_symbol(arg)
+        if sym is not None and sym.kind in ("local", "param", "static"):
+            mv = self.member_value(sym, name)
+            if mv is not None:
+                self.record(node, mv)
+                return mv
+        if (
+            sym is not None
+            and sym.kind == "resource"
+            and sym.type.resource is not None
+            and (sym.type.resource.category == "constant")
+        ):
+            d = self.temp(node)
+            self.emit_expr("cbload", d, [self.cbuffer(sym.name, node)], node, rule="uniform")
+            return d
+        base = self.expr_(arg)
+        if base is not None and base.parts is not None:
+            for m, part in zip(base.type.members, base.parts, strict=False):
+                if m.name == name:
+                    self.record(node, part)
+                    return part
+        # swizzles and member reads of a computed value are views of it
+        if base is not None and not ("xyzw".startswith(name) or "rgba".startswith(name)):
+            self.view_spans.add(self.span(node))  # `.yx`, `.z`: not the leading components
+        self.record(node, base)
+        return base
+
+    def _constant_path(self, node: Node) -> tuple[Symbol, Node, list[Node]] | None:
+        """(root symbol, root identifier, index expressions) of a member/element read of constant
+        memory: a cbuffer member, a `ConstantBuffer<T>` or a `static const`, else None."""
+        n, indices = self._access_root(node)
+        if n is None or n.type != "identifier":
+            return None
+        sym = self.m.resolve(n)
+        if sym is None:
+            return None
+        res = sym.type.resource
+        if sym.kind in ("cbuffer_member", "static_const") or (
+            sym.kind == "resource" and res is not None and res.category == "constant"
+        ):
+            return sym, n, indices
+        return None
+
+    def _constant_load(self, node: Node, sym: Symbol, root: Node, indices: list[Node]) -> Value | None:
+        """Only the part read is loaded: `cb.cameras[i].viewProj` loads 16 dwords, not the array
+        of structs (regtruth: perftest's loop over a 4,096-entry cbuffer array holds 6 VGPRs).
+        Scalar when every index is uniform; a `static const` table is constant memory too."""
+        idx = [self.expr_(i) for i in indices]
+        if sym.kind == "static_const":
+            reads: list[Value | None] = idx
+        elif sym.kind == "resource":
+            reads = [self.resource(sym, root), *idx]
+        else:
+            reads = [self.cbuffer(sym.container or "$Globals", root), *idx]
+        t = self.m.type_of(node)
+        if t.kind == "struct" and t.members:
+            agg = self.member_loads(node, t, "cbload", reads, "pure" if reads else "uniform")
+            self.record(node, agg)
+            return agg
+        d = self.temp(node)
+        self.emit_expr("cbload", d, reads, node, rule="pure" if reads else "uniform")
+        return d
+
+    def subscript(self, node: Node) -> Value | None:
+        arg = node.child_by_field_id(F_ARGUMENT)
+        idx_node = node.child_by_field_id(F_INDICES)
+        idx_nodes = [c for c in idx_node.named_children] if idx_node is not None else []
+        if idx_node is not None and idx_node.type != "subscript_argument_list":
+            idx_nodes = [idx_node]
+        base_t = self.m.type_of(arg)
+        gs = self._groupshared_path(node)
+        if gs is not None:
+            idx = [self.expr_(i) for i in gs]
+            d = self.temp(node)
+            self.emit_expr("lds_load", d, idx, node, rule="lane")
+            return d
+        if base_t.is_resource and base_t.resource is not None:
+            res = self.expr_(arg)
+            idx = [self.expr_(i) for i in idx_nodes]
+            t = self.m.type_of(node)
+            if t.kind == "struct" and t.members:
+                agg = self.member_loads(
+                    node,
+                    t,
+                    "load",
+                    [res, *idx],
+                    self._load_rule(base_t.resource),
+                    typed=base_t.resource.typed,
+                    resource=self._res_name(arg),
+                    method="[]",
+                )
+                self.record(node, agg)
+                return agg
+            d = self.temp(node)
+            self.emit_expr(
+                "load",
+                d,
+                [res, *idx],
+                node,
+                rule=self._load_rule(base_t.resource),
+                typed=base_t.resource.typed,
+                resource=self._res_name(arg),
+                method="[]",
+            )
+            return d
+        elem = self._array_element(node)
+        if elem is not None:
+            self.record(node, elem)
+            return elem
+        base = self.expr_(arg)
+        idx = [self.expr_(i) for i in idx_nodes]
+        sym = self._base_symbol(arg)
+        if sym is not None and sym.kind in ("cbuffer_member", "static_const"):
+            d = self.temp(node)
+            self.emit_expr("cbload", d, idx, node)
+            return d
+        if all(i is None for i in idx):  # a constant index: a view of the base
+            self.view_spans.add(self.span(node))
+            self.record(node, base)
+            return base
+        d = self.temp(node)
+        self.emit_expr("alu", d, [base, *idx], node)
+        return d
+
+    def _res_name(self, node: Node | None) -> str:
+        while node is not None and node.type in ("field_expression", "subscript_expression"):
+            node = node.child_by_field_id(F_ARGUMENT)
+        return self.text(node) if node is not None else "?"
+
+    def _load_rule(self, res: T.Resource) -> str:
+        if res.typed:
+            return "lane"
+        if res.writable and not self.costs.writable_raw_loads_scalar:
+            return "lane"
+        return "pure"
+
+    # -- assignments and stores -----------------------------------------------------------
+
+    def assign_values(self, dests: list[Value], init: Node, node: Node) -> None:
+        if init.type == "initializer_list":
+            reads = [self.expr_(x) for x in init.named_children]
+            for d in dests:
+                self.emit("alu", d, list(reads), node)
+            return
+        src = self.expr_(init)
+        if len(dests) > 1:  # struct copy: member-wise
+            srcs = self._struct_values(init)
+            if srcs is None and src is not None and src.parts is not None:
+                srcs = list(src.parts)
+            for i, d in enumerate(dests):
+                s = srcs[i] if srcs is not None and i < len(srcs) else src
+                self.emit("copy", d, [s], node)
+            return
+        self._define(dests[0], src, node)
+
+    def _define(self, dest: Value, src: Value | None, node: Node) -> None:
+        """dest = src; a temporary just computed is renamed instead of copied."""
+        blk = self.blocks[self.block]
+        if src is not None and src.kind == "temp" and blk and blk[-1].dest is src:
+            for rec in self.recordings:
+                if self.block == rec.start_block and len(blk) <= rec.start_len:
+                    rec.tainted = True  # renames an instruction from before the body
+            blk[-1].dest = dest
+            return
+        self.emit("copy", dest, [src], node)
+
+    def _struct_values(self, node: Node) -> list[Value] | None:
+        """The member values of a struct-typed variable expression, if it is one."""
+        if node.type == "identifier":
+            sym = self.m.resolve(node)
+            if sym is not None and sym.type.kind == "struct" and sym.kind in ("local", "param", "static"):
+                return self.var(sym)
+        if node.type == "parenthesized_expression" and node.named_children:
+            return self._struct_values(node.named_children[0])
+        return None
+
+    def assignment(self, node: Node) -> Value | None:
+        left = node.child_by_field_id(F_LEFT)
+        right = node.child_by_field_id(F_RIGHT)
+        op = self.text(node.child_by_field_id(F_OPERATOR) or node).strip()
+        if left is None:
+            return self.expr_(right)
+        if op == "=" and left.type == "identifier":
+            sym = self.m.resolve(left)
+            if sym is not None and sym.kind in ("local", "param", "static") and right is not None:
+                dests = self.var(sym)
+                self.assign_values(dests, right, node)
+                self.record(left, dests[0])
+                return dests[0] if len(dests) == 1 else None
+        src = self.expr_(right)
+        reads: list[Value | None] = [src]
+        if op != "=":
+            reads.append(self.expr_(left))
+        t = self.m.type_of(left)
+        d = self.temp(node, t)
+        # `v += x` works component by component
+        ins = self.emit("copy", d, reads, node) if op == "=" else self.emit("alu", d, reads, node, cw=True)
+        self.store_to(left, ins, node)
+        return ins.dest
+
+    def store_to(self, target: Node | None, ins: Instr, node: Node, partial: bool = True) -> None:
+        """Make `ins` (whose result is being written) define the lvalue `target`."""
+        if target is None:
+            return
+        while target.type == "parenthesized_expression" and target.named_children:
+            target = target.named_children[0]
+        src = ins.dest
+        if target.type != "identifier":
+            gs = self._groupshared_path(target)
+            if gs is not None:
+                idx = [self.expr_(i) for i in gs]
+                self.emit("lds_store", None, [src, *idx], node, rule="effect")
+                return
+        if target.type == "identifier":
+            sym = self.m.resolve(target)
+            if sym is None:
+                return
+            if sym.kind == "groupshared":
+                self.emit("lds_store", None, [src], node, rule="effect")
+                return
+            if sym.kind in ("local", "param", "static"):
+                vals = self.var(sym)
+                if len(vals) == 1 and vals[0].parts is not None:
+                    vals = list(vals[0].parts)  # the caller's elements, written whole
+                if len(vals) == 1:
+                    if ins.dest is None or ins.dest.kind == "temp":
+                        ins.dest = vals[0]
+                    else:
+                        self.emit("copy", vals[0], [src], node)
+                else:
+                    for v in vals:
+                        self.emit("copy", v, [src], node)
+            return
+        if target.type == "field_expression":
+            arg = target.child_by_field_id(F_ARGUMENT)
+            fname = self.text(target.child_by_field_id(F_FIELD) or target)
+            sym = self._base_symbol(arg)
+            if sym is not None and sym.kind in ("local", "param", "static"):
+                mv = self.member_value(sym, fname)
+                if mv is not None:
+                    self.emit("copy", mv, [src], node)
+                    return
+            # a swizzle write: read-modify-write of the whole target
+            base = self.expr_(arg)
+            if base is not None and base.kind == "var":
+                self.emit("alu", base, [base, src], node, **_lanes_set(base.type, _swizzle(fname)))
+            elif arg is not None:
+                tmp = self.emit("alu", None, [base, src], node)
+                self.store_to(arg, tmp, node)
+            return
+        if target.type == "subscript_expression":
+            elem = self._array_element(target)
+            if elem is not None:
+                if src is not None and src.kind == "temp" and ins.dest is src and src.parts is None:
+                    ins.dest = elem
+                else:
+                    self.emit("copy", elem, [src], node)
+                return
+            arg = target.child_by_field_id(F_ARGUMENT)
+            idx_node = target.child_by_field_id(F_INDICES)
+            idx = [self.expr_(i) for i in (idx_node.named_children if idx_node else [])]
+            sym = self._base_symbol(arg)
+            t = self.m.type_of(arg)
+            if sym is not None and sym.kind == "groupshared":
+                self.emit("lds_store", None, [src, *idx], node, rule="effect")
+                return
+            if t.is_resource:
+                res = self.expr_(arg)
+                self.emit("store", None, [res, src, *idx], node, rule="effect", resource=self._res_name(arg))
+                return
+            base = self.expr_(arg)
+            if base is not None and base.parts is not None:
+                for part in base.parts:  # a run-time index may write any element
+                    self.emit("alu", part, [part, src, *idx], node)
+            elif base is not None and base.kind == "var":
+                at = self._constant_component(idx_node, idx)
+                self.emit("alu", base, [base, src, *idx], node, **_lanes_set(base.type, at))
+            elif arg is not None:
+                tmp = self.emit("alu", None, [base, src, *idx], node)
+                self.store_to(arg, tmp, node)
+            return
+
+    def _constant_component(self, idx_node: Node | None, idx: list[Value | None]) -> tuple[int, ...] | None:
+        """The component a single compile-time index names (`v[2] = x`), else None."""
+        if idx_node is None or len(idx) != 1 or idx[0] is not None:
+            return None
+        k = self.const_value(idx_node.named_children[0])
+        return (k,) if isinstance(k, int) and not isinstance(k, bool) and k >= 0 else None
+
+
+_SWIZZLE_SETS = ("xyzw", "rgba")
+
+
+def _swizzle(name: str) -> tuple[int, ...] | None:
+    """The components a swizzle names (`zx` is (2, 0)); None if `name` is not a swizzle."""
+    for letters in _SWIZZLE_SETS:
+        if name and all(c in letters for c in name):
+            return tuple(letters.index(c) for c in name)
+    return None
+
+
+def _lanes_set(t: T.Type, comps: tuple[int, ...] | None) -> dict[str, Any]:
+    """The `set` detail of a partial write of a vector: the components written, in the order of
+    the written value's components (empty when unknown or not a vector)."""
+    if comps is None or t.kind != "vector" or len(set(comps)) != len(comps) or max(comps) >= t.count:
+        return {}
+    return {"set": comps}
