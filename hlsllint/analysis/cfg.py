@@ -28,30 +28,24 @@ from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value
 from hlsllint.analysis.lowering import (
     MAX_INSTRUCTIONS,
-    OUT_INTRINSICS,
     Frame,
 )
-from hlsllint.analysis.lowering_expr import ExprLowerer
+from hlsllint.analysis.lowering_calls import CallLowerer
 from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
 from hlsllint.analysis.occupancy import resolve_target
 from hlsllint.analysis.passes import common_values, dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
-from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
 from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import (
     F_ALTERNATIVE,
     F_ARGUMENT,
-    F_ARGUMENTS,
     F_BODY,
     F_CONDITION,
     F_CONSEQUENCE,
     F_DECLARATOR,
-    F_FIELD,
-    F_FUNCTION,
     F_INITIALIZER,
     F_LEFT,
-    F_NAME,
     F_OPERATOR,
     F_RIGHT,
     F_UPDATE,
@@ -70,7 +64,7 @@ PRELOADED_INPUTS = {
 """System values that are exactly registers the hardware preloads (no instruction computes them)."""
 
 
-class _Lowerer(ExprLowerer):
+class _Lowerer(CallLowerer):
     # -- entry ----------------------------------------------------------------------------
 
     def lower_entry(self) -> CFG:
@@ -532,156 +526,7 @@ class _Lowerer(ExprLowerer):
         self.edge(self.block, frame.exit)
         self.block = self.new_block()
 
-    # -- calls --------------------------------------------------------------------------
-
-    def call(self, node: Node) -> Value | None:
-        fn = node.child_by_field_id(F_FUNCTION)
-        args_node = node.child_by_field_id(F_ARGUMENTS)
-        args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
-        if fn is not None and fn.type == "field_expression":
-            obj = fn.child_by_field_id(F_ARGUMENT)
-            obj_t = self.m.type_of(obj)
-            method = self.text(fn.child_by_field_id(F_FIELD) or fn)
-            if obj_t.resource is not None and method in RESOURCE_METHODS:
-                return self.method(node, obj, obj_t, method, args)
-        name = self.text(fn) if fn is not None else ""
-        if fn is not None and fn.type in ("template_function",):
-            name = self.text(fn.child_by_field_id(F_NAME) or fn)
-        user = self.m.function(name, len(args)) if fn is not None and fn.type == "identifier" else None
-        if user is not None and user.body is not None:
-            return self.inline(node, user, args)
-        spec = INTRINSICS.get(name)
-        if spec is not None and spec[1] == "effect":
-            reads = [self.expr_(a) for a in args]
-            ins = self.emit("intrinsic", None, reads, node, rule="effect", name=name)
-            if name.startswith("Interlocked") and len(args) >= 3:
-                out = self.emit("atomic", None, [], node, rule="lane")
-                self.store_to(args[-1], out, node)
-            elif name in RAY_PAYLOAD_WRITERS and args:
-                payload = self.temp(args[-1])
-                self.store_to(
-                    args[-1], self.emit("alu", payload, reads, node, rule="lane"), node, partial=False
-                )
-            elif name == "clip":
-                ins.op = "discard"
-            self.record(node, None)
-            return None
-        reads = [self.expr_(a) for a in args]
-        if fn is not None and fn.type == "field_expression":  # a method reads its object
-            reads.insert(0, self.expr_(fn.child_by_field_id(F_ARGUMENT)))
-        rule = self._call_rule(fn, name, spec)
-        t = self.m.type_of(node)
-        if t.kind == "void":
-            self.emit("call", None, reads, node, rule="effect")
-            self._write_out_args(node, name, args, reads, rule)
-            return None
-        d = self.temp(node, t)
-        lanes = self._constructor_lanes(fn, name, t, args, reads) if spec is None else None
-        extra = {"lanes": lanes} if lanes is not None else {}
-        self.emit_expr("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
-        self._write_out_args(node, name, args, reads, rule)
-        return d
-
-    def _constructor_lanes(
-        self, fn: Node | None, name: str, t: T.Type, args: list[Node], reads: list[Value | None]
-    ) -> tuple[int, ...] | None:
-        """Where the components of a vector or matrix constructor come from: one entry per
-        argument, its component count, negative when the argument is a compile-time constant
-        (`float4(luma, 0, 0, 0)` is (1, -1, -1, -1)). None when it is not a constructor or an
-        argument is neither a plain value nor a constant."""
-        if fn is None or fn.type not in ("primitive_type", "type_identifier", "identifier"):
-            return None
-        if t.kind not in ("vector", "matrix") or not self.m.lookup_type(name).is_numeric:
-            return None
-        lanes: list[int] = []
-        for a, r in zip(args, reads, strict=True):
-            n = self.m.type_of(a).count
-            if r is None:
-                if self.const_value(a) is None:
-                    return None
-                lanes.append(-n)
-            elif r.parts is not None:
-                return None
-            else:
-                lanes.append(n)
-        return tuple(lanes) if sum(abs(n) for n in lanes) == t.count else None
-
-    def _call_rule(self, fn: Node | None, name: str, spec: tuple[str, str] | None) -> str:
-        """The uniformity rule of a call that is not inlined: an intrinsic's class; `mul` and
-        constructors are pure; anything else (an undeclared or body-less function, a method of a
-        struct) is per-lane: nothing says it returns the same value in every lane."""
-        if spec is not None:
-            return spec[1]
-        if name == "mul":
-            return "pure"
-        if fn is not None and fn.type in ("primitive_type", "type_identifier", "identifier"):
-            ctor = self.m.lookup_type(name)
-            if ctor.is_numeric or ctor.kind == "struct":
-                return "pure"
-        return "lane"
-
-    def _write_out_args(
-        self, node: Node, name: str, args: list[Node], reads: list[Value | None], rule: str
-    ) -> None:
-        """out/inout arguments of a call that is not inlined are written: by the call's own
-        uniformity for the intrinsics with outputs (`sincos`, `modf`...), per lane otherwise."""
-        for i, a in enumerate(args):
-            if a.type not in ("identifier", "field_expression", "subscript_expression"):
-                continue
-            fn = node.child_by_field_id(F_FUNCTION)
-            if fn is None or fn.type != "identifier" or name.startswith("Interlocked"):
-                continue  # struct methods: parameters unknown here; atomics are handled above
-            unknown = rule == "lane" and name not in INTRINSICS and name not in self.m.functions
-            if not unknown and not self._may_write_arg(node, i):
-                continue  # an undeclared function (a header not found) may write any argument
-            out_rule = "pure" if name in OUT_INTRINSICS else rule
-            written = self.emit("alu", self.temp(a), reads, node, rule=out_rule)
-            self.store_to(a, written, node, partial=False)
-
-    def method(
-        self, node: Node, obj: Node | None, obj_t: T.Type, method: str, args: list[Node]
-    ) -> Value | None:
-        res = obj_t.resource
-        assert res is not None
-        access = RESOURCE_METHODS[method]
-        rv = self.expr_(obj)
-        reads = [rv, *(self.expr_(a) for a in args)]
-        name = self._res_name(obj)
-        if access in ("sample", "gather", "load"):
-            rule = "lane" if access != "load" else self._load_rule(res)
-            t = self.m.type_of(node)
-            if access == "load" and t.kind == "struct" and t.members:
-                agg = self.member_loads(
-                    node, t, "load", reads, rule, typed=res.typed, resource=name, method=method
-                )
-                self.record(node, agg)
-                return agg
-            d = self.temp(node)
-            ins = self.emit_expr(
-                access, d, reads, node, rule=rule, typed=res.typed, resource=name, method=method
-            )
-            return d
-        if access == "lod":
-            d = self.temp(node)
-            ins = self.emit_expr(
-                "sample", d, reads, node, rule="lane", typed=True, resource=name, method=method
-            )
-            return d
-        if access == "query":
-            ins = self.emit("query", None, [rv], node, rule="uniform")
-            for a in args:
-                self.store_to(a, ins, node, partial=False)
-            return None
-        op = "store" if access == "store" else "atomic"
-        ins = self.emit(op, None, reads, node, rule="lane", resource=name, method=method)
-        if access == "atomic" and method.startswith("Interlocked") and len(args) >= 3:
-            self.store_to(args[-1], self.emit("atomic", None, [], node, rule="lane"), node)
-        t = self.m.type_of(node)
-        if t.kind not in ("void", "unknown"):
-            d = self.temp(node, t)
-            ins.dest = d
-            return d
-        return None
+    # -- inlined calls --------------------------------------------------------------------
 
     def inline(self, node: Node, fn: Function, args: list[Node]) -> Value | None:
         active = [f.fn for f in self.frames]
