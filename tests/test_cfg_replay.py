@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from hlsllint.analysis import build_cfg
-from hlsllint.analysis import cfg as cfg_module
+from hlsllint.analysis import build_cfg, lowering_inline
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import Model, build_model
 from hlsllint.syntax import parse
@@ -85,7 +84,7 @@ float4 main(float x : TEXCOORD0) : SV_Target {
     m = model(src)
     counts = set()
     for limit in range(0, 5):
-        monkeypatch.setattr(cfg_module, "MAX_INLINE_DEPTH", limit)
+        monkeypatch.setattr(lowering_inline, "MAX_INLINE_DEPTH", limit)
         n, fast, slow = replayed_and_walked(m)
         counts.add(n)
         assert fast == slow, limit

@@ -1,0 +1,283 @@
+"""Inlining calls of user functions, and replaying a body already lowered.
+
+`InlineLowerer.inline` binds the arguments in the caller (a parameter the callee only reads is
+the argument's registers, no copy), lowers the body in a new frame and writes the out/inout
+arguments back; recursion and chains deeper than `MAX_INLINE_DEPTH` stay opaque calls
+(`lowering_calls`). A body is lowered from its syntax once per argument shape and call path,
+then replayed from a `Template` (`lowering_memo`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hlsllint.analysis.ir import Instr, LoopRecord, Value
+from hlsllint.analysis.lowering import MAX_INSTRUCTIONS, Frame
+from hlsllint.analysis.lowering_calls import CallLowerer
+from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
+from hlsllint.semantic.model import Function, Symbol
+from hlsllint.syntax import Node
+
+MAX_INLINE_DEPTH = 24
+
+
+class InlineLowerer(CallLowerer):
+    """Calls of user functions with a body, inlined."""
+
+    def stmt(self, node: Node | None) -> None:
+        """Lower a statement (`lowering_stmt.StmtLowerer`)."""
+        raise NotImplementedError
+
+    # -- inlined calls --------------------------------------------------------------------
+
+    def inline(self, node: Node, fn: Function, args: list[Node]) -> Value | None:
+        active = [f.fn for f in self.frames]
+        deep = len(self.frames) > MAX_INLINE_DEPTH
+        for rec in self.recordings:  # what the bodies being recorded read of the call path
+            reach = rec.reach
+            reach.calls.add(id(fn))
+            reach.deepest = max(reach.deepest, len(self.frames) - reach.depth)
+            reach.cut = reach.cut or deep
+        if fn in active or deep:
+            self.truncated = self.truncated or fn in active
+            reads = [self.expr_(a) for a in args]
+            d = self.temp(node, fn.return_type) if fn.return_type.kind != "void" else None
+            self.emit("call", d, reads, node, rule="lane")
+            self._write_out_args(node, fn.name, args, reads, "lane")
+            return d
+        ret = None
+        if fn.return_type.kind == "struct" and fn.return_type.members:
+            ret = [self.value(f"{fn.name}.{m.name}", m.type, "var") for m in fn.return_type.members]
+        elif fn.return_type.kind not in ("void",):
+            ret = [self.value(f"{fn.name}()", fn.return_type, "var")]
+        frame = Frame(fn, ret, -1)
+        # evaluate arguments in the caller
+        arg_vals: list[tuple[Symbol, Node | None]] = []
+        for i, p in enumerate(fn.params):
+            arg_vals.append((p, args[i] if i < len(args) else p.init))
+        bound: list[tuple[list[Value], Node | None]] = []
+        aliases: dict[Symbol, Value] = {}
+        for p, a in arg_vals:
+            alias = self._caller_elements(p, a) if p.direction in ("out", "inout") else None
+            if alias is not None:  # resolved in the caller's frame
+                aliases[p] = alias
+            if p.direction == "out" or a is None:
+                bound.append(([], a))
+                continue
+            srcs = self._struct_values(a)
+            v = self.expr_(a) if srcs is None else None
+            if v is not None and v.parts is not None:
+                srcs = list(v.parts)
+            bound.append((srcs or ([v] if v is not None else []), a))
+        exit_b = self.new_block()
+        frame.exit = exit_b
+        self.frames.append(frame)
+        aliased: set[Symbol] = set()
+        for (p, _a), (srcs, _) in zip(arg_vals, bound, strict=True):
+            alias = aliases.get(p)
+            if alias is not None:
+                frame.env[p] = [alias]  # the callee writes the caller's elements themselves
+                aliased.add(p)
+                continue
+            if p.direction == "out":
+                for d in self.var(p):  # written by the callee, perhaps a part at a time
+                    self.emit("undef", d, [], node, rule="uniform")
+                continue
+            if p.direction == "in" and srcs and not self._param_written(fn, p):
+                n_values = len(p.type.members) if p.type.kind == "struct" and p.type.members else 1
+                if len(srcs) == n_values:
+                    # a parameter the callee only reads is the argument's registers (no copy)
+                    frame.env[p] = list(srcs)
+                    continue
+                if p.type.kind == "array" and n_values == 1:
+                    # an array the caller holds as one value per element: the callee reads
+                    # those elements (one by one, or all of them at a run-time index), no copy
+                    if self._split_array(p) and len(srcs) == p.type.length:
+                        frame.env[p] = list(srcs)
+                    else:
+                        whole = self.value(p.name, p.type, "temp", p)
+                        whole.parts = list(srcs)
+                        frame.env[p] = [whole]
+                    continue
+            dests = self.var(p)
+            for i, d in enumerate(dests):
+                if i < len(srcs):
+                    self.emit("copy", d, [srcs[i]], node)
+        self._body(fn, frame)
+        self.edge(self.block, exit_b)
+        self.block = exit_b
+        outs = [
+            (p, a, list(frame.env.get(p, [])))
+            for p, a in arg_vals
+            if p.direction in ("out", "inout") and p not in aliased
+        ]
+        self.frames.pop()
+        for _p, a, vals in outs:
+            targets = self._struct_values(a) if a is not None else None
+            if targets is None and a is not None and a.type == "identifier":
+                sym = self.m.resolve(a)
+                if sym is not None and sym.kind in ("local", "param", "static"):
+                    targets = self.var(sym)
+            if targets is not None and len(targets) == len(vals) > 1:
+                for d, v in zip(targets, vals, strict=True):  # member by member, element by element
+                    self.emit("copy", d, [v], node)
+                continue
+            if a is not None and vals:
+                # the value written back (a temporary the store renames or copies from)
+                ins = self.emit("copy", self.temp(a), list(vals), node)
+                self.store_to(a, ins, node, partial=False)
+        if ret is None:
+            return None
+        if len(ret) == 1:
+            self.record(node, ret[0])
+            return ret[0]
+        agg = self.aggregate(node, fn.return_type, list(ret))
+        self.record(node, agg)
+        return agg
+
+    def _caller_elements(self, p: Symbol, arg: Node | None) -> Value | None:
+        """For an out/inout array parameter the callee indexes at run time, passed an array the
+        caller holds as one value per element: those elements, as one value (`Value.parts`)."""
+        if arg is None or arg.type != "identifier" or p.type.kind != "array" or self._split_array(p):
+            return None
+        sym = self.m.resolve(arg)
+        if sym is None or sym.kind not in ("local", "param", "static"):
+            return None
+        targets = self.var(sym)
+        if len(targets) < 2 or len(targets) != p.type.length:
+            return None
+        whole = self.value(p.name, p.type, "temp", p)
+        whole.parts = list(targets)
+        return whole
+
+    def _param_written(self, fn: Function, p: Symbol) -> bool:
+        """Does `fn`'s body write `p` or a part of it (a member, an element, a swizzle)?"""
+        key = (id(fn), p)
+        found = self._written.get(key)
+        if found is None:
+            found = self._written[key] = fn.body is not None and self._writes(fn.body, p, parts=True)
+        return found
+
+    # -- inlined bodies, lowered once and replayed ------------------------------------------
+
+    def _body(self, fn: Function, frame: Frame) -> None:
+        """Lower an inlined function's body. The first lowering is noted (`Recording`); a later
+        call of the function with arguments bound in the same shape (`_template_key`), on a call
+        path that cuts the same calls (`Reach`), replays it as a `Template` (the same
+        instructions, values, blocks and records, in the same order) instead of walking the
+        syntax tree again."""
+        slots = self._slots(fn, frame) if self.replay else None
+        if slots is None:
+            self.stmt(fn.body)
+            return
+        key = self._template_key(fn, slots)
+        found = self.templates.get(key, UNSET)
+        if isinstance(found, Recording):
+            found = self.templates[key] = found.template(self)
+        if isinstance(found, Template):
+            fits = self.n_instrs + len(found.instrs) <= MAX_INSTRUCTIONS and not self.truncated
+            path = {id(f.fn) for f in self.frames[:-1]}
+            reach = found.reach
+            if fits and reach.fits(path, len(self.frames), MAX_INLINE_DEPTH):
+                for rec in self.recordings:  # the replayed body's calls are the recorded body's
+                    outer = rec.reach
+                    outer.calls |= reach.calls
+                    outer.deepest = max(outer.deepest, len(self.frames) - outer.depth + reach.deepest)
+                    outer.cut = outer.cut or reach.cut
+                self._replay(found, slots, frame.exit)
+                self.replayed += 1
+                return
+        if found is not UNSET:
+            self.stmt(fn.body)
+            return
+        rec = Recording(self, slots, frame.exit, len(self.frames))
+        self.recordings.append(rec)
+        try:
+            self.stmt(fn.body)
+        finally:
+            self.recordings.pop()
+        self.templates[key] = rec if rec.close(self) else None
+
+    def _slots(self, fn: Function, frame: Frame) -> list[Value] | None:
+        """The values a body reads from its call site: the parameters' (and their parts) and the
+        return values. None when one is also a global's or a preload (a replay could not tell
+        which of the two a use stands for)."""
+        out: list[Value] = []
+        for p in fn.params:
+            for v in frame.env.get(p, ()):
+                out.append(v)
+                if v.parts is not None:
+                    out.extend(v.parts)
+        out.extend(frame.ret or ())
+        if self.globals_env or self.preloads:
+            fixed = self._fixed_values()
+            if any(id(v) in fixed for v in out):
+                return None
+        return out
+
+    def _fixed_values(self) -> set[int]:
+        """Values that are the same objects at every call site: globals' and preloads."""
+        fixed = {id(v) for v in self.preloads.values()}
+        for vals in self.globals_env.values():
+            for v in vals:
+                fixed.add(id(v))
+                for part in v.parts or ():
+                    fixed.add(id(part))
+        return fixed
+
+    def _template_key(self, fn: Function, slots: list[Value]) -> tuple[Any, ...]:
+        first: dict[int, int] = {}
+        shape = []
+        for v in slots:
+            alias = first.setdefault(id(v), len(first))
+            shape.append((alias, v.kind, v.reg_class, v.width, id(v.type), len(v.parts or ())))
+        # `_define` renames the instruction that computed its source when it is the block's last:
+        # which slot, if any, the call site's last instruction defines
+        blk = self.blocks[self.block]
+        last = first.get(id(blk[-1].dest), -1) if blk else -1
+        return (id(fn), tuple(shape), last)
+
+    def _replay(self, tpl: Template, slots: list[Value], exit_block: int) -> None:
+        values = self.values
+        base = len(values)
+        lookup = [
+            Value(base + i, name, width, kind, t, sym, reg_class)
+            for i, (name, width, kind, t, sym, reg_class, _parts) in enumerate(tpl.values)
+        ]
+        values.extend(lookup)
+        lookup.extend(slots)
+        lookup.extend(tpl.fixed)
+        for v, spec in zip(values[base:], tpl.values, strict=True):
+            if spec[6] is not None:
+                v.parts = [lookup[r] for r in spec[6]]
+        refs: list[Value | None] = list(lookup)
+        refs.append(None)  # reference -1: no value
+        blocks = self.blocks
+        first = len(blocks)
+        blocks.extend([] for _ in range(tpl.n_blocks))
+        bmap = [*range(first, first + tpl.n_blocks), self.block, exit_block]
+        made: list[Instr] = []
+        get = lookup.__getitem__
+        for code, op, dest, reads, span, rule, detail in tpl.instrs:
+            b = bmap[code]
+            ins = Instr(op, refs[dest], list(map(get, reads)), span, rule, dict(detail) if detail else {}, b)
+            blocks[b].append(ins)
+            made.append(ins)
+        self.edges.extend((bmap[x], bmap[y]) for x, y in tpl.edges)
+        for span, kind, header, loop_blocks, attrs, trip in tpl.loops:
+            self.loops.append(
+                LoopRecord(span, kind, bmap[header], frozenset(bmap[x] for x in loop_blocks), attrs, trip)
+            )
+        expr = self.expr
+        log = self.record_log if self.recordings else None
+        for span, at, r in tpl.records:
+            item: Instr | Value | None = made[at] if at >= 0 else refs[r]
+            found = expr.get(span)
+            if found is None:
+                expr[span] = [item]
+            else:
+                found.append(item)
+            if log is not None:
+                log.append((span, item))
+        self.n_instrs += len(made)
+        self.block = bmap[tpl.end_block]
