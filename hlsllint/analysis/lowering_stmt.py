@@ -1,0 +1,321 @@
+"""Lowering statements: declarations, the blocks and edges of control flow, and loops.
+
+`StmtLowerer.stmt` lowers a statement into the current block and leaves `block` at the code
+after it: `if` and `switch` branch and join, loops get a header, a latch and an exit (and a
+`LoopRecord` with their attributes and constant trip count), `break`, `continue` and `return`
+jump. A condition with a compile-time value lowers only the branch it takes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hlsllint.analysis.ir import LoopRecord, Value
+from hlsllint.analysis.lowering_inline import InlineLowerer
+from hlsllint.semantic.model import Symbol
+from hlsllint.syntax import Node
+from hlsllint.syntax.fields import (
+    F_ALTERNATIVE,
+    F_ARGUMENT,
+    F_BODY,
+    F_CONDITION,
+    F_CONSEQUENCE,
+    F_DECLARATOR,
+    F_INITIALIZER,
+    F_LEFT,
+    F_OPERATOR,
+    F_RIGHT,
+    F_UPDATE,
+    F_VALUE,
+)
+from hlsllint.syntax.queries import for_header
+
+
+class StmtLowerer(InlineLowerer):
+    """Statements and control flow."""
+
+    def stmt(self, node: Node | None) -> None:
+        if node is None or self.truncated:
+            return
+        kind = node.type
+        if kind == "compound_statement":
+            for c in node.named_children:
+                self.stmt(c)
+        elif kind == "declaration":
+            self.declaration(node)
+        elif kind == "expression_statement":
+            for c in node.named_children:
+                self.expr_(c)
+        elif kind == "if_statement":
+            self.if_(node)
+        elif kind == "for_statement":
+            self.loop(node, "for")
+        elif kind == "while_statement":
+            self.loop(node, "while")
+        elif kind == "do_statement":
+            self.loop(node, "do")
+        elif kind == "switch_statement":
+            self.switch(node)
+        elif kind == "return_statement":
+            self.return_(node)
+        elif kind == "break_statement":
+            if self.loop_targets:
+                self.edge(self.block, self.loop_targets[-1][1])
+                self.block = self.new_block()
+        elif kind == "continue_statement":
+            target = next((c for c, _ in reversed(self.loop_targets) if c is not None), None)
+            if target is not None:
+                self.edge(self.block, target)
+                self.block = self.new_block()
+        elif kind == "discard_statement":
+            self.emit("discard", None, [], node, rule="effect")
+        elif kind in ("attributed_statement", "labeled_statement"):
+            for c in node.named_children:
+                if c.type.endswith("statement") or c.type == "declaration":
+                    self.stmt(c)
+        elif kind in ("comment", "type_definition", "struct_specifier", ";"):
+            return
+        elif node.is_named and not kind.endswith("_declaration"):
+            # Unknown statement shapes (ERROR nodes...): lower the expressions inside.
+            for c in node.named_children:
+                if c.type.endswith("statement") or c.type == "declaration":
+                    self.stmt(c)
+                elif c.type.endswith("expression"):
+                    self.expr_(c)
+
+    def declaration(self, node: Node) -> None:
+        for c in node.named_children:
+            if c.type in ("struct_specifier", "primitive_type", "type_identifier"):
+                continue
+            target = c
+            while target.type in ("init_declarator", "array_declarator"):
+                nxt = target.child_by_field_id(F_DECLARATOR)
+                if nxt is None:
+                    break
+                target = nxt
+            if target.type != "identifier":
+                continue
+            sym = self.m.resolve(target)
+            if sym is None or sym.kind not in ("local", "static", "static_const"):
+                continue
+            if sym.kind == "static_const" and self.const_value(sym.init) is not None:
+                continue
+            init = c.child_by_field_id(F_VALUE) if c.type == "init_declarator" else None
+            if init is None:
+                # Declared, not yet written: a later partial write (an element, a member, a
+                # swizzle) starts its live range here, not at the function's entry.
+                for v in self.var(sym):
+                    self.emit("undef", v, [], c, rule="uniform")
+                continue
+            self.assign_values(self.var(sym), init, c)
+
+    def cond(self, node: Node | None) -> tuple[Value | None, Any]:
+        """Lower a condition; also its compile-time value when it has one."""
+        if node is None:
+            return None, None
+        if node.type == "condition_clause":
+            parts = node.named_children
+            for p in parts[:-1]:
+                self.stmt(p) if p.type == "declaration" else self.expr_(p)
+            node = node.child_by_field_id(F_VALUE) or (parts[-1] if parts else None)
+            if node is None:
+                return None, None
+        return self.expr_(node), self.const_value(node)
+
+    def if_(self, node: Node) -> None:
+        c, const = self.cond(node.child_by_field_id(F_CONDITION))
+        then = node.child_by_field_id(F_CONSEQUENCE)
+        alt = node.child_by_field_id(F_ALTERNATIVE)
+        if alt is not None and alt.type == "else_clause":
+            alt = alt.named_children[0] if alt.named_children else None
+        if const is not None:
+            self.stmt(then if const else alt)
+            return
+        self.emit("branch", None, [c], node)
+        head = self.block
+        join = self.new_block()
+        self.block = self.new_block()
+        self.edge(head, self.block)
+        self.stmt(then)
+        self.edge(self.block, join)
+        if alt is not None:
+            self.block = self.new_block()
+            self.edge(head, self.block)
+            self.stmt(alt)
+            self.edge(self.block, join)
+        else:
+            self.edge(head, join)
+        self.block = join
+
+    def loop(self, node: Node, kind: str) -> None:
+        first = len(self.blocks)
+        attrs = tuple(a.name.lower() for a in self._attributes(node))
+        trip = self.trip_count(node) if kind == "for" else None
+        if kind == "for":
+            init = node.child_by_field_id(F_INITIALIZER)
+            if init is not None:
+                self.stmt(init) if init.type == "declaration" else self.expr_(init)
+        header = self.new_block()
+        self.edge(self.block, header)
+        exit_b = self.new_block()
+        cont = self.new_block()  # the latch: update, then back to the header
+        self.block = header
+        body = node.child_by_field_id(F_BODY)
+        if kind in ("for", "while"):
+            c, const = self.cond(node.child_by_field_id(F_CONDITION))
+            if const is None or not const:
+                self.emit("branch", None, [c], node)
+                self.edge(self.block, exit_b)
+            body_b = self.new_block()
+            self.edge(self.block, body_b)
+            self.block = body_b
+            self.loop_targets.append((cont, exit_b))
+            self.stmt(body)
+            self.loop_targets.pop()
+            self.edge(self.block, cont)
+            self.block = cont
+            if kind == "for":
+                upd = node.child_by_field_id(F_UPDATE)
+                if upd is not None:
+                    self.expr_(upd)
+            self.edge(self.block, header)
+        else:  # do { body } while (cond)
+            self.loop_targets.append((cont, exit_b))
+            self.stmt(body)
+            self.loop_targets.pop()
+            self.edge(self.block, cont)
+            self.block = cont
+            c, const = self.cond(node.child_by_field_id(F_CONDITION))
+            if const is None or const:
+                self.emit("branch", None, [c], node)
+                self.edge(self.block, header)
+            self.edge(self.block, exit_b)
+        last = len(self.blocks)
+        blocks = frozenset(b for b in range(first, last) if b != exit_b)
+        self.loops.append(LoopRecord(self.span(node), kind, header, blocks, attrs, trip))
+        self.block = exit_b
+
+    def _attributes(self, node: Node) -> list[Any]:
+        get = getattr(self.tree, "attributes_of", None)
+        attrs: list[Any] = list(get(node)) if get is not None else []
+        for c in node.children:  # unrepaired trees keep hlsl_attribute children
+            if c.type == "hlsl_attribute":
+                name = self.text(c).strip("[] \t\n").split("(")[0].strip()
+                attrs.append(type("A", (), {"name": name})())
+        return attrs
+
+    def trip_count(self, node: Node) -> int | None:
+        """Constant trip count of `for (i = A; i < B; i++ / i += C)` with i not written in the
+        body; None otherwise."""
+        header = for_header(node)
+        if header is None or header.counter.type != "identifier":
+            return None
+        var, start, cond, upd = header
+        sym = self.m.resolve(var)
+        a = self.const_value(start)
+        if sym is None or not isinstance(a, int):
+            return None
+        left, right = cond.child_by_field_id(F_LEFT), cond.child_by_field_id(F_RIGHT)
+        op = self.text(cond.child_by_field_id(F_OPERATOR) or cond)
+        if left is None or left.type != "identifier" or self.m.resolve(left) is not sym:
+            return None
+        b = self.const_value(right)
+        step = self._step(upd, sym)
+        if not isinstance(b, int) or step is None or step == 0:
+            return None
+        body = node.child_by_field_id(F_BODY)
+        if body is not None and self._writes(body, sym):
+            return None
+        if op == "<=" or op == ">=":
+            b += 1 if step > 0 else -1
+        if op in ("<", "<=", "!=") and step > 0:
+            return max(0, -(-(b - a) // step))
+        if op in (">", ">=", "!=") and step < 0:
+            return max(0, -(-(a - b) // -step))
+        return None
+
+    def _step(self, upd: Node, sym: Symbol) -> int | None:
+        if upd.type == "update_expression":
+            arg = upd.child_by_field_id(F_ARGUMENT)
+            if arg is None or self.m.resolve(arg) is not sym:
+                return None
+            return 1 if "++" in self.text(upd) else -1
+        if upd.type == "assignment_expression":
+            left = upd.child_by_field_id(F_LEFT)
+            if left is None or self.m.resolve(left) is not sym:
+                return None
+            op = self.text(upd.child_by_field_id(F_OPERATOR) or upd)
+            v = self.const_value(upd.child_by_field_id(F_RIGHT))
+            if not isinstance(v, int):
+                return None
+            return v if op == "+=" else -v if op == "-=" else None
+        return None
+
+    def switch(self, node: Node) -> None:
+        c, known = self.cond(node.child_by_field_id(F_CONDITION))
+        body = node.child_by_field_id(F_BODY)
+        cases = [x for x in body.named_children if x.type == "case_statement"] if body else []
+        if isinstance(known, int) and not isinstance(known, bool):
+            self._constant_switch(cases, known)
+            return
+        self.emit("branch", None, [c], node)
+        head = self.block
+        exit_b = self.new_block()
+        prev: int | None = None
+        has_default = False
+        self.loop_targets.append((None, exit_b))
+        for case in cases:
+            b = self.new_block()
+            self.edge(head, b)
+            if prev is not None:
+                self.edge(prev, b)  # fall-through
+            self.block = b
+            if self.text(case).lstrip().startswith("default"):
+                has_default = True
+            value = case.child_by_field_id(F_VALUE)
+            for s in case.named_children:
+                if value is not None and s.id == value.id:
+                    continue
+                self.stmt(s)
+            prev = self.block
+        self.loop_targets.pop()
+        if prev is not None:
+            self.edge(prev, exit_b)
+        if not has_default:
+            self.edge(head, exit_b)
+        self.block = exit_b
+
+    def _constant_switch(self, cases: list[Node], known: int) -> None:
+        """A switch on a compile-time value (a specialization constant, a macro) runs one case
+        and what falls through from it; the compiler drops the others."""
+        start = None
+        for i, case in enumerate(cases):
+            value = case.child_by_field_id(F_VALUE)
+            if value is not None and self.const_value(value) == known:
+                start = i
+                break
+        if start is None:
+            text = self.text
+            defaults = [i for i, x in enumerate(cases) if text(x).lstrip().startswith("default")]
+            start = defaults[0] if defaults else None
+        exit_b = self.new_block()
+        self.loop_targets.append((None, exit_b))
+        for case in cases[start:] if start is not None else []:
+            value = case.child_by_field_id(F_VALUE)
+            for st in case.named_children:
+                if value is not None and st.id == value.id:
+                    continue
+                self.stmt(st)
+        self.loop_targets.pop()
+        self.edge(self.block, exit_b)
+        self.block = exit_b
+
+    def return_(self, node: Node) -> None:
+        frame = self.frames[-1]
+        values = [c for c in node.named_children if c.type != "comment"]
+        if values and frame.ret:
+            self.assign_values(frame.ret, values[0], node)
+        elif values:
+            self.expr_(values[0])
+        self.edge(self.block, frame.exit)
+        self.block = self.new_block()
