@@ -1,7 +1,8 @@
 """Memos of CFG lowering: what a syntax node answers (once per unit), and inlined bodies
 recorded once and replayed at the next call of the same function with the same argument shape.
 
-`cfg._Lowerer` owns the lists these read; `LowererState` says which.
+The lowerer (`lowering.LowererBase`, the replays in `lowering_inline`) owns the lists these
+read; `LowererState` says which.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class NodeFacts:
         self.names: dict[int, str] = {}
         self.widths: dict[tuple[int, bool], tuple[T.Type, int]] = {}
         self.writes: dict[int, tuple[set[Symbol], set[Symbol]]] = {}
-        """Node id -> what its subtree writes (`_Lowerer._written_in`)."""
+        """Node id -> what its subtree writes (`LowererBase._written_in`)."""
         # Byte offsets are code-point offsets in an ASCII tree (`SyntaxTree.span`): the node's own
         # byte range, read in C, costs less than a memo. Not a method of this object: a bound
         # method kept here would make a cycle that only the garbage collector can free.
@@ -65,7 +66,7 @@ class NodeFacts:
         return found
 
     def width(self, t: T.Type, sixteen: bool) -> int:
-        """Registers of a value of type `t` (see `_Lowerer.value`)."""
+        """Registers of a value of type `t` (see `LowererBase.value`)."""
         key = (id(t), sixteen)
         found = self.widths.get(key)
         if found is None or found[0] is not t:
