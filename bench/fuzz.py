@@ -443,8 +443,9 @@ def lsp_session(seeds: list[bytes], rng: random.Random, tally: Tally, work: Path
             },
             hang_after,
         )
-        if init is None:  # no answer in time: on a loaded host, a slow start rather than a crash
-            tally.fail("hang", "lsp-initialize", folder, "no answer to initialize")
+        if init is None:  # no answer in time: a server that died, or one that starts too slowly
+            kind = "crash" if lsp.proc.poll() is not None else "hang"
+            tally.fail(kind, "lsp-initialize", folder, "no answer to initialize")
             return
         if "error" in init:
             tally.fail("crash", "lsp-initialize", folder, str(init))
