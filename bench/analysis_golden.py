@@ -39,8 +39,7 @@ from hlsllint.config import ConfigResolver, Settings
 from hlsllint.context import RuleContext
 from hlsllint.driver import _plan_units
 from hlsllint.lint import FileLoader, analysis_settings, front_end, tune_gc
-from hlsllint.semantic import Model
-from hlsllint.semantic.model import EntryPoint
+from hlsllint.semantic import EntryPoint, Model
 
 
 def models(folders: list[str]) -> list[tuple[str, Model]]:

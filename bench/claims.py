@@ -30,8 +30,7 @@ from pathlib import Path
 from hlsllint.claims import example_hash
 from hlsllint.registry import all_rules
 from hlsllint.rule import Rule
-from hlsllint.semantic import build_model
-from hlsllint.semantic.model import Function
+from hlsllint.semantic import Function, build_model
 from hlsllint.syntax import parse
 
 ROOT = Path(__file__).resolve().parent.parent

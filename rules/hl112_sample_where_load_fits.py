@@ -6,7 +6,7 @@ from hlsllint.analysis.occupancy import reachable_functions
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Applicability, FixAvailability, Severity
 from hlsllint.rule import Rule
-from hlsllint.semantic.model import Function, Model, Symbol
+from hlsllint.semantic import Function, Model, Symbol
 from hlsllint.semantic.queries import as_fetch, unwritten, uses_of
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import call_args, call_name, unparen

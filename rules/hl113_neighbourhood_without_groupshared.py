@@ -10,7 +10,7 @@ from hlsllint.analysis.occupancy import reachable_functions
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Rule
-from hlsllint.semantic.model import EntryPoint, Model, Symbol
+from hlsllint.semantic import EntryPoint, Model, Symbol
 from hlsllint.semantic.queries import as_fetch, unwritten
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import call_args, call_name, for_header, is_written, same, unparen

@@ -11,7 +11,7 @@ from typing import Any
 import networkx as nx
 
 from hlsllint.semantic import types as T
-from hlsllint.semantic.model import EntryPoint, Symbol
+from hlsllint.semantic.symbols import EntryPoint, Symbol
 
 Span = tuple[int, int]
 

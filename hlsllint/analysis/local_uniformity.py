@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from hlsllint.analysis import analyze
 from hlsllint.semantic.intrinsics import INTRINSICS
-from hlsllint.semantic.model import Model, Symbol
+from hlsllint.semantic.model import Model
 from hlsllint.semantic.queries import assignments
+from hlsllint.semantic.symbols import Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import call_args, same
 

@@ -13,7 +13,8 @@ from typing import Any, Protocol
 
 from hlsllint.analysis.ir import Instr, LoopRecord, Span, Value
 from hlsllint.semantic import types as T
-from hlsllint.semantic.model import Model, Symbol
+from hlsllint.semantic.model import Model
+from hlsllint.semantic.symbols import Symbol
 from hlsllint.syntax import Node
 
 

@@ -17,7 +17,8 @@ from hlsllint.analysis.occupancy import (
     resolve_target,
 )
 from hlsllint.analysis.unit import EntryAnalysis, analyze
-from hlsllint.semantic.model import EntryPoint, Model
+from hlsllint.semantic.model import Model
+from hlsllint.semantic.symbols import EntryPoint
 
 
 @dataclass

@@ -11,7 +11,8 @@ from hlsllint.analysis.liveness import LiveSets, liveness
 from hlsllint.analysis.loops import LoopInfo, loop_info
 from hlsllint.analysis.occupancy import entry_groupshared
 from hlsllint.analysis.uniformity import Question, Uniformity, uniformity
-from hlsllint.semantic.model import EntryPoint, Model, Symbol
+from hlsllint.semantic.model import Model
+from hlsllint.semantic.symbols import EntryPoint, Symbol
 
 
 class _EntryResults:

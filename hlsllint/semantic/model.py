@@ -21,11 +21,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
+from hlsllint.semantic.symbols import Attribute, CBuffer, EntryPoint, Function, Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
 from hlsllint.syntax.fields import (
@@ -48,9 +49,6 @@ from hlsllint.syntax.fields import (
     F_TYPE,
     F_VALUE,
 )
-
-Span = tuple[int, int]
-
 
 _SWIZZLE_RE = re.compile(r"^(?:[xyzw]{1,4}|[rgba]{1,4})$")
 _MATRIX_SWIZZLE_RE = re.compile(r"^(?:_m[0-3][0-3])+$|^(?:_[1-4][1-4])+$")
@@ -80,125 +78,6 @@ PARAM_MODIFIERS = frozenset(
         "precise",
     }
 )
-
-
-class Symbol:
-    """A declared name. Compared by identity: two locals named `i` are two symbols. A plain class
-    with its own `__init__` rather than a dataclass: a compiled dataclass keeps the `__init__`
-    that `dataclasses` generates in Python, and a unit declares thousands of symbols."""
-
-    name: str
-    kind: str
-    """`resource`, `cbuffer_member`, `groupshared`, `static_const`, `static`, `param`, `local`,
-    `function`."""
-    type: T.Type
-    node: Node | None
-    """The identifier that declares it (None for built-ins)."""
-    decl: Node | None
-    """The whole declaration (or parameter, or function definition)."""
-    semantic: str | None
-    register: str | None
-    container: str | None
-    """Constant-buffer members: the buffer's name (`$Globals` for plain globals)."""
-    init: Node | None
-    direction: str
-    """Parameters: `in`, `out` or `inout`."""
-    qualifiers: frozenset[str]
-    function: str | None
-    """Parameters and locals: the function they belong to."""
-
-    def __init__(
-        self,
-        name: str,
-        kind: str,
-        type: T.Type,
-        node: Node | None = None,
-        decl: Node | None = None,
-        semantic: str | None = None,
-        register: str | None = None,
-        container: str | None = None,
-        init: Node | None = None,
-        direction: str = "in",
-        qualifiers: frozenset[str] = frozenset(),
-        function: str | None = None,
-    ) -> None:
-        self.name = name
-        self.kind = kind
-        self.type = type
-        self.node = node
-        self.decl = decl
-        self.semantic = semantic
-        self.register = register
-        self.container = container
-        self.init = init
-        self.direction = direction
-        self.qualifiers = qualifiers
-        self.function = function
-
-    @property
-    def is_uniform_storage(self) -> bool:
-        """Values whose storage is wave-uniform: constants, cbuffer members, resources."""
-        return self.kind in ("cbuffer_member", "static_const", "resource", "function")
-
-    def __repr__(self) -> str:
-        return f"Symbol({self.kind} {self.type} {self.name})"
-
-
-@dataclass(frozen=True)
-class Attribute:
-    name: str
-    args: tuple[Any, ...]
-    """Arguments: ints/floats when constant, strings for string literals, else the text."""
-    span: Span
-
-
-@dataclass(eq=False)
-class CBuffer:
-    name: str
-    kind: str
-    """`cbuffer`, `tbuffer`, `ConstantBuffer` or `$Globals`."""
-    register: str | None
-    members: list[Symbol]
-    node: Node | None
-
-
-@dataclass(eq=False)
-class Function:
-    name: str
-    node: Node
-    params: list[Symbol]
-    return_type: T.Type
-    return_semantic: str | None
-    attributes: list[Attribute]
-    body: Node | None
-    calls: set[str] = field(default_factory=set)
-
-    def attribute(self, name: str) -> Attribute | None:
-        low = name.lower()
-        for a in self.attributes:
-            if a.name.lower() == low:
-                return a
-        return None
-
-
-@dataclass(eq=False)
-class EntryPoint:
-    function: Function
-    stage: str
-    """`compute`, `pixel`, `vertex`, `hull`, `domain`, `geometry`, `mesh`, `amplification`,
-    or a ray-tracing stage name from `[shader("...")]`."""
-    group_size: tuple[int, int, int] | None = None
-
-    @property
-    def name(self) -> str:
-        return self.function.name
-
-    @property
-    def threads_per_group(self) -> int | None:
-        if self.group_size is None:
-            return None
-        x, y, z = self.group_size
-        return x * y * z
 
 
 def _strip_suffix(text: str) -> str:

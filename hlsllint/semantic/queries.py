@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import FETCH_KINDS, INTRINSICS, RESOURCE_METHODS
-from hlsllint.semantic.model import Function, Model, Symbol
+from hlsllint.semantic.model import Model
+from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import (
     LOOP_TYPES,
