@@ -32,7 +32,7 @@ from pathlib import Path
 ENV_VAR = "HLSLLINT_SLANG_LIB"
 _LIBRARY_GLOBS = ("libslang-compiler.so*", "libslang.so*", "libslang-compiler*.dylib", "slang-compiler.dll")
 
-# SlangStage (slang.h) by hlsllint's stage names (hlsllint.semantic.model.EntryPoint.stage).
+# SlangStage (slang.h) by hlsllint's stage names (hlsllint.semantic.symbols.EntryPoint.stage).
 STAGES = {
     "vertex": 1,
     "hull": 2,

@@ -13,7 +13,7 @@ from hlsllint.config import ConfigResolver, Settings
 from hlsllint.lint import FileLoader, front_end
 from hlsllint.output.pressure import run_pressure
 from hlsllint.semantic import build_model
-from hlsllint.semantic.model import looks_like_entry_name, stage_from_name
+from hlsllint.semantic.entries import looks_like_entry_name, stage_from_name
 
 DATA = Path(__file__).parent / "data" / "entries"
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hlsllint.semantic import types as T
+from hlsllint.semantic.entries import find_entry_points
 from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
 from hlsllint.semantic.symbols import Attribute, CBuffer, EntryPoint, Function, Symbol
 from hlsllint.settings import AnalysisSettings
@@ -813,7 +814,7 @@ class Model:
         self._free = {}
         for name in self.functions:
             self._function_symbols[name] = Symbol(name, "function", T.UNKNOWN)
-        self._find_entry_points()
+        self.entry_points.extend(find_entry_points(self.functions, self.settings))
         self._consts = {}
         return self
 
@@ -1257,137 +1258,6 @@ class Model:
             return fs
         return None
 
-    # -- entry points -----------------------------------------------------------------------
-
-    def _find_entry_points(self) -> None:
-        """Entry points, most certain evidence first (never a function the unit calls, unless an
-        attribute says it is one):
-
-        1. the build's `-E` (`settings.entry`): that function only;
-        2. `[numthreads]`, `[shader("...")]` or a stage attribute, a semantic on the return (or an
-           output's `SV_Target`/`SV_Position`), an `SV_` input (`stage_of`);
-        3. the config's `entry-points` names;
-        4. when 2 and 3 find nothing: names that entry points have (`main`, `*Main`, `VS`, ...).
-        """
-        wanted = self.settings.entry
-        if wanted is not None and self.functions.get(wanted):
-            f = self.functions[wanted][-1]
-            found = self.settings.stage or self._stage_of(f) or stage_from_name(f.name) or "compute"
-            self.entry_points.append(EntryPoint(f, found, self._group_size(f)))
-            return
-        called: set[str] = set()
-        for overloads in self.functions.values():
-            for f in overloads:
-                called |= f.calls - {f.name}
-        listed = set(self.settings.entry_points)
-        chosen: dict[int, EntryPoint] = {}
-        for overloads in self.functions.values():
-            for f in overloads:
-                if f.body is None:
-                    continue
-                stage = self._stage_of(f)
-                if stage is None:
-                    continue
-                explicit = f.attribute("shader") or f.attribute("numthreads")
-                if f.name in called and explicit is None:
-                    continue
-                chosen[id(f)] = EntryPoint(f, stage, self._group_size(f))
-        for name in sorted(listed):
-            for f in self.functions.get(name, ()):
-                if f.body is not None and id(f) not in chosen:
-                    stage = self._stage_of(f) or stage_from_name(f.name) or "unknown"
-                    chosen[id(f)] = EntryPoint(f, stage, self._group_size(f))
-        if not chosen:
-            for overloads in self.functions.values():
-                for f in overloads:
-                    if f.body is None or f.name in called or not looks_like_entry_name(f.name):
-                        continue
-                    if not self._entry_signature(f):
-                        continue
-                    stage = stage_from_name(f.name) or "unknown"
-                    chosen[id(f)] = EntryPoint(f, stage, self._group_size(f))
-        self.entry_points.extend(sorted(chosen.values(), key=lambda e: e.function.node.start_byte))
-
-    def _group_size(self, f: Function) -> tuple[int, int, int] | None:
-        nt = f.attribute("numthreads")
-        if nt is None:
-            return None
-        dims = [a if isinstance(a, int) else 1 for a in nt.args[:3]]
-        dims += [1] * (3 - len(dims))
-        return (dims[0], dims[1], dims[2])
-
-    def _outputs(self, f: Function) -> list[str]:
-        """Semantics of what the function writes: its result and out/inout parameters."""
-        sems = _semantics_of(f.return_type, f.return_semantic)
-        for p in f.params:
-            if p.direction in ("out", "inout"):
-                sems += _semantics_of(p.type, p.semantic)
-        return sems
-
-    def _entry_signature(self, f: Function) -> bool:
-        """Whether the signature can be an entry point's: a result that is void, a struct or
-        labelled with a semantic, and no parameter without a semantic (bar `uniform` ones, structs
-        and the stage objects of geometry, hull and mesh shaders)."""
-        if f.return_type.kind in ("scalar", "vector", "matrix", "array") and not f.return_semantic:
-            return False
-        for p in f.params:
-            if p.semantic or "uniform" in p.qualifiers or p.qualifiers & _STAGE_PARAM_QUALIFIERS:
-                continue
-            if p.type.kind in ("struct", "unknown", "resource"):
-                continue
-            return False
-        return True
-
-    def _inputs(self, f: Function) -> list[str]:
-        """Semantics of what the function reads: its in/inout parameters."""
-        sems: list[str] = []
-        for p in f.params:
-            if p.direction in ("in", "inout"):
-                sems += _semantics_of(p.type, p.semantic)
-        return sems
-
-    def _stage_of(self, f: Function) -> str | None:
-        """The stage that a function's attributes or signature show, None for a plain function."""
-        sh = f.attribute("shader")
-        if sh is not None and sh.args and isinstance(sh.args[0], str):
-            return sh.args[0].lower()
-        quals: set[str] = set()
-        for p in f.params:
-            quals |= p.qualifiers
-        if f.attribute("numthreads") is not None:
-            if f.attribute("outputtopology") is not None or quals & {"vertices", "indices"}:
-                return "mesh"
-            if "DispatchMesh" in f.calls:
-                return "amplification"
-            return "compute"
-        if f.attribute("maxvertexcount") is not None:
-            return "geometry"
-        if f.attribute("patchconstantfunc") is not None or f.attribute("outputcontrolpoints"):
-            return "hull"
-        if f.attribute("domain") is not None:
-            return "domain"
-        outs = self._outputs(f)
-        if any(s.startswith(("SV_TARGET", "SV_DEPTH", "SV_COVERAGE")) for s in outs):
-            return "pixel"
-        if any(s == "SV_POSITION" for s in outs):
-            return "vertex"
-        # Shader model 3 style outputs, still accepted by DXC/FXC: a vertex shader writes
-        # POSITION; a pixel shader writes only COLORn/DEPTH.
-        if any(s.startswith("POSITION") for s in outs):
-            return "vertex"
-        if outs and all(s.startswith(("COLOR", "DEPTH")) for s in outs):
-            return "pixel"
-        # An input only the pipeline provides, on a signature an entry point can have.
-        if not self._entry_signature(f):
-            return None
-        for sem in self._inputs(f):
-            stage = _SV_INPUT_STAGES.get(sem)
-            if stage is not None:
-                return stage
-        if f.return_semantic:
-            return stage_from_name(f.name) or "vertex"
-        return None
-
 
 _SCOPE_NODES = frozenset(
     {
@@ -1405,77 +1275,6 @@ _SCOPE_NODES = frozenset(
 _RESOLVE_KINDS = _SCOPE_NODES | {"identifier", "declaration", "call_expression", "array_declarator"}
 """What resolving a body looks at (everything else is only walked through; array declarators
 are only listed, for `_has_array_declarator`)."""
-
-_STAGE_PARAM_QUALIFIERS = frozenset(
-    {"point", "line", "triangle", "lineadj", "triangleadj", "vertices", "indices", "primitives", "payload"}
-)
-
-_SV_INPUT_STAGES: dict[str, str] = {
-    "SV_DISPATCHTHREADID": "compute",
-    "SV_GROUPID": "compute",
-    "SV_GROUPTHREADID": "compute",
-    "SV_GROUPINDEX": "compute",
-    "SV_VERTEXID": "vertex",
-    "SV_INSTANCEID": "vertex",
-    "SV_POSITION": "pixel",
-    "SV_ISFRONTFACE": "pixel",
-    "SV_SAMPLEINDEX": "pixel",
-    "SV_BARYCENTRICS": "pixel",
-    "SV_COVERAGE": "pixel",
-    "SV_INNERCOVERAGE": "pixel",
-    "SV_DOMAINLOCATION": "domain",
-    "SV_OUTPUTCONTROLPOINTID": "hull",
-    "SV_GSINSTANCEID": "geometry",
-}
-"""`SV_` inputs that only one stage receives (SV_Position as an input is the pixel's position)."""
-
-_NAME_STAGES: tuple[tuple[str, str], ...] = (
-    ("cs", "compute"),
-    ("ps", "pixel"),
-    ("fs", "pixel"),
-    ("frag", "pixel"),
-    ("vs", "vertex"),
-    ("vert", "vertex"),
-    ("gs", "geometry"),
-    ("hs", "hull"),
-    ("ds", "domain"),
-    ("ms", "mesh"),
-    ("as", "amplification"),
-)
-
-
-def _name_words(name: str) -> list[str]:
-    """`GBufferPS` -> [g, buffer, ps]; `main_vs` -> [main, vs]; `VSMain` -> [vs, main]."""
-    words: list[str] = []
-    for part in re.split(r"[_\d]+", name):
-        words += [w.lower() for w in re.findall(r"[A-Z]+(?=[A-Z][a-z]|$)|[A-Z]?[a-z]+|[A-Z]+", part)]
-    return words
-
-
-def stage_from_name(name: str) -> str | None:
-    """The stage an entry point's name announces: its last word (`GBufferPS`, `main_vs`,
-    `ShadeCausticsPixel`), or its first before `main` (`PSMain`, `vs_main`), or all of it (`CS`)."""
-    words = _name_words(name)
-    if not words:
-        return None
-    candidates = [words[-1]] if words[-1] != "as" or len(words) == 1 else []
-    if len(words) == 1 or words[1:] == ["main"]:
-        candidates.append(words[0])
-    for w in candidates:
-        for tag, stage in _NAME_STAGES:
-            if w == tag:
-                return stage
-    return None
-
-
-def looks_like_entry_name(name: str) -> bool:
-    """`main`, `*Main`/`*_main`, `Main*`, or a name that announces a stage (`VS`, `GBufferPS`)."""
-    words = _name_words(name)
-    if not words:
-        return False
-    if words[-1] == "main" or words[0] == "main":
-        return True
-    return stage_from_name(name) is not None
 
 
 _OP_DECLARE, _OP_CALL, _OP_FREE, _OP_LOCAL, _OP_PARAM = range(5)
@@ -1589,15 +1388,6 @@ class _Declarator:
     init: Node | None
     semantic: str | None
     register: str | None
-
-
-def _semantics_of(t: T.Type, sem: str | None) -> list[str]:
-    """The semantics (upper case) of a value and, for a struct, of its members, nested."""
-    found = [sem.upper()] if sem else []
-    if t.kind == "struct":
-        for m in t.members:
-            found += _semantics_of(m.type, m.semantic)
-    return found
 
 
 def _index_of(parent: Node, child: Node) -> int:
