@@ -10,7 +10,7 @@ import pytest
 
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import Model, build_model
-from hlsllint.semantic import model as model_module
+from hlsllint.semantic import plans as plans_module
 from hlsllint.syntax import Node, parse
 
 FIXTURES = sorted((Path(__file__).parent.parent / "fixtures").rglob("*.hlsl"))
@@ -56,8 +56,8 @@ def digest(m: Model) -> list[str]:
 
 
 def _models(texts: list[str], plans: bool, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    monkeypatch.setattr(model_module, "USE_PLANS", plans)
-    model_module._PLANS.clear()
+    monkeypatch.setattr(plans_module, "USE_PLANS", plans)
+    plans_module.PLANS.clear()
     return [digest(build_model(parse(t), AnalysisSettings())) for t in texts]
 
 
@@ -67,7 +67,7 @@ def test_replayed_models_equal_walked_models_on_the_fixtures(monkeypatch: pytest
     walked = _models(texts, False, monkeypatch)
     # Twice over: the second round replays every function of the first.
     replayed = _models(texts + texts, True, monkeypatch)
-    assert len(model_module._PLANS) > 50
+    assert len(plans_module.PLANS) > 50
     assert replayed[: len(texts)] == walked
     assert replayed[len(texts) :] == walked
 
@@ -94,7 +94,7 @@ def test_a_replayed_function_looks_its_types_and_names_up_in_its_own_unit(
     walked = _models(texts, False, monkeypatch)
     replayed = _models(texts, True, monkeypatch)
     assert replayed == walked
-    monkeypatch.setattr(model_module, "USE_PLANS", True)
+    monkeypatch.setattr(plans_module, "USE_PLANS", True)
     m = build_model(parse(second + SHARED), AnalysisSettings())  # replayed from the plan
     t = next(n for n in m.tree.nodes() if n.type == "identifier" and m.tree.node_text(n) == "t")
     assert str(m.resolve(t).type) == "Surface"  # type: ignore[union-attr]

@@ -24,9 +24,22 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hlsllint.semantic import plans
 from hlsllint.semantic import types as T
 from hlsllint.semantic.entries import find_entry_points
 from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
+from hlsllint.semantic.plans import (
+    NO_FUNCTION,
+    OP_CALL,
+    OP_DECLARE,
+    OP_FREE,
+    OP_LOCAL,
+    PLAN_LIMIT,
+    FunctionPlan,
+    ParamSkeleton,
+    Recording,
+    notes_in,
+)
 from hlsllint.semantic.symbols import Attribute, CBuffer, EntryPoint, Function, Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
@@ -132,7 +145,7 @@ class Model:
         (`hlsllint.semantic.queries.uses_of`)."""
         self._pending_uses: list[tuple[int, Node, Symbol]] = []
         """The uses found in the body being resolved: (start byte, identifier, symbol)."""
-        self._recording: _Recording | None = None
+        self._recording: Recording | None = None
         """While a body is walked: its steps, for its function's plan."""
         self._named_types: dict[str, T.Type] = {}
         """Type name as written -> `lookup_type` of it, while no struct or typedef is added."""
@@ -141,7 +154,7 @@ class Model:
         not change then)."""
         self._positions: list[int] = []
         """While a body is walked: the positions in `nodes()` of its nodes of `_RESOLVE_KINDS`."""
-        self._plans: dict[int, tuple[_FunctionPlan, int]] = {}
+        self._plans: dict[int, tuple[FunctionPlan, int]] = {}
         """id(function) -> its plan (being recorded or replayed) and the definition's position."""
 
     # -- queries ----------------------------------------------------------------------------
@@ -858,38 +871,38 @@ class Model:
         # A function whose text, parse and annotations were seen before: what is read from its
         # own text comes from the plan, what the unit decides (types) is looked up here.
         tree = self.tree
-        at = tree.index_of(node) if USE_PLANS else None
+        at = tree.index_of(node) if plans.USE_PLANS else None
         if at is None:
             return self._define_function_walk(node, attrs, None)
         s, e = tree.span(node)
         key = (tree.text[s:e], tree.normalized[s:e])
-        plan = _PLANS.get(key)
-        notes = self._notes_in(node)
+        plan = plans.PLANS.get(key)
+        notes = notes_in(self.tree, node)
         if plan is not None and plan.fits(tree.node_types(), at, node.descendant_count, notes):
             return self._replay_define(node, at, plan, attrs)
-        plan = _FunctionPlan(tree.node_types()[at : at + node.descendant_count], notes)
+        plan = FunctionPlan(tree.node_types()[at : at + node.descendant_count], notes)
         self._define_function_walk(node, attrs, (plan, at))
         if plan.define is not None:
-            if len(_PLANS) >= _PLAN_LIMIT:
-                _PLANS.clear()
-            _PLANS[key] = plan
+            if len(plans.PLANS) >= PLAN_LIMIT:
+                plans.PLANS.clear()
+            plans.PLANS[key] = plan
         return None
 
     def _define_function_walk(
-        self, node: Node, attrs: list[Attribute], recording: tuple[_FunctionPlan, int] | None
+        self, node: Node, attrs: list[Attribute], recording: tuple[FunctionPlan, int] | None
     ) -> None:
         declarator = node.child_by_field_id(F_DECLARATOR)
         while declarator is not None and declarator.type != "function_declarator":
             declarator = declarator.child_by_field_id(F_DECLARATOR)
         if declarator is None:
             if recording is not None:
-                recording[0].define = _NO_FUNCTION
+                recording[0].define = NO_FUNCTION
             return
         name_node = declarator.child_by_field_id(F_DECLARATOR)
         name = self._text(name_node)
         if not name:
             if recording is not None:
-                recording[0].define = _NO_FUNCTION
+                recording[0].define = NO_FUNCTION
             return
         ret_type = self.type_from_node(node.child_by_field_id(F_TYPE))
         ret_sem: str | None = None
@@ -898,7 +911,7 @@ class Model:
                 ret_sem, _ = self._semantic_of(c)
         ret_sem = self._annotated_semantic(node) or ret_sem
         params: list[Symbol] = []
-        entries: list[tuple[int, _ParamSkeleton | None]] | None = [] if recording is not None else None
+        entries: list[tuple[int, ParamSkeleton | None]] | None = [] if recording is not None else None
         plist = declarator.child_by_field_id(F_PARAMETERS)
         for p in plist.named_children if plist is not None else []:
             if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
@@ -943,7 +956,7 @@ class Model:
 
     def _param_skeleton(
         self, p: Node, syms: list[Symbol], base: int
-    ) -> tuple[int, _ParamSkeleton | None] | None:
+    ) -> tuple[int, ParamSkeleton | None] | None:
         """(position, skeleton) of a parameter for a plan: what its declaration says apart
         from its type, or None (declared anew) when it has several names, none, or array sizes.
         None when the parameter cannot be placed."""
@@ -964,9 +977,9 @@ class Model:
             (name_at - base, rel_init, sym.name, sym.semantic, sym.register, sym.qualifiers, sym.direction),
         )
 
-    def _replay_define(self, node: Node, at: int, plan: _FunctionPlan, attrs: list[Attribute]) -> None:
+    def _replay_define(self, node: Node, at: int, plan: FunctionPlan, attrs: list[Attribute]) -> None:
         define = plan.define
-        if define is None or define is _NO_FUNCTION:
+        if define is None or define is NO_FUNCTION:
             return
         name, ret_sem, entries, body_rel = define
         nodes = self.tree.nodes()
@@ -1009,7 +1022,7 @@ class Model:
         """Resolve every identifier of a body, following block scopes.
 
         A body whose function was seen before (in any unit of this process) with the same text,
-        parse and annotations is resolved by replaying the recorded steps (`_FunctionPlan`);
+        parse and annotations is resolved by replaying the recorded steps (`FunctionPlan`);
         otherwise it is walked, and the walk recorded."""
         if fn.body is None:
             return
@@ -1021,7 +1034,7 @@ class Model:
         if planned is not None and planned[0].body is not None:
             self._replay(fn, planned[0].body, start)
             return
-        rec = self._recording = _Recording(start, fn.params) if planned is not None else None
+        rec = self._recording = Recording(start, fn.params) if planned is not None else None
         # The positions of the nodes the walk looks at, in this body only.
         kinds = _RESOLVE_KINDS
         self._positions = [
@@ -1037,32 +1050,6 @@ class Model:
         if planned is not None and rec is not None and rec.ok:
             planned[0].body = rec.ops
 
-    def _notes_in(self, node: Node) -> tuple[Any, ...]:
-        """The annotations inside a function definition that reading it consults (semantics,
-        registers, modifier words), relative to its start: a plan fits only the same ones."""
-        tree = self.tree
-        start, end = tree.span(node)
-        index = tree.index
-        found: list[Any] = []
-        anchors = index.semantic_anchors
-        i = bisect.bisect_left(anchors, start)
-        while i < len(anchors) and anchors[i] <= end:
-            found.append(("s", anchors[i] - start, index.semantics[anchors[i]].name))
-            i += 1
-        anchors = index.register_anchors
-        i = bisect.bisect_left(anchors, start)
-        while i < len(anchors) and anchors[i] <= end:
-            regs = index.registers[anchors[i]]
-            found.append(("r", anchors[i] - start, tuple((r.kind, r.slot, r.space, r.profile) for r in regs)))
-            i += 1
-        mods = index.modifiers
-        i = bisect.bisect_left(index.modifier_starts, start)
-        while i < len(mods) and mods[i].span[0] <= end:
-            m = mods[i]
-            found.append(("m", m.span[0] - start, m.span[1] - start, m.name))
-            i += 1
-        return tuple(found)
-
     def _replay(self, fn: Function, ops: list[tuple[Any, ...]], base: int) -> None:
         """Resolve a body by the recorded steps of an identical one: the same declarations
         (their types looked up here), references, uses and calls, in the same order."""
@@ -1075,7 +1062,7 @@ class Model:
         declared: list[list[Symbol]] = []
         for op in ops:
             code = op[0]
-            if code == _OP_DECLARE:
+            if code == OP_DECLARE:
                 decl = nodes[base + op[1]]
                 skeleton = op[2]
                 if skeleton is None:
@@ -1102,17 +1089,17 @@ class Model:
                     refs[node.byte_range] = sym
                     syms.append(sym)
                 declared.append(syms)
-            elif code == _OP_CALL:
+            elif code == OP_CALL:
                 fn.calls.add(op[1])
             else:
                 node = nodes[base + op[1]]
                 found: Symbol | None
-                if code == _OP_FREE:
+                if code == OP_FREE:
                     if op[2] in free:
                         found = free[op[2]]
                     else:
                         found = free[op[2]] = lookup(op[2], ())
-                elif code == _OP_LOCAL:
+                elif code == OP_LOCAL:
                     found = declared[op[2]][op[3]]
                 else:
                     found = params[op[2]]
@@ -1168,7 +1155,7 @@ class Model:
                     else:
                         sym = free[name] = lookup(name, ())
                     if rec is not None:
-                        rec.ops.append((_OP_FREE, i - rec.base, name))
+                        rec.ops.append((OP_FREE, i - rec.base, name))
                 if sym is not None:
                     refs[(s, e)] = sym
                     if sym.node is None or sym.node.id != node.id:
@@ -1190,7 +1177,7 @@ class Model:
                         callee = tree.node_text(c)
                         fn.calls.add(callee)
                         if rec is not None:
-                            rec.ops.append((_OP_CALL, callee))
+                            rec.ops.append((OP_CALL, callee))
             else:  # a block scope
                 ends.append(i + nodes[i].descendant_count)
                 scopes.append({})
@@ -1275,109 +1262,6 @@ _SCOPE_NODES = frozenset(
 _RESOLVE_KINDS = _SCOPE_NODES | {"identifier", "declaration", "call_expression", "array_declarator"}
 """What resolving a body looks at (everything else is only walked through; array declarators
 are only listed, for `_has_array_declarator`)."""
-
-
-_OP_DECLARE, _OP_CALL, _OP_FREE, _OP_LOCAL, _OP_PARAM = range(5)
-"""The steps of a body's resolution: (_OP_DECLARE, declaration, skeleton or None), (_OP_CALL, name),
-and references: (_OP_FREE, identifier, name) looked up in the unit's globals and functions,
-(_OP_LOCAL, identifier, declaration step, symbol) and (_OP_PARAM, identifier, parameter).
-Nodes are positions in `nodes()` relative to the body's."""
-
-
-_ParamSkeleton = tuple[int, int, str, str | None, str | None, frozenset[str], str]
-"""A parameter as its own text declares it: name node, default value or -1, name, semantic,
-register, qualifiers, direction."""
-
-_Define = tuple[str, str | None, tuple[tuple[int, _ParamSkeleton | None], ...], int]
-"""A function definition as its own text declares it: name, return semantic, parameters
-(position, skeleton or None to declare it anew), body or -1."""
-
-_NO_FUNCTION: _Define = ("", None, (), -1)
-"""The plan of a definition that declares no function (no declarator or no name)."""
-
-
-@dataclass(eq=False)
-class _FunctionPlan:
-    """How a function definition was read and its body resolved, to read an identical one
-    (same text as written and as parsed, same node types, same annotations) without walking it.
-
-    What comes from the definition's own text and annotations is kept: names, parameters'
-    semantics, registers, qualifiers and directions, which names of the body are bound to which
-    parameter or local (block scopes are a matter of the text alone), the calls, per local
-    declaration its names, initialisers, semantics and qualifiers. What the unit decides is done
-    again on replay: every type is looked up, every free name is looked up among the unit's
-    globals and functions, attributes are read anew, and a declaration with array declarators
-    (whose sizes are constants of the unit) or several names in a parameter is declared anew.
-    Nodes are positions in `nodes()` relative to the definition's (the body's in `body`)."""
-
-    types: list[str]
-    notes: tuple[Any, ...]
-    define: _Define | None = None
-    body: list[tuple[Any, ...]] | None = None
-    """The body's resolution steps (see `_OP_DECLARE`)."""
-
-    def fits(self, types: list[str], start: int, count: int, notes: tuple[Any, ...]) -> bool:
-        return (
-            self.define is not None
-            and len(self.types) == count
-            and self.notes == notes
-            and types[start : start + count] == self.types
-        )
-
-
-class _Recording:
-    """The steps of one body's walk, as they happen (see `_FunctionPlan`)."""
-
-    def __init__(self, base: int, params: list[Symbol]) -> None:
-        self.base = base
-        self.ops: list[tuple[Any, ...]] = []
-        self.params = {id(p): k for k, p in enumerate(params)}
-        self.locals: dict[int, tuple[int, int]] = {}
-        self.declarations = 0
-        self.ok = True
-        """False when a step could not be recorded: no plan is kept."""
-
-    def bound(self, at: int, sym: Symbol) -> None:
-        """A name found in the scopes: a parameter or a local of this body."""
-        k = self.params.get(id(sym))
-        if k is not None:
-            self.ops.append((_OP_PARAM, at - self.base, k))
-            return
-        local = self.locals.get(id(sym))
-        if local is None:
-            self.ok = False
-            return
-        self.ops.append((_OP_LOCAL, at - self.base, *local))
-
-    def declaration(self, tree: SyntaxTree, at: int, declared: list[Symbol], arrays: bool) -> None:
-        number = self.declarations
-        self.declarations += 1
-        for k, sym in enumerate(declared):
-            self.locals[id(sym)] = (number, k)
-        skeleton: tuple[tuple[tuple[int, int, str, str | None, str | None], ...], frozenset[str]] | None = (
-            None
-        )
-        if not arrays:
-            entries = []
-            for sym in declared:
-                name_at = tree.index_of(sym.node) if sym.node is not None else None
-                init_at = tree.index_of(sym.init) if sym.init is not None else -1
-                if name_at is None or init_at is None or sym.type is not declared[0].type:
-                    break
-                rel_init = init_at - self.base if init_at >= 0 else -1
-                entries.append((name_at - self.base, rel_init, sym.name, sym.semantic, sym.register))
-            else:
-                quals = declared[0].qualifiers if declared else frozenset()
-                skeleton = (tuple(entries), quals)
-        self.ops.append((_OP_DECLARE, at - self.base, skeleton))
-
-
-_PLANS: dict[tuple[str, str], _FunctionPlan] = {}
-"""Function definition text (as written, as parsed) -> how it was read, for every unit of the
-process (shared headers repeat the same functions in most units)."""
-_PLAN_LIMIT = 2048
-USE_PLANS = True
-"""Whether function definitions seen before are replayed from their plans (tests compare)."""
 
 
 @dataclass
