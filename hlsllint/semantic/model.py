@@ -26,6 +26,7 @@ from typing import Any
 
 from hlsllint.semantic import plans
 from hlsllint.semantic import types as T
+from hlsllint.semantic.base import ModelBase
 from hlsllint.semantic.entries import find_entry_points
 from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
 from hlsllint.semantic.plans import (
@@ -63,6 +64,10 @@ from hlsllint.syntax.fields import (
     F_TYPE,
     F_VALUE,
 )
+
+__all__ = ["Attribute", "CBuffer", "EntryPoint", "Function", "Model", "Symbol", "build_model"]
+"""The model, and the values it holds (from `hlsllint.semantic.symbols`) for the importers that
+take them from here."""
 
 _SWIZZLE_RE = re.compile(r"^(?:[xyzw]{1,4}|[rgba]{1,4})$")
 _MATRIX_SWIZZLE_RE = re.compile(r"^(?:_m[0-3][0-3])+$|^(?:_[1-4][1-4])+$")
@@ -114,35 +119,17 @@ def parse_number(text: str) -> int | float | None:
         return None
 
 
-class Model:
+class Model(ModelBase):
     """See the module docstring."""
 
     def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
-        self.tree = tree
-        self.settings = settings
-        self._source = tree.text
-        self._plain = tree.ascii
-        """When the text is ASCII a node's text is `_source[start_byte:end_byte]`."""
-        self.structs: dict[str, T.Type] = {}
-        self.typedefs: dict[str, T.Type] = {}
-        self.globals: dict[str, Symbol] = {}
-        self.cbuffers: list[CBuffer] = []
-        self.functions: dict[str, list[Function]] = {}
-        self.entry_points: list[EntryPoint] = []
-        self._refs: dict[tuple[int, int], Symbol] = {}
+        super().__init__(tree, settings)
         self._types: dict[int, T.Type] = {}
         self._const_guard: set[int] = set()
         self._consts: dict[int, int | float | bool | None] | None = None
         """Memoised top-level `const_value` answers (from the end of `build` on: before that a
         name may not be resolved yet)."""
         self._function_symbols: dict[str, Symbol] = {}
-        self.memo: dict[str, Any] = {}
-        """Where the later stages keep what they computed once for this unit (the analyses,
-        per-node answers), each under its own key; it goes away with the model."""
-        self._uses: dict[int, list[Node]] = {}
-        """id(symbol) -> the identifiers in function bodies that refer to it (its declaration
-        excluded), in document order per function; filled while the bodies are resolved
-        (`hlsllint.semantic.queries.uses_of`)."""
         self._pending_uses: list[tuple[int, Node, Symbol]] = []
         """The uses found in the body being resolved: (start byte, identifier, symbol)."""
         self._recording: Recording | None = None
@@ -156,58 +143,6 @@ class Model:
         """While a body is walked: the positions in `nodes()` of its nodes of `_RESOLVE_KINDS`."""
         self._plans: dict[int, tuple[FunctionPlan, int]] = {}
         """id(function) -> its plan (being recorded or replayed) and the definition's position."""
-
-    # -- queries ----------------------------------------------------------------------------
-
-    @property
-    def sixteen_bit(self) -> bool:
-        return self.settings.enable_16bit_types
-
-    def resolve(self, node: Node) -> Symbol | None:
-        """The symbol an identifier (use or declaration) refers to."""
-        return self._refs.get(node.byte_range)
-
-    def function(self, name: str, nargs: int | None = None) -> Function | None:
-        """The definition of `name` (the overload with `nargs` parameters when there are many)."""
-        overloads = self.functions.get(name)
-        if not overloads:
-            return None
-        if nargs is not None and len(overloads) > 1:
-            for f in overloads:
-                if len(f.params) == nargs:
-                    return f
-        return overloads[0]
-
-    def entry(self, name: str) -> EntryPoint | None:
-        for e in self.entry_points:
-            if e.name == name:
-                return e
-        return None
-
-    @property
-    def groupshared(self) -> list[Symbol]:
-        return [s for s in self.globals.values() if s.kind == "groupshared"]
-
-    @property
-    def groupshared_bytes(self) -> int:
-        return sum(s.type.bytes(self.sixteen_bit) for s in self.groupshared)
-
-    def lookup_type(self, name: str) -> T.Type:
-        name = name.strip()
-        if name in self.typedefs:
-            return self.typedefs[name]
-        if name in self.structs:
-            return self.structs[name]
-        num = T.parse_numeric(name)
-        if num is not None:
-            return num
-        if name == "void":
-            return T.VOID
-        if name in ("unsigned int", "unsigned"):
-            return T.UINT
-        if T.resource_of(name) is not None:
-            return T.resource_type(name, None)
-        return T.UNKNOWN
 
     def type_from_node(self, node: Node | None) -> T.Type:
         """The type named by a type node (`primitive_type`, `template_type`, ...)."""
@@ -354,13 +289,6 @@ class Model:
             t = T.UNKNOWN
         self._types[node.id] = t
         return t
-
-    def _text(self, node: Node | None) -> str:
-        if node is None:
-            return ""
-        if self._plain:
-            return self._source[node.start_byte : node.end_byte]
-        return self.tree.node_text(node)
 
     def _type_of(self, node: Node) -> T.Type:
         kind = node.type
@@ -639,9 +567,6 @@ class Model:
             v_ = self.const_value(self.globals[a].init)
             v = v_ if isinstance(v_, int | float) else None
         return v if v is not None else a
-
-    def block_kind(self, node: Node) -> str | None:
-        return self.tree.block_kind(node)
 
     def declare(self, decl: Node, kind: str, function: str | None = None) -> list[Symbol]:
         """Symbols of a `declaration` node (globals or locals); registers names for resolve()."""

@@ -1,0 +1,103 @@
+"""The tables a semantic model fills (structs, typedefs, globals, cbuffers, functions, entry points,
+references) and the lookups over them: `ModelBase`, which `Model` (model.py) builds on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hlsllint.semantic import types as T
+from hlsllint.semantic.symbols import CBuffer, EntryPoint, Function, Symbol
+from hlsllint.settings import AnalysisSettings
+from hlsllint.syntax import Node, SyntaxTree
+
+
+class ModelBase:
+    """What a unit declares and the lookups over it (see `hlsllint.semantic.model`)."""
+
+    def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
+        self.tree = tree
+        self.settings = settings
+        self._source = tree.text
+        self._plain = tree.ascii
+        """When the text is ASCII a node's text is `_source[start_byte:end_byte]`."""
+        self.structs: dict[str, T.Type] = {}
+        self.typedefs: dict[str, T.Type] = {}
+        self.globals: dict[str, Symbol] = {}
+        self.cbuffers: list[CBuffer] = []
+        self.functions: dict[str, list[Function]] = {}
+        self.entry_points: list[EntryPoint] = []
+        self._refs: dict[tuple[int, int], Symbol] = {}
+        self.memo: dict[str, Any] = {}
+        """Where the later stages keep what they computed once for this unit (the analyses,
+        per-node answers), each under its own key; it goes away with the model."""
+        self._uses: dict[int, list[Node]] = {}
+        """id(symbol) -> the identifiers in function bodies that refer to it (its declaration
+        excluded), in document order per function; filled while the bodies are resolved
+        (`hlsllint.semantic.queries.uses_of`)."""
+
+    # -- queries ----------------------------------------------------------------------------
+
+    @property
+    def sixteen_bit(self) -> bool:
+        return self.settings.enable_16bit_types
+
+    def resolve(self, node: Node) -> Symbol | None:
+        """The symbol an identifier (use or declaration) refers to."""
+        return self._refs.get(node.byte_range)
+
+    def function(self, name: str, nargs: int | None = None) -> Function | None:
+        """The definition of `name` (the overload with `nargs` parameters when there are many)."""
+        overloads = self.functions.get(name)
+        if not overloads:
+            return None
+        if nargs is not None and len(overloads) > 1:
+            for f in overloads:
+                if len(f.params) == nargs:
+                    return f
+        return overloads[0]
+
+    def entry(self, name: str) -> EntryPoint | None:
+        for e in self.entry_points:
+            if e.name == name:
+                return e
+        return None
+
+    @property
+    def groupshared(self) -> list[Symbol]:
+        return [s for s in self.globals.values() if s.kind == "groupshared"]
+
+    @property
+    def groupshared_bytes(self) -> int:
+        return sum(s.type.bytes(self.sixteen_bit) for s in self.groupshared)
+
+    def lookup_type(self, name: str) -> T.Type:
+        name = name.strip()
+        if name in self.typedefs:
+            return self.typedefs[name]
+        if name in self.structs:
+            return self.structs[name]
+        num = T.parse_numeric(name)
+        if num is not None:
+            return num
+        if name == "void":
+            return T.VOID
+        if name in ("unsigned int", "unsigned"):
+            return T.UINT
+        if T.resource_of(name) is not None:
+            return T.resource_type(name, None)
+        return T.UNKNOWN
+
+    def _text(self, node: Node | None) -> str:
+        if node is None:
+            return ""
+        if self._plain:
+            return self._source[node.start_byte : node.end_byte]
+        return self.tree.node_text(node)
+
+    def block_kind(self, node: Node) -> str | None:
+        return self.tree.block_kind(node)
+
+    def type_from_node(self, node: Node | None) -> T.Type:
+        """The type named by a type node: `Declarators.type_from_node` (a type may name constants,
+        `vector<float, N>`, and a constant may cast to a type, so the two layers call each other)."""
+        raise NotImplementedError
