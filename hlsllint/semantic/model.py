@@ -26,7 +26,7 @@ from typing import Any
 
 from hlsllint.semantic import plans
 from hlsllint.semantic import types as T
-from hlsllint.semantic.base import ModelBase
+from hlsllint.semantic.constants import Constants, parse_number
 from hlsllint.semantic.entries import find_entry_points
 from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
 from hlsllint.semantic.plans import (
@@ -49,7 +49,6 @@ from hlsllint.syntax.fields import (
     F_ARGUMENT,
     F_ARGUMENTS,
     F_BODY,
-    F_CONDITION,
     F_CONSEQUENCE,
     F_DECLARATOR,
     F_DEFAULT_VALUE,
@@ -99,36 +98,12 @@ PARAM_MODIFIERS = frozenset(
 )
 
 
-def _strip_suffix(text: str) -> str:
-    return text.rstrip("fFhHlLuU") if not text.lower().startswith("0x") else text.rstrip("uUlL")
-
-
-def parse_number(text: str) -> int | float | None:
-    t = text.strip()
-    try:
-        low = t.lower()
-        if low.startswith("0x"):
-            return int(low.rstrip("ul"), 16)
-        core = _strip_suffix(t)
-        if any(c in core for c in ".eE"):
-            return float(core)
-        if len(core) > 1 and core.startswith("0") and core.isdigit():
-            return int(core, 8)
-        return int(core)
-    except ValueError:
-        return None
-
-
-class Model(ModelBase):
+class Model(Constants):
     """See the module docstring."""
 
     def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
         super().__init__(tree, settings)
         self._types: dict[int, T.Type] = {}
-        self._const_guard: set[int] = set()
-        self._consts: dict[int, int | float | bool | None] | None = None
-        """Memoised top-level `const_value` answers (from the end of `build` on: before that a
-        name may not be resolved yet)."""
         self._function_symbols: dict[str, Symbol] = {}
         self._pending_uses: list[tuple[int, Node, Symbol]] = []
         """The uses found in the body being resolved: (start byte, identifier, symbol)."""
@@ -180,98 +155,6 @@ class Model(ModelBase):
             if found.kind != "resource":  # a resource type is made anew on every lookup
                 self._named_types[text] = found
         return found
-
-    # -- constants --------------------------------------------------------------------------
-
-    def const_value(self, node: Node | None) -> int | float | bool | None:
-        """The compile-time value of an expression (literals, static consts, arithmetic)."""
-        if node is None:
-            return None
-        guard = self._const_guard
-        if guard:  # inside another constant's evaluation: no memo
-            if node.id in guard or len(guard) > 64:
-                return None
-            return self._const_value_guarded(node)
-        memo = self._consts
-        if memo is None:
-            return self._const_value_guarded(node)
-        key = node.id
-        if key in memo:
-            return memo[key]
-        value = memo[key] = self._const_value_guarded(node)
-        return value
-
-    def _const_value_guarded(self, node: Node) -> int | float | bool | None:
-        self._const_guard.add(node.id)
-        try:
-            return self._const_value(node)
-        except (ArithmeticError, ValueError, TypeError):
-            return None
-        finally:
-            self._const_guard.discard(node.id)
-
-    def _const_value(self, node: Node) -> int | float | bool | None:
-        kind = node.type
-        if kind == "number_literal":
-            return parse_number(self.tree.node_text(node))
-        if kind == "user_defined_literal":  # `1.0h`: the grammar reads the half suffix as a C++ UDL
-            text = self.tree.node_text(node)
-            return parse_number(text) if text[-1:] in "hHfFlLuU" else None
-        if kind == "true":
-            return True
-        if kind == "false":
-            return False
-        if kind in ("parenthesized_expression", "type_descriptor"):
-            inner = node.named_children
-            return self.const_value(inner[0]) if len(inner) == 1 else None
-        if kind == "identifier":
-            sym = self.resolve(node) or self.globals.get(self.tree.node_text(node))
-            if sym is not None and sym.kind in ("static_const", "local") and sym.init is not None:
-                if sym.kind == "local" and "const" not in sym.qualifiers:
-                    return None
-                return self.const_value(sym.init)
-            return None
-        if kind == "qualified_identifier":
-            # `Kernel::Width`: namespaces are flattened into the globals, so the member's own name.
-            return self.const_value(node.child_by_field_id(F_NAME))
-        if kind == "cast_expression":
-            v = self.const_value(node.child_by_field_id(F_VALUE))
-            t = self.type_from_node(node.child_by_field_id(F_TYPE))
-            if v is None:
-                return None
-            if t.is_int:
-                return int(v)
-            if t.is_float:
-                return float(v)
-            return v
-        if kind == "unary_expression":
-            v = self.const_value(node.child_by_field_id(F_ARGUMENT))
-            op = node.child_by_field_id(F_OPERATOR)
-            o = self.tree.node_text(op) if op else ""
-            if v is None:
-                return None
-            if o == "-":
-                return -v
-            if o == "+":
-                return v
-            if o == "!":
-                return not v
-            if o == "~" and isinstance(v, int):
-                return ~v
-            return None
-        if kind == "binary_expression":
-            a = self.const_value(node.child_by_field_id(F_LEFT))
-            b = self.const_value(node.child_by_field_id(F_RIGHT))
-            op = node.child_by_field_id(F_OPERATOR)
-            if a is None or b is None or op is None:
-                return None
-            return _binop(self.tree.node_text(op), a, b)
-        if kind == "conditional_expression":
-            c = self.const_value(node.child_by_field_id(F_CONDITION))
-            if c is None:
-                return None
-            return self.const_value(node.child_by_field_id(F_CONSEQUENCE if c else F_ALTERNATIVE))
-        return None
 
     # -- expression types -------------------------------------------------------------------
 
@@ -1228,31 +1111,6 @@ def _split_args(raw: str) -> list[str]:
     if cur.strip():
         out.append(cur)
     return out
-
-
-def _binop(op: str, a: Any, b: Any) -> int | float | bool | None:
-    both_int = isinstance(a, int) and isinstance(b, int)
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op == "/":
-        if both_int:
-            return int(a / b)
-        return a / b
-    if op == "%" and both_int:
-        return int(a - b * int(a / b))
-    if both_int and op in ("<<", ">>", "&", "|", "^"):
-        return {"<<": a << b, ">>": a >> b, "&": a & b, "|": a | b, "^": a ^ b}[op]
-    if op in ("<", ">", "<=", ">=", "==", "!="):
-        return {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
-    if op == "&&":
-        return bool(a) and bool(b)
-    if op == "||":
-        return bool(a) or bool(b)
-    return None
 
 
 def mul_type(a: T.Type, b: T.Type) -> T.Type:
