@@ -21,12 +21,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from hlsllint.semantic import plans
 from hlsllint.semantic import types as T
-from hlsllint.semantic.constants import Constants, parse_number
+from hlsllint.semantic.constants import parse_number
+from hlsllint.semantic.declarators import Declarators
 from hlsllint.semantic.entries import find_entry_points
 from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
 from hlsllint.semantic.plans import (
@@ -61,7 +61,6 @@ from hlsllint.syntax.fields import (
     F_RIGHT,
     F_SIZE,
     F_TYPE,
-    F_VALUE,
 )
 
 __all__ = ["Attribute", "CBuffer", "EntryPoint", "Function", "Model", "Symbol", "build_model"]
@@ -72,33 +71,8 @@ _SWIZZLE_RE = re.compile(r"^(?:[xyzw]{1,4}|[rgba]{1,4})$")
 _MATRIX_SWIZZLE_RE = re.compile(r"^(?:_m[0-3][0-3])+$|^(?:_[1-4][1-4])+$")
 _ATTR_RE = re.compile(r"\[\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*\]", re.S)
 
-PARAM_MODIFIERS = frozenset(
-    {
-        "in",
-        "out",
-        "inout",
-        "uniform",
-        "nointerpolation",
-        "linear",
-        "centroid",
-        "noperspective",
-        "sample",
-        "point",
-        "line",
-        "triangle",
-        "lineadj",
-        "triangleadj",
-        "vertices",
-        "indices",
-        "primitives",
-        "payload",
-        "const",
-        "precise",
-    }
-)
 
-
-class Model(Constants):
+class Model(Declarators):
     """See the module docstring."""
 
     def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
@@ -109,8 +83,6 @@ class Model(Constants):
         """The uses found in the body being resolved: (start byte, identifier, symbol)."""
         self._recording: Recording | None = None
         """While a body is walked: its steps, for its function's plan."""
-        self._named_types: dict[str, T.Type] = {}
-        """Type name as written -> `lookup_type` of it, while no struct or typedef is added."""
         self._free: dict[str, Symbol | None] = {}
         """While the bodies are resolved: name -> `_lookup(name, ())` (globals and functions do
         not change then)."""
@@ -118,43 +90,6 @@ class Model(Constants):
         """While a body is walked: the positions in `nodes()` of its nodes of `_RESOLVE_KINDS`."""
         self._plans: dict[int, tuple[FunctionPlan, int]] = {}
         """id(function) -> its plan (being recorded or replayed) and the definition's position."""
-
-    def type_from_node(self, node: Node | None) -> T.Type:
-        """The type named by a type node (`primitive_type`, `template_type`, ...)."""
-        if node is None:
-            return T.UNKNOWN
-        kind = node.type
-        if kind == "type_descriptor":
-            return self.type_from_node(node.child_by_field_id(F_TYPE))
-        if kind == "template_type":
-            name_node = node.child_by_field_id(F_NAME)
-            base = self.tree.node_text(name_node) if name_node else ""
-            args_node = node.child_by_field_id(F_ARGUMENTS)
-            args = [c for c in args_node.named_children] if args_node else []
-            if base in ("vector", "matrix"):
-                el = self.type_from_node(args[0]) if args else T.FLOAT
-                nums = [self.const_value(a) for a in args[1:]]
-                dims = [int(n) if isinstance(n, int | float) else 4 for n in nums]
-                if base == "vector":
-                    return el.with_shape(1, dims[0] if dims else 4)
-                r, c = ([*dims, 4, 4])[:2]
-                return T.numeric(el.scalar or "float", r, c, matrix=True)
-            element = self.type_from_node(args[0]) if args else None
-            if T.resource_of(base) is not None:
-                return T.resource_type(base, element)
-            return T.Type("unknown", self.tree.node_text(node), element=element)
-        if kind in ("struct_specifier", "class_specifier"):
-            name_node = node.child_by_field_id(F_NAME)
-            if node.child_by_field_id(F_BODY) is not None:
-                return self._define_struct(node)
-            return self.lookup_type(self.tree.node_text(name_node)) if name_node else T.UNKNOWN
-        text = self._text(node)
-        found = self._named_types.get(text)
-        if found is None:
-            found = self.lookup_type(" ".join(text.split()))
-            if found.kind != "resource":  # a resource type is made anew on every lookup
-                self._named_types[text] = found
-        return found
 
     # -- expression types -------------------------------------------------------------------
 
@@ -335,106 +270,6 @@ class Model(Constants):
 
     # -- building ---------------------------------------------------------------------------
 
-    def _define_struct(self, node: Node) -> T.Type:
-        name_node = node.child_by_field_id(F_NAME)
-        name = self._text(name_node) if name_node else f"<anonymous@{node.start_byte}>"
-        body = node.child_by_field_id(F_BODY)
-        members: list[T.Member] = []
-        if body is not None:
-            for fd in body.named_children:
-                if fd.type not in ("field_declaration", "declaration"):
-                    continue
-                base = self.type_from_node(fd.child_by_field_id(F_TYPE))
-                pending: T.Member | None = None
-                for child in fd.named_children:
-                    if child.type in ("semantics", "bitfield_clause"):
-                        sem, _reg = self._semantic_of(child)
-                        if pending is not None and sem:
-                            members[-1] = T.Member(pending.name, pending.type, sem)
-                        continue
-                    if fd.field_name_for_named_child(_index_of(fd, child)) != "declarator":
-                        continue
-                    d = self._unpack_declarator(child, base)
-                    if d is None:
-                        continue
-                    sem = self._annotated_semantic(child) or d.semantic
-                    if sem is None and not members:
-                        sem = self._annotated_semantic(fd)
-                    pending = T.Member(d.name, d.type, sem)
-                    members.append(pending)
-        t = T.struct_type(name, tuple(members))
-        self.structs[name] = t
-        self._named_types.clear()
-        return t
-
-    def _semantic_of(self, node: Node) -> tuple[str | None, str | None]:
-        """(semantic, register) of a `semantics` / `bitfield_clause` node."""
-        text = self._text(node).strip().lstrip(":").strip()
-        m = re.match(r"register\s*\(\s*([^)]*)\)", text)
-        if m:
-            return None, m.group(1).strip()
-        if text.startswith("packoffset"):
-            return None, None
-        m = re.match(r"[A-Za-z_]\w*", text)
-        return (m.group(0) if m else None), None
-
-    def _unpack_declarator(self, node: Node, base: T.Type) -> _Declarator | None:
-        init: Node | None = None
-        sizes: list[int | None] = []
-        semantic: str | None = None
-        register: str | None = None
-        cur: Node | None = node
-        guard = 0
-        while cur is not None and guard < 32:
-            guard += 1
-            kind = cur.type
-            if cur.named_child_count:
-                for c in cur.named_children:
-                    if c.type in ("semantics", "bitfield_clause"):
-                        s, r = self._semantic_of(c)
-                        semantic = semantic or s
-                        register = register or r
-            if kind in ("identifier", "field_identifier", "type_identifier"):
-                t = base
-                for size in reversed(sizes):
-                    t = T.array_of(t, size)
-                return _Declarator(self._text(cur), cur, t, init, semantic, register)
-            if kind == "init_declarator":
-                init = cur.child_by_field_id(F_VALUE)
-                cur = cur.child_by_field_id(F_DECLARATOR)
-            elif kind == "array_declarator":
-                size_node = cur.child_by_field_id(F_SIZE)
-                v = self.const_value(size_node) if size_node is not None else None
-                sizes.append(int(v) if isinstance(v, int | float) else None)
-                cur = cur.child_by_field_id(F_DECLARATOR)
-            else:
-                nxt = cur.child_by_field_id(F_DECLARATOR)
-                if nxt is None:
-                    ids = [c for c in cur.named_children if c.type == "identifier"]
-                    nxt = ids[0] if ids else None
-                cur = nxt
-        return None
-
-    def _qualifiers(self, decl: Node) -> frozenset[str]:
-        words: set[str] = set()
-        for c in decl.children:
-            if c.type in ("storage_class_specifier", "type_qualifier", "qualifiers"):
-                words.update(self._text(c).split())
-            elif not c.is_named and c.type in PARAM_MODIFIERS:
-                words.add(c.type)
-        words.update(self.tree.modifiers_of(decl))
-        return frozenset(words)
-
-    # -- annotations of the repaired tree (see hlsllint.syntax) -----------------------------
-
-    def _annotated_semantic(self, node: Node) -> str | None:
-        sem = self.tree.semantic_of(node)
-        return str(sem.name) if sem is not None else None
-
-    def _annotated_register(self, node: Node) -> str | None:
-        reg = self.tree.register_of(node)
-        return str(reg.slot) if reg is not None else None
-
     def _annotated_attributes(self, node: Node) -> list[Attribute]:
         return [
             Attribute(a.name, tuple(self._attr_arg(x) for x in a.args), a.span)
@@ -450,51 +285,6 @@ class Model(Constants):
             v_ = self.const_value(self.globals[a].init)
             v = v_ if isinstance(v_, int | float) else None
         return v if v is not None else a
-
-    def declare(self, decl: Node, kind: str, function: str | None = None) -> list[Symbol]:
-        """Symbols of a `declaration` node (globals or locals); registers names for resolve()."""
-        base = self.type_from_node(decl.child_by_field_id(F_TYPE))
-        quals = self._qualifiers(decl)
-        # Annotations of the declarators lie inside the declaration: most have none at all.
-        semantics, bindings = self.tree.may_have_annotations(decl)
-        out: list[Symbol] = []
-        refs = self._refs
-        field_of = decl.field_name_for_child
-        for i, child in enumerate(decl.children):
-            ctype = child.type
-            if ctype == "semantics" or ctype == "bitfield_clause":
-                sem, reg = self._semantic_of(child)
-                if out:
-                    out[-1].semantic = out[-1].semantic or sem
-                    out[-1].register = out[-1].register or reg
-                continue
-            if ctype == "function_declarator" or field_of(i) != "declarator":
-                continue
-            d = self._unpack_declarator(child, base)
-            if d is None:
-                continue
-            sem = (self._annotated_semantic(child) if semantics else None) or d.semantic
-            reg = (self._annotated_register(child) if bindings else None) or d.register
-            if sem is None and not out and semantics:
-                sem = self._annotated_semantic(decl)
-            if reg is None and not out and bindings:
-                reg = self._annotated_register(decl)
-            d.semantic, d.register = sem, reg
-            sym = Symbol(
-                d.name,
-                kind,
-                d.type,
-                d.node,
-                decl,
-                d.semantic,
-                d.register,
-                init=d.init,
-                qualifiers=quals,
-                function=function,
-            )
-            refs[d.node.byte_range] = sym
-            out.append(sym)
-        return out
 
     def _global_kind(self, sym: Symbol) -> str:
         if sym.type.is_resource:
@@ -1070,23 +860,6 @@ _SCOPE_NODES = frozenset(
 _RESOLVE_KINDS = _SCOPE_NODES | {"identifier", "declaration", "call_expression", "array_declarator"}
 """What resolving a body looks at (everything else is only walked through; array declarators
 are only listed, for `_has_array_declarator`)."""
-
-
-@dataclass
-class _Declarator:
-    name: str
-    node: Node
-    type: T.Type
-    init: Node | None
-    semantic: str | None
-    register: str | None
-
-
-def _index_of(parent: Node, child: Node) -> int:
-    for i, c in enumerate(parent.named_children):
-        if c.id == child.id:
-            return i
-    return -1
 
 
 def _first(node: Node, *kinds: str) -> Node | None:
