@@ -26,9 +26,8 @@ from typing import Any
 from hlsllint.semantic import plans
 from hlsllint.semantic import types as T
 from hlsllint.semantic.constants import parse_number
-from hlsllint.semantic.declarators import Declarators
 from hlsllint.semantic.entries import find_entry_points
-from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
+from hlsllint.semantic.expressions import Expressions
 from hlsllint.semantic.plans import (
     NO_FUNCTION,
     OP_CALL,
@@ -45,20 +44,11 @@ from hlsllint.semantic.symbols import Attribute, CBuffer, EntryPoint, Function, 
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
 from hlsllint.syntax.fields import (
-    F_ALTERNATIVE,
-    F_ARGUMENT,
-    F_ARGUMENTS,
     F_BODY,
-    F_CONSEQUENCE,
     F_DECLARATOR,
     F_DEFAULT_VALUE,
-    F_FIELD,
-    F_FUNCTION,
-    F_LEFT,
     F_NAME,
-    F_OPERATOR,
     F_PARAMETERS,
-    F_RIGHT,
     F_SIZE,
     F_TYPE,
 )
@@ -67,17 +57,14 @@ __all__ = ["Attribute", "CBuffer", "EntryPoint", "Function", "Model", "Symbol", 
 """The model, and the values it holds (from `hlsllint.semantic.symbols`) for the importers that
 take them from here."""
 
-_SWIZZLE_RE = re.compile(r"^(?:[xyzw]{1,4}|[rgba]{1,4})$")
-_MATRIX_SWIZZLE_RE = re.compile(r"^(?:_m[0-3][0-3])+$|^(?:_[1-4][1-4])+$")
 _ATTR_RE = re.compile(r"\[\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*\]", re.S)
 
 
-class Model(Declarators):
+class Model(Expressions):
     """See the module docstring."""
 
     def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
         super().__init__(tree, settings)
-        self._types: dict[int, T.Type] = {}
         self._function_symbols: dict[str, Symbol] = {}
         self._pending_uses: list[tuple[int, Node, Symbol]] = []
         """The uses found in the body being resolved: (start byte, identifier, symbol)."""
@@ -90,183 +77,6 @@ class Model(Declarators):
         """While a body is walked: the positions in `nodes()` of its nodes of `_RESOLVE_KINDS`."""
         self._plans: dict[int, tuple[FunctionPlan, int]] = {}
         """id(function) -> its plan (being recorded or replayed) and the definition's position."""
-
-    # -- expression types -------------------------------------------------------------------
-
-    def type_of(self, node: Node | None) -> T.Type:
-        """The type of an expression (UNKNOWN when it cannot be told)."""
-        if node is None:
-            return T.UNKNOWN
-        cached = self._types.get(node.id)
-        if cached is not None:
-            return cached
-        self._types[node.id] = T.UNKNOWN  # guards cycles through broken trees
-        try:
-            t = self._type_of(node)
-        except RecursionError:
-            t = T.UNKNOWN
-        self._types[node.id] = t
-        return t
-
-    def _type_of(self, node: Node) -> T.Type:
-        kind = node.type
-        if kind == "number_literal":
-            text = self._text(node).lower()
-            if text.startswith("0x"):
-                return T.UINT if "u" in text else T.INT
-            if text.endswith("h"):
-                return T.numeric("half")
-            if any(c in text for c in ".e") or text.endswith("f"):
-                return T.FLOAT
-            if text.endswith(("u", "ul", "lu")):
-                return T.UINT
-            return T.INT
-        if kind in ("true", "false"):
-            return T.BOOL
-        if kind == "identifier":
-            sym = self.resolve(node)
-            if sym is None:
-                sym = self.globals.get(self._text(node))
-            return sym.type if sym is not None else T.UNKNOWN
-        if kind in ("parenthesized_expression", "condition_clause"):
-            inner = [c for c in node.named_children if c.type != "comment"]
-            return self.type_of(inner[-1]) if inner else T.UNKNOWN
-        if kind == "field_expression":
-            return self._field_type(node)
-        if kind == "subscript_expression":
-            return self._subscript_type(self.type_of(node.child_by_field_id(F_ARGUMENT)))
-        if kind == "call_expression":
-            return self._call_type(node)
-        if kind == "binary_expression":
-            op = self._text(node.child_by_field_id(F_OPERATOR))
-            left = self.type_of(node.child_by_field_id(F_LEFT))
-            right = self.type_of(node.child_by_field_id(F_RIGHT))
-            common = T.common_type(left, right)
-            if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
-                if not common.is_numeric:
-                    return T.BOOL
-                return T.numeric("bool", common.rows, common.cols, matrix=common.kind == "matrix")
-            if op in ("<<", ">>"):
-                return left
-            return common
-        if kind == "unary_expression":
-            op = self._text(node.child_by_field_id(F_OPERATOR))
-            arg = self.type_of(node.child_by_field_id(F_ARGUMENT))
-            if op == "!" and arg.is_numeric:
-                return T.numeric("bool", arg.rows, arg.cols, matrix=arg.kind == "matrix")
-            return arg
-        if kind == "update_expression":
-            return self.type_of(node.child_by_field_id(F_ARGUMENT))
-        if kind == "assignment_expression":
-            return self.type_of(node.child_by_field_id(F_LEFT))
-        if kind == "conditional_expression":
-            return T.common_type(
-                self.type_of(node.child_by_field_id(F_CONSEQUENCE)),
-                self.type_of(node.child_by_field_id(F_ALTERNATIVE)),
-            )
-        if kind == "cast_expression":
-            return self.type_from_node(node.child_by_field_id(F_TYPE))
-        if kind == "comma_expression":
-            return self.type_of(node.child_by_field_id(F_RIGHT))
-        return T.UNKNOWN
-
-    def _field_type(self, node: Node) -> T.Type:
-        base = self.type_of(node.child_by_field_id(F_ARGUMENT))
-        name = self._text(node.child_by_field_id(F_FIELD))
-        if base.kind == "struct":
-            m = base.member(name)
-            return m.type if m else T.UNKNOWN
-        if base.is_resource and base.resource is not None:
-            if base.resource.category == "constant" and base.element is not None:
-                m = base.element.member(name)
-                return m.type if m else T.UNKNOWN
-            if name in ("mips", "sample"):
-                return T.Type("resource", f"{base.name}.{name}", element=base.element, resource=base.resource)
-            return T.UNKNOWN
-        if base.is_numeric:
-            if _SWIZZLE_RE.match(name) and base.kind != "matrix":
-                return base.with_shape(1, len(name))
-            if _MATRIX_SWIZZLE_RE.match(name):
-                n = name.count("_")
-                return base.with_shape(1, n)
-        return T.UNKNOWN
-
-    def _subscript_type(self, base: T.Type) -> T.Type:
-        if base.kind == "array":
-            return base.element or T.UNKNOWN
-        if base.kind == "matrix":
-            return base.with_shape(1, base.cols)
-        if base.kind == "vector":
-            return base.scalar_type
-        if base.is_resource:
-            if base.name.endswith(".mips") or base.name.endswith(".sample"):
-                # tex.mips[level] is indexed again with the coordinates
-                return T.Type(
-                    "resource",
-                    base.name[: base.name.rfind(".")] + "[]",
-                    element=base.element,
-                    resource=base.resource,
-                )
-            if base.resource is not None and base.resource.category == "raw":
-                return T.UINT
-            return base.element or T.UNKNOWN
-        return T.UNKNOWN
-
-    def _call_type(self, node: Node) -> T.Type:
-        fn = node.child_by_field_id(F_FUNCTION)
-        args_node = node.child_by_field_id(F_ARGUMENTS)
-        args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
-        if fn is None:
-            return T.UNKNOWN
-        if fn.type == "field_expression":
-            obj = self.type_of(fn.child_by_field_id(F_ARGUMENT))
-            method = self._text(fn.child_by_field_id(F_FIELD))
-            return self.method_type(obj, method, args)
-        if fn.type in ("template_function", "template_method"):
-            name_node = fn.child_by_field_id(F_NAME)
-            name = self._text(name_node)
-            targs = fn.child_by_field_id(F_ARGUMENTS)
-            if targs is not None and targs.named_children:
-                t = self.type_from_node(targs.named_children[0])
-                if t.kind != "unknown":
-                    return t
-            return self.lookup_type(name)
-        name = self._text(fn)
-        if fn.type in ("primitive_type", "type_identifier", "identifier"):
-            ctor = self.lookup_type(name)
-            if ctor.kind != "unknown" and (ctor.is_numeric or ctor.kind == "struct"):
-                return ctor
-        user = self.function(name, len(args))
-        if user is not None:
-            return user.return_type
-        if name == "mul" and len(args) == 2:
-            return mul_type(self.type_of(args[0]), self.type_of(args[1]))
-        spec = INTRINSICS.get(name)
-        if spec is None:
-            return T.UNKNOWN
-        first = self.type_of(args[0]) if args else T.FLOAT
-        return intrinsic_result(spec[0], first, [self.type_of(a) for a in args])
-
-    def method_type(self, obj: T.Type, method: str, args: list[Node]) -> T.Type:
-        """The result type of a resource method call (`tex.Sample(s, uv)` -> float4)."""
-        kind = RESOURCE_METHODS.get(method)
-        if obj.resource is None or kind is None:
-            return T.UNKNOWN
-        el = obj.element or T.numeric("float", 1, 4)
-        if kind in ("sample", "load"):
-            if obj.resource.category == "raw":
-                n = method[-1]
-                return T.numeric("uint", 1, int(n)) if n.isdigit() else T.UINT
-            if method.startswith("SampleCmp"):
-                return el.scalar_type
-            return el
-        if kind == "gather":
-            return el.scalar_type.with_shape(1, 4) if el.is_numeric else T.numeric("float", 1, 4)
-        if kind == "lod":
-            return T.FLOAT
-        if kind == "atomic" and method.endswith("Counter"):
-            return T.UINT
-        return T.VOID
 
     # -- building ---------------------------------------------------------------------------
 
@@ -884,53 +694,6 @@ def _split_args(raw: str) -> list[str]:
     if cur.strip():
         out.append(cur)
     return out
-
-
-def mul_type(a: T.Type, b: T.Type) -> T.Type:
-    """HLSL `mul(a, b)`: vector x matrix -> row vector, matrix x vector -> column vector, ..."""
-    scalar = T.common_type(a, b).scalar or "float"
-    if a.kind == "matrix" and b.kind == "matrix":
-        return T.numeric(scalar, a.rows, b.cols, matrix=True)
-    if a.kind == "matrix" and b.kind in ("vector", "scalar"):
-        return T.numeric(scalar, 1, a.rows) if b.kind == "vector" else a
-    if a.kind == "vector" and b.kind == "matrix":
-        return T.numeric(scalar, 1, b.cols)
-    if a.kind == "vector" and b.kind == "vector":
-        return T.numeric(scalar)
-    return T.common_type(a, b)
-
-
-def intrinsic_result(rule: str, first: T.Type, args: list[T.Type]) -> T.Type:
-    if rule == "same":
-        if len(args) > 1 and first.count == 1:
-            for a in args[1:]:
-                if a.count > 1:
-                    return T.common_type(first, a)
-        return first
-    if rule == "scalar":
-        return first.scalar_type if first.is_numeric else T.FLOAT
-    shapes = {
-        "bool_shape": "bool",
-        "uint_shape": "uint",
-        "int_shape": "int",
-        "float_shape": "float",
-    }
-    if rule in shapes:
-        if not first.is_numeric:
-            return T.numeric(shapes[rule])
-        return T.numeric(shapes[rule], first.rows, first.cols, matrix=first.kind == "matrix")
-    fixed = {
-        "bool": T.BOOL,
-        "uint": T.UINT,
-        "uint3": T.numeric("uint", 1, 3),
-        "uint4": T.numeric("uint", 1, 4),
-        "float": T.FLOAT,
-        "float3x4": T.numeric("float", 3, 4, matrix=True),
-        "float4x3": T.numeric("float", 4, 3, matrix=True),
-        "float3": T.numeric("float", 1, 3),
-        "void": T.VOID,
-    }
-    return fixed.get(rule, T.UNKNOWN)
 
 
 def build_model(tree: SyntaxTree, settings: AnalysisSettings | None = None) -> Model:
