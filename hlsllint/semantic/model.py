@@ -23,22 +23,15 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from hlsllint.semantic import plans
 from hlsllint.semantic import types as T
-from hlsllint.semantic.constants import parse_number
 from hlsllint.semantic.entries import find_entry_points
-from hlsllint.semantic.expressions import Expressions
+from hlsllint.semantic.functions import Functions
 from hlsllint.semantic.plans import (
-    NO_FUNCTION,
     OP_CALL,
     OP_DECLARE,
     OP_FREE,
     OP_LOCAL,
-    PLAN_LIMIT,
-    FunctionPlan,
-    ParamSkeleton,
     Recording,
-    notes_in,
 )
 from hlsllint.semantic.symbols import Attribute, CBuffer, EntryPoint, Function, Symbol
 from hlsllint.settings import AnalysisSettings
@@ -46,9 +39,7 @@ from hlsllint.syntax import Node, SyntaxTree
 from hlsllint.syntax.fields import (
     F_BODY,
     F_DECLARATOR,
-    F_DEFAULT_VALUE,
     F_NAME,
-    F_PARAMETERS,
     F_SIZE,
     F_TYPE,
 )
@@ -57,10 +48,8 @@ __all__ = ["Attribute", "CBuffer", "EntryPoint", "Function", "Model", "Symbol", 
 """The model, and the values it holds (from `hlsllint.semantic.symbols`) for the importers that
 take them from here."""
 
-_ATTR_RE = re.compile(r"\[\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*\]", re.S)
 
-
-class Model(Expressions):
+class Model(Functions):
     """See the module docstring."""
 
     def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
@@ -75,26 +64,8 @@ class Model(Expressions):
         not change then)."""
         self._positions: list[int] = []
         """While a body is walked: the positions in `nodes()` of its nodes of `_RESOLVE_KINDS`."""
-        self._plans: dict[int, tuple[FunctionPlan, int]] = {}
-        """id(function) -> its plan (being recorded or replayed) and the definition's position."""
 
     # -- building ---------------------------------------------------------------------------
-
-    def _annotated_attributes(self, node: Node) -> list[Attribute]:
-        return [
-            Attribute(a.name, tuple(self._attr_arg(x) for x in a.args), a.span)
-            for a in self.tree.attributes_of(node)
-        ]
-
-    def _attr_arg(self, text: str) -> Any:
-        a = text.strip()
-        if len(a) >= 2 and a[0] == '"' and a[-1] == '"':
-            return a[1:-1]
-        v = parse_number(a)
-        if v is None and a in self.globals and self.globals[a].init is not None:
-            v_ = self.const_value(self.globals[a].init)
-            v = v_ if isinstance(v_, int | float) else None
-        return v if v is not None else a
 
     def _global_kind(self, sym: Symbol) -> str:
         if sym.type.is_resource:
@@ -249,180 +220,6 @@ class Model(Expressions):
                 break
         m = re.search(r"register\s*\(\s*([^)]*)\)", self._text(node).split("{", 1)[0])
         return m.group(1).strip() if m else None
-
-    def _attributes_in(self, node: Node) -> list[Attribute]:
-        out = []
-        span = self.tree.span(node)
-        for m in _ATTR_RE.finditer(self._text(node)):
-            args: list[Any] = []
-            raw = m.group(2)
-            if raw is not None:
-                for a in _split_args(raw):
-                    a = a.strip()
-                    if len(a) >= 2 and a[0] == '"' and a[-1] == '"':
-                        args.append(a[1:-1])
-                        continue
-                    v = parse_number(a)
-                    if v is None and a in self.globals and self.globals[a].init is not None:
-                        v_ = self.const_value(self.globals[a].init)
-                        v = v_ if isinstance(v_, int | float) else None
-                    args.append(v if v is not None else a)
-            s = span[0] + m.start()
-            out.append(Attribute(m.group(1), tuple(args), (s, span[0] + m.end())))
-        return out
-
-    def _define_function(self, node: Node, pending_attrs: list[Attribute]) -> None:
-        attrs = list(pending_attrs) + self._annotated_attributes(node)
-        for c in node.children:
-            if c.type in ("hlsl_attribute", "attribute_declaration", "attribute_specifier"):
-                attrs.extend(self._attributes_in(c))
-        # A function whose text, parse and annotations were seen before: what is read from its
-        # own text comes from the plan, what the unit decides (types) is looked up here.
-        tree = self.tree
-        at = tree.index_of(node) if plans.USE_PLANS else None
-        if at is None:
-            return self._define_function_walk(node, attrs, None)
-        s, e = tree.span(node)
-        key = (tree.text[s:e], tree.normalized[s:e])
-        plan = plans.PLANS.get(key)
-        notes = notes_in(self.tree, node)
-        if plan is not None and plan.fits(tree.node_types(), at, node.descendant_count, notes):
-            return self._replay_define(node, at, plan, attrs)
-        plan = FunctionPlan(tree.node_types()[at : at + node.descendant_count], notes)
-        self._define_function_walk(node, attrs, (plan, at))
-        if plan.define is not None:
-            if len(plans.PLANS) >= PLAN_LIMIT:
-                plans.PLANS.clear()
-            plans.PLANS[key] = plan
-        return None
-
-    def _define_function_walk(
-        self, node: Node, attrs: list[Attribute], recording: tuple[FunctionPlan, int] | None
-    ) -> None:
-        declarator = node.child_by_field_id(F_DECLARATOR)
-        while declarator is not None and declarator.type != "function_declarator":
-            declarator = declarator.child_by_field_id(F_DECLARATOR)
-        if declarator is None:
-            if recording is not None:
-                recording[0].define = NO_FUNCTION
-            return
-        name_node = declarator.child_by_field_id(F_DECLARATOR)
-        name = self._text(name_node)
-        if not name:
-            if recording is not None:
-                recording[0].define = NO_FUNCTION
-            return
-        ret_type = self.type_from_node(node.child_by_field_id(F_TYPE))
-        ret_sem: str | None = None
-        for c in list(declarator.named_children) + list(node.named_children):
-            if c.type in ("semantics", "bitfield_clause"):
-                ret_sem, _ = self._semantic_of(c)
-        ret_sem = self._annotated_semantic(node) or ret_sem
-        params: list[Symbol] = []
-        entries: list[tuple[int, ParamSkeleton | None]] | None = [] if recording is not None else None
-        plist = declarator.child_by_field_id(F_PARAMETERS)
-        for p in plist.named_children if plist is not None else []:
-            if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
-                continue
-            syms = self._define_param(p, name)
-            if syms:
-                params.append(syms[0])
-            if entries is not None and recording is not None:
-                entry = self._param_skeleton(p, syms, recording[1])
-                if entry is None:
-                    entries = None
-                else:
-                    entries.append(entry)
-        body = node.child_by_field_id(F_BODY)
-        fn = Function(name, node, params, ret_type, ret_sem, attrs, body)
-        self.functions.setdefault(name, []).append(fn)
-        if recording is not None and entries is not None:
-            plan, at = recording
-            body_at = self.tree.index_of(body) if body is not None else -1
-            if body_at is not None:
-                plan.define = (name, ret_sem, tuple(entries), body_at - at if body_at >= 0 else -1)
-                self._plans[id(fn)] = (plan, at)
-
-    def _define_param(self, p: Node, function: str) -> list[Symbol]:
-        """Declare a parameter (the first symbol of `declare`, completed: semantic, default
-        value, direction); every symbol `declare` made."""
-        syms = self.declare(p, "param", function=function)
-        if not syms:
-            return syms
-        sym = syms[0]
-        for c in p.named_children:
-            if c.type in ("semantics", "bitfield_clause"):
-                sym.semantic = sym.semantic or self._semantic_of(c)[0]
-        sym.semantic = sym.semantic or self._annotated_semantic(p)
-        if sym.init is None:
-            sym.init = p.child_by_field_id(F_DEFAULT_VALUE)
-        q = sym.qualifiers
-        sym.direction = (
-            "inout" if "inout" in q or ("in" in q and "out" in q) else ("out" if "out" in q else "in")
-        )
-        return syms
-
-    def _param_skeleton(
-        self, p: Node, syms: list[Symbol], base: int
-    ) -> tuple[int, ParamSkeleton | None] | None:
-        """(position, skeleton) of a parameter for a plan: what its declaration says apart
-        from its type, or None (declared anew) when it has several names, none, or array sizes.
-        None when the parameter cannot be placed."""
-        tree = self.tree
-        at = tree.index_of(p)
-        if at is None:
-            return None
-        if len(syms) != 1 or "array_declarator" in tree.node_types()[at : at + p.descendant_count]:
-            return (at - base, None)
-        sym = syms[0]
-        name_at = tree.index_of(sym.node) if sym.node is not None else None
-        init_at = tree.index_of(sym.init) if sym.init is not None else -1
-        if name_at is None or init_at is None:
-            return (at - base, None)
-        rel_init = init_at - base if init_at >= 0 else -1
-        return (
-            at - base,
-            (name_at - base, rel_init, sym.name, sym.semantic, sym.register, sym.qualifiers, sym.direction),
-        )
-
-    def _replay_define(self, node: Node, at: int, plan: FunctionPlan, attrs: list[Attribute]) -> None:
-        define = plan.define
-        if define is None or define is NO_FUNCTION:
-            return
-        name, ret_sem, entries, body_rel = define
-        nodes = self.tree.nodes()
-        refs = self._refs
-        ret_type = self.type_from_node(node.child_by_field_id(F_TYPE))
-        params: list[Symbol] = []
-        for rel, skeleton in entries:
-            p = nodes[at + rel]
-            if skeleton is None:
-                syms = self._define_param(p, name)
-                if syms:
-                    params.append(syms[0])
-                continue
-            rel_name, rel_init, pname, semantic, register, quals, direction = skeleton
-            t = self.type_from_node(p.child_by_field_id(F_TYPE))
-            name_node = nodes[at + rel_name]
-            sym = Symbol(
-                pname,
-                "param",
-                t,
-                name_node,
-                p,
-                semantic,
-                register,
-                init=nodes[at + rel_init] if rel_init >= 0 else None,
-                direction=direction,
-                qualifiers=quals,
-                function=name,
-            )
-            refs[name_node.byte_range] = sym
-            params.append(sym)
-        body = nodes[at + body_rel] if body_rel >= 0 else None
-        fn = Function(name, node, params, ret_type, ret_sem, attrs, body)
-        self.functions.setdefault(name, []).append(fn)
-        self._plans[id(fn)] = (plan, at)
 
     # -- scopes -----------------------------------------------------------------------------
 
@@ -677,23 +474,6 @@ def _first(node: Node, *kinds: str) -> Node | None:
         if c.type in kinds:
             return c
     return None
-
-
-def _split_args(raw: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in raw:
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-            continue
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        cur += ch
-    if cur.strip():
-        out.append(cur)
-    return out
 
 
 def build_model(tree: SyntaxTree, settings: AnalysisSettings | None = None) -> Model:
