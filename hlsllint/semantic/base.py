@@ -1,5 +1,6 @@
 """The tables a semantic model fills (structs, typedefs, globals, cbuffers, functions, entry points,
-references) and the lookups over them: `ModelBase`, which `Model` (model.py) builds on."""
+references) and the lookups over them: `ModelBase`, the first of the classes `Model` is made of
+(see `hlsllint.semantic.model`)."""
 
 from __future__ import annotations
 

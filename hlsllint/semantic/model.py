@@ -14,25 +14,27 @@
   function body or initializer (locals follow block scopes), and `model.type_of(expr) -> Type`.
 
 Nothing here raises on broken trees: unknown names resolve to None, unknown types are `UNKNOWN`.
+
+`Model` is a chain of classes, one job per module, each building on the one before it:
+- `base.py` `ModelBase`: the tables above and the lookups over them (`resolve`, `function`,
+  `entry`, `lookup_type`); the values in them are in `symbols.py`;
+- `constants.py` `Constants`: compile-time constants (`const_value`);
+- `declarators.py` `Declarators`: what declarations declare (`type_from_node`, structs, `declare`);
+- `expressions.py` `Expressions`: expression types (`type_of`);
+- `functions.py` `Functions`: function definitions and their attributes;
+- `scopes.py` `Scopes`: function bodies resolved (references, uses, calls);
+- here, `Model.build`: the top-level declarations in order (structs, typedefs, cbuffers, globals,
+  functions), then the bodies, then the entry points (`entries.py`).
+Definitions and bodies seen before in the process are replayed from plans (`plans.py`).
 """
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator
 
-from hlsllint.semantic import types as T
 from hlsllint.semantic.entries import find_entry_points
-from hlsllint.semantic.functions import Functions
-from hlsllint.semantic.plans import (
-    OP_CALL,
-    OP_DECLARE,
-    OP_FREE,
-    OP_LOCAL,
-    Recording,
-)
+from hlsllint.semantic.scopes import Scopes
 from hlsllint.semantic.symbols import Attribute, CBuffer, EntryPoint, Function, Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
@@ -40,7 +42,6 @@ from hlsllint.syntax.fields import (
     F_BODY,
     F_DECLARATOR,
     F_NAME,
-    F_SIZE,
     F_TYPE,
 )
 
@@ -49,21 +50,8 @@ __all__ = ["Attribute", "CBuffer", "EntryPoint", "Function", "Model", "Symbol", 
 take them from here."""
 
 
-class Model(Functions):
+class Model(Scopes):
     """See the module docstring."""
-
-    def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
-        super().__init__(tree, settings)
-        self._function_symbols: dict[str, Symbol] = {}
-        self._pending_uses: list[tuple[int, Node, Symbol]] = []
-        """The uses found in the body being resolved: (start byte, identifier, symbol)."""
-        self._recording: Recording | None = None
-        """While a body is walked: its steps, for its function's plan."""
-        self._free: dict[str, Symbol | None] = {}
-        """While the bodies are resolved: name -> `_lookup(name, ())` (globals and functions do
-        not change then)."""
-        self._positions: list[int] = []
-        """While a body is walked: the positions in `nodes()` of its nodes of `_RESOLVE_KINDS`."""
 
     # -- building ---------------------------------------------------------------------------
 
@@ -195,17 +183,7 @@ class Model(Functions):
         globals_members = [s for s in self.globals.values() if s.container == "$Globals"]
         if globals_members:
             self.cbuffers.append(CBuffer("$Globals", "$Globals", None, globals_members, None))
-        for overloads in self.functions.values():
-            for f in overloads:
-                self._pending_uses = []
-                self._resolve_body(f)
-                self._pending_uses.sort(key=lambda u: u[0])
-                for _start, node, sym in self._pending_uses:
-                    self._uses.setdefault(id(sym), []).append(node)
-        self._pending_uses = []
-        self._free = {}
-        for name in self.functions:
-            self._function_symbols[name] = Symbol(name, "function", T.UNKNOWN)
+        self._resolve_bodies()
         self.entry_points.extend(find_entry_points(self.functions, self.settings))
         self._consts = {}
         return self
@@ -220,253 +198,6 @@ class Model(Functions):
                 break
         m = re.search(r"register\s*\(\s*([^)]*)\)", self._text(node).split("{", 1)[0])
         return m.group(1).strip() if m else None
-
-    # -- scopes -----------------------------------------------------------------------------
-
-    def _resolve_body(self, fn: Function) -> None:
-        """Resolve every identifier of a body, following block scopes.
-
-        A body whose function was seen before (in any unit of this process) with the same text,
-        parse and annotations is resolved by replaying the recorded steps (`FunctionPlan`);
-        otherwise it is walked, and the walk recorded."""
-        if fn.body is None:
-            return
-        tree = self.tree
-        start = tree.index_of(fn.body)
-        if start is None:
-            return
-        planned = self._plans.get(id(fn))
-        if planned is not None and planned[0].body is not None:
-            self._replay(fn, planned[0].body, start)
-            return
-        rec = self._recording = Recording(start, fn.params) if planned is not None else None
-        # The positions of the nodes the walk looks at, in this body only.
-        kinds = _RESOLVE_KINDS
-        self._positions = [
-            i
-            for i, t in enumerate(tree.node_types()[start : start + fn.body.descendant_count], start)
-            if t in kinds
-        ]
-        try:
-            self._resolve_range(fn, [{p.name: p for p in fn.params}], start)
-        finally:
-            self._recording = None
-            self._positions = []
-        if planned is not None and rec is not None and rec.ok:
-            planned[0].body = rec.ops
-
-    def _replay(self, fn: Function, ops: list[tuple[Any, ...]], base: int) -> None:
-        """Resolve a body by the recorded steps of an identical one: the same declarations
-        (their types looked up here), references, uses and calls, in the same order."""
-        nodes = self.tree.nodes()
-        refs = self._refs
-        uses = self._pending_uses
-        lookup = self._lookup
-        free = self._free
-        params = fn.params
-        declared: list[list[Symbol]] = []
-        for op in ops:
-            code = op[0]
-            if code == OP_DECLARE:
-                decl = nodes[base + op[1]]
-                skeleton = op[2]
-                if skeleton is None:
-                    declared.append(self.declare(decl, "local", function=fn.name))
-                    continue
-                entries, quals = skeleton
-                t = self.type_from_node(decl.child_by_field_id(F_TYPE))
-                syms: list[Symbol] = []
-                for rel_name, rel_init, name, semantic, register in entries:
-                    node = nodes[base + rel_name]
-                    init = nodes[base + rel_init] if rel_init >= 0 else None
-                    sym = Symbol(
-                        name,
-                        "local",
-                        t,
-                        node,
-                        decl,
-                        semantic,
-                        register,
-                        init=init,
-                        qualifiers=quals,
-                        function=fn.name,
-                    )
-                    refs[node.byte_range] = sym
-                    syms.append(sym)
-                declared.append(syms)
-            elif code == OP_CALL:
-                fn.calls.add(op[1])
-            else:
-                node = nodes[base + op[1]]
-                found: Symbol | None
-                if code == OP_FREE:
-                    if op[2] in free:
-                        found = free[op[2]]
-                    else:
-                        found = free[op[2]] = lookup(op[2], ())
-                elif code == OP_LOCAL:
-                    found = declared[op[2]][op[3]]
-                else:
-                    found = params[op[2]]
-                if found is not None:
-                    r = node.byte_range
-                    refs[r] = found
-                    if found.node is None or found.node.id != node.id:
-                        uses.append((r[0], node, found))
-
-    def _resolve_range(self, fn: Function, scopes: list[dict[str, Symbol]], first: int) -> None:
-        """Resolve the identifiers of the subtree at `nodes()[first]` (its run of
-        `descendant_count` nodes in document order) under `scopes`: a declaration's names are
-        seen after it, a block's names until its end, initialisers and array sizes of a
-        declaration after the names it declares."""
-        tree = self.tree
-        nodes = tree.nodes()
-        types = tree.node_types()
-        text = tree.text
-        plain = tree.ascii
-        refs = self._refs
-        uses = self._pending_uses
-        lookup = self._lookup
-        rec = self._recording
-        free = self._free
-        # Only the nodes of these kinds matter: visit their positions, in document order.
-        positions = self._positions
-        count = len(positions)
-        ends: list[int] = []  # where the scopes opened in this run close
-        stop = first + nodes[first].descendant_count
-        j = bisect.bisect_left(positions, first)
-        while j < count:
-            i = positions[j]
-            if i >= stop:
-                break
-            while ends and i >= ends[-1]:
-                ends.pop()
-                scopes.pop()
-            j += 1
-            kind = types[i]
-            if kind == "identifier":
-                node = nodes[i]
-                s, e = node.start_byte, node.end_byte
-                name = text[s:e] if plain else tree.node_text(node)
-                for scope in reversed(scopes):
-                    sym = scope.get(name)
-                    if sym is not None:
-                        if rec is not None:
-                            rec.bound(i, sym)
-                        break
-                else:
-                    if name in free:
-                        sym = free[name]
-                    else:
-                        sym = free[name] = lookup(name, ())
-                    if rec is not None:
-                        rec.ops.append((OP_FREE, i - rec.base, name))
-                if sym is not None:
-                    refs[(s, e)] = sym
-                    if sym.node is None or sym.node.id != node.id:
-                        uses.append((s, node, sym))
-                size = node.descendant_count
-                if size > 1:  # not a leaf: what is below is not looked at
-                    j = bisect.bisect_left(positions, i + size, j)
-            elif kind == "declaration":
-                node = nodes[i]
-                if node.child_by_field_id(F_TYPE) is not None:
-                    self._resolve_declaration(fn, scopes, node, i)
-                    j = bisect.bisect_left(positions, i + node.descendant_count, j)
-            elif kind == "array_declarator":
-                pass
-            elif kind == "call_expression":
-                # What the body calls: the identifiers whose parent is a call (the callee).
-                for c in nodes[i].named_children:
-                    if c.type == "identifier":
-                        callee = tree.node_text(c)
-                        fn.calls.add(callee)
-                        if rec is not None:
-                            rec.ops.append((OP_CALL, callee))
-            else:  # a block scope
-                ends.append(i + nodes[i].descendant_count)
-                scopes.append({})
-        for _ in ends:
-            scopes.pop()
-
-    def _resolve_declaration(
-        self, fn: Function, scopes: list[dict[str, Symbol]], decl: Node, at: int
-    ) -> None:
-        """Declare a local declaration's names, then resolve its array sizes (last first) and
-        initialisers (last first), in that order. `at` is the declaration's position in
-        `nodes()`."""
-        tree = self.tree
-        then: list[Node] = []
-        declared = self.declare(decl, "local", function=fn.name)
-        for sym in declared:
-            scopes[-1][sym.name] = sym
-            if sym.init is not None:
-                then.append(sym.init)
-        # Array sizes: only when an array declarator lies inside the declaration at all.
-        arrays = self._has_array_declarator(at, at + decl.descendant_count)
-        if self._recording is not None:
-            self._recording.declaration(tree, at, declared, arrays)
-        if arrays:
-            for c in decl.named_children:
-                if c.type == "array_declarator" or c.type == "init_declarator":
-                    for inner in tree.walk(c):
-                        if inner.type == "array_declarator":
-                            size = inner.child_by_field_id(F_SIZE)
-                            if size is not None:
-                                then.append(size)
-        for node in reversed(then):
-            first = tree.index_of(node)
-            if first is not None:
-                self._resolve_range(fn, scopes, first)
-
-    def _has_array_declarator(self, first: int, stop: int) -> bool:
-        """Whether `nodes()[first:stop]` holds an `array_declarator` (they are among the
-        positions that resolving visits)."""
-        positions = self._positions
-        types = self.tree.node_types()
-        j = bisect.bisect_left(positions, first)
-        while j < len(positions):
-            i = positions[j]
-            if i >= stop:
-                return False
-            if types[i] == "array_declarator":
-                return True
-            j += 1
-        return False
-
-    def _lookup(self, name: str, scopes: Sequence[dict[str, Symbol]]) -> Symbol | None:
-        for scope in reversed(scopes):
-            sym = scope.get(name)
-            if sym is not None:
-                return sym
-        sym = self.globals.get(name)
-        if sym is not None:
-            return sym
-        if name in self.functions:
-            fs = self._function_symbols.get(name)
-            if fs is None:
-                fs = Symbol(name, "function", T.UNKNOWN)
-                self._function_symbols[name] = fs
-            return fs
-        return None
-
-
-_SCOPE_NODES = frozenset(
-    {
-        "compound_statement",
-        "for_statement",
-        "while_statement",
-        "do_statement",
-        "if_statement",
-        "switch_statement",
-        "case_statement",
-    }
-)
-"""Nodes that open a block scope for the names declared inside them."""
-
-_RESOLVE_KINDS = _SCOPE_NODES | {"identifier", "declaration", "call_expression", "array_declarator"}
-"""What resolving a body looks at (everything else is only walked through; array declarators
-are only listed, for `_has_array_declarator`)."""
 
 
 def _first(node: Node, *kinds: str) -> Node | None:
