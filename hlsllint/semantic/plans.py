@@ -1,6 +1,7 @@
 """Plans: how a function definition was read and its body resolved, kept per process to read an
 identical definition in a later unit without walking it (shared headers repeat the same functions
-in most units). The data only: `hlsllint.semantic.model` records and replays them."""
+in most units). The data only: `hlsllint.semantic.functions` records and replays definitions,
+`hlsllint.semantic.scopes` bodies."""
 
 from __future__ import annotations
 
