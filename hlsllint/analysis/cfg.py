@@ -37,7 +37,8 @@ from hlsllint.analysis.lowering_stmt import StmtLowerer
 from hlsllint.analysis.occupancy import resolve_target
 from hlsllint.analysis.passes import common_values, dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
-from hlsllint.semantic.model import EntryPoint, Model, Symbol
+from hlsllint.semantic.model import Model
+from hlsllint.semantic.symbols import EntryPoint, Symbol
 
 UNIFORM_INPUTS = frozenset({"SV_GROUPID", "SV_VIEWID"})
 PRELOADED_INPUTS = {

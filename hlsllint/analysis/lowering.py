@@ -22,8 +22,9 @@ from hlsllint.analysis.lowering_memo import Recording, Template
 from hlsllint.analysis.lowering_memo import facts as lowering_facts
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import RAY_PAYLOAD_WRITERS
-from hlsllint.semantic.model import EntryPoint, Function, Model, Symbol
+from hlsllint.semantic.model import Model
 from hlsllint.semantic.queries import uses_of
+from hlsllint.semantic.symbols import EntryPoint, Function, Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FUNCTION, F_INDICES, F_LEFT
 

@@ -13,7 +13,7 @@ from hlsllint.analysis.lowering import OUT_INTRINSICS
 from hlsllint.analysis.lowering_expr import ExprLowerer
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
-from hlsllint.semantic.model import Function
+from hlsllint.semantic.symbols import Function
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FIELD, F_FUNCTION, F_NAME
 

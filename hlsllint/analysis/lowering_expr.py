@@ -14,7 +14,7 @@ from typing import Any
 from hlsllint.analysis.ir import Instr, Value
 from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, LowererBase
 from hlsllint.semantic import types as T
-from hlsllint.semantic.model import Symbol
+from hlsllint.semantic.symbols import Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import F_ARGUMENT, F_FIELD, F_INDICES, F_LEFT, F_OPERATOR, F_RIGHT, F_VALUE
 

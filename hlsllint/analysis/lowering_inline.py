@@ -15,7 +15,7 @@ from hlsllint.analysis.ir import Instr, LoopRecord, Value
 from hlsllint.analysis.lowering import MAX_INSTRUCTIONS, Frame
 from hlsllint.analysis.lowering_calls import CallLowerer
 from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
-from hlsllint.semantic.model import Function, Symbol
+from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.syntax import Node
 
 MAX_INLINE_DEPTH = 24

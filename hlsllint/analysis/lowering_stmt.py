@@ -12,7 +12,7 @@ from typing import Any
 
 from hlsllint.analysis.ir import LoopRecord, Value
 from hlsllint.analysis.lowering_inline import InlineLowerer
-from hlsllint.semantic.model import Symbol
+from hlsllint.semantic.symbols import Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import (
     F_ALTERNATIVE,

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 
 from hlsllint.semantic.entries import find_entry_points
 from hlsllint.semantic.scopes import Scopes
-from hlsllint.semantic.symbols import Attribute, CBuffer, EntryPoint, Function, Symbol
+from hlsllint.semantic.symbols import Attribute, CBuffer, Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
 from hlsllint.syntax.fields import (
@@ -45,9 +45,7 @@ from hlsllint.syntax.fields import (
     F_TYPE,
 )
 
-__all__ = ["Attribute", "CBuffer", "EntryPoint", "Function", "Model", "Symbol", "build_model"]
-"""The model, and the values it holds (from `hlsllint.semantic.symbols`) for the importers that
-take them from here."""
+__all__ = ["Model", "build_model"]
 
 
 class Model(Scopes):
