@@ -143,6 +143,16 @@ def test_a_dead_worker_costs_only_its_own_unit(tmp_path: Path, monkeypatch: pyte
     assert len({Path(d.path).name for d in result.diagnostics}) == 6
 
 
+def test_spawned_workers_give_the_serial_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows and macOS start workers by spawning a fresh interpreter, not by forking: the plan
+    and the settings travel pickled, and the findings are still those of -j 1."""
+    monkeypatch.setattr(driver, "START_METHOD", "spawn")
+    result = lint_paths([str(FIXTURES / "HL105"), str(FIXTURES / "HL104")], ConfigResolver(), jobs=2)
+    assert not result.errors
+    assert result.diagnostics == _lint([str(FIXTURES / "HL105"), str(FIXTURES / "HL104")], jobs=1)
+    assert result.diagnostics
+
+
 def test_union_of_shards_is_the_full_run() -> None:
     full = _lint([str(FIXTURES)], jobs=1)
     keys = set()
