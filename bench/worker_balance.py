@@ -23,7 +23,6 @@ import os
 import statistics
 import sys
 import time
-from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,9 +35,9 @@ from hlsllint.lint import FileLoader, UnitResult, tune_gc
 _run_group = driver._run_group
 
 
-def _timed_group(units: list[driver._Unit], overrides: dict[str, str], *rest: Any) -> list[UnitResult]:
+def _timed_group(units: list[driver._Unit], loader: FileLoader) -> list[UnitResult]:
     start = time.perf_counter()
-    results = _run_group(units, overrides, *rest)
+    results = _run_group(units, loader)
     results[0].timings["busy"] = time.perf_counter() - start
     results[0].timings["pid"] = os.getpid()
     results[0].timings["group start"] = start

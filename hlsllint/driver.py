@@ -69,25 +69,10 @@ class _Unit:
     variant: Variant | None
 
 
-_WORKER_LOADER: FileLoader | None = None
-"""The files of the run, read once per worker process (set by the pool's initializer)."""
-
-
-def _init_worker(overrides: Mapping[str, str]) -> None:
-    global _WORKER_LOADER
-    _WORKER_LOADER = FileLoader(overrides)
-
-
-def _run_unit(
-    unit: _Unit,
-    overrides: Mapping[str, str],
-    loader: FileLoader | None = None,
-    same: SameUnits | None = None,
-) -> UnitResult:
-    """Lint one unit of a run. The units of a run share one loader per process (`loader`, else the
-    worker's), so that a header is read and decoded once per run rather than once per unit, and
-    the findings of the units linted so far (`same`)."""
-    loader = loader or _WORKER_LOADER or FileLoader(overrides)
+def _run_unit(unit: _Unit, loader: FileLoader, same: SameUnits | None = None) -> UnitResult:
+    """Lint one unit of a run. The units of a run share one loader per process, so that a header
+    is read and decoded once per run rather than once per unit, and the findings of the units
+    linted so far (`same`)."""
     result = lint_unit(unit.path, unit.settings, unit.variant, loader, same)
     result.deps = {os.path.normpath(p): content_hash(s) for p, s in result.sources.items()}
     result.sources = {}  # the main process has its own copies; don't pickle them back
@@ -95,12 +80,10 @@ def _run_unit(
     return result
 
 
-def _run_group(
-    units: Sequence[_Unit], overrides: Mapping[str, str], loader: FileLoader | None = None
-) -> list[UnitResult]:
+def _run_group(units: Sequence[_Unit], loader: FileLoader) -> list[UnitResult]:
     """Lint units in turn in one process (units whose main files have the same content: copies)."""
     same = SameUnits()
-    return [_run_unit(u, overrides, loader, same) for u in units]
+    return [_run_unit(u, loader, same) for u in units]
 
 
 class _IncludeScan:
@@ -242,7 +225,7 @@ def lint_paths(
                 results[i] = UnitResult(diagnostics=hit.diagnostics, deps=hit.deps)
     todo = [i for i, r in enumerate(results) if r is None]
     jobs = jobs or usable_cpus()
-    for n, (i, done) in enumerate(_run_units(units, todo, overrides, jobs, scan), start=1):
+    for n, (i, done) in enumerate(_run_units(units, todo, jobs, scan), start=1):
         results[i] = done
         if cache is not None and _cacheable(done):
             cache.put(keys[i], done.diagnostics, done.deps, done.missing)
@@ -292,7 +275,7 @@ def usable_cpus() -> int:
 
 
 def _run_units(
-    units: Sequence[_Unit], todo: list[int], overrides: Mapping[str, str], jobs: int, scan: _IncludeScan
+    units: Sequence[_Unit], todo: list[int], jobs: int, scan: _IncludeScan
 ) -> Iterator[tuple[int, UnitResult]]:
     """(index, result) of each unit in `todo`, in the order they finish. A unit identical to one
     linted before in the same process takes its findings (`SameUnits`); with `jobs` above one,
@@ -312,17 +295,16 @@ def _run_units(
         cost = {g[0]: scan.reach_size(units[g[0]]) for g in groups.values()}  # copies cost little
         ordered = sorted(groups.values(), key=lambda g: (-cost[g[0]], g[0]))
         if len(ordered) > 1:
-            yield from _run_groups(units, ordered, overrides, min(jobs, len(ordered)) - 1, loader)
+            yield from _run_groups(units, ordered, min(jobs, len(ordered)) - 1, loader)
             return
     same = SameUnits()
     for i in todo:
-        yield i, _run_unit(units[i], overrides, loader, same)
+        yield i, _run_unit(units[i], loader, same)
 
 
 def _run_groups(
     units: Sequence[_Unit],
     ordered: list[list[int]],
-    overrides: Mapping[str, str],
     workers: int,
     loader: FileLoader,
 ) -> Iterator[tuple[int, UnitResult]]:
@@ -355,7 +337,7 @@ def _run_groups(
             reader, writer = ctx.Pipe(duplex=False)
             proc = ctx.Process(
                 target=_worker,
-                args=(w, writer, plan, overrides, lock, bounds, holding),
+                args=(w, writer, plan, loader.overrides, lock, bounds, holding),
                 name=f"hlsllint-worker-{w}",
                 daemon=True,
             )
@@ -363,15 +345,15 @@ def _run_groups(
             writer.close()  # the worker's end: its death closes the pipe
             procs.append(proc)
             pipes[reader] = w
-        reported: set[int] = set()
+        reported: set[int] = set()  # groups the workers sent
 
         def ready(timeout: float | None) -> list[Connection]:
             """The pipes with results, or at their end, waiting up to `timeout` for one."""
             found = set(wait(list(pipes), timeout))
             return [conn for conn in pipes if conn in found]
 
-        def receive(ready: list[Connection]) -> Iterator[tuple[int, UnitResult]]:
-            for conn in ready:
+        def receive(conns: list[Connection]) -> Iterator[tuple[int, UnitResult]]:
+            for conn in conns:
                 try:
                     k, results = conn.recv()
                 except EOFError:  # the worker is gone: its last group has no results
@@ -390,8 +372,7 @@ def _run_groups(
                 if k < bounds[0]:
                     break
                 bounds[1] = k
-            results = _run_group(plan[k], overrides, loader)
-            reported.add(k)
+            results = _run_group(plan[k], loader)
             yield from zip(ordered[k], results, strict=True)
             yield from receive(ready(0.0))
         while pipes:
@@ -414,7 +395,7 @@ def _worker(
 ) -> None:
     """A worker process of `_run_groups`: lints the groups at the front of the plan until the
     processes meet, sending each group's results; its pipe closes when it ends."""
-    _init_worker(overrides)
+    loader = FileLoader(overrides)  # the run's files, read once in this process
     try:
         while True:
             with lock:
@@ -423,7 +404,7 @@ def _worker(
                     return
                 bounds[0] = k + 1
                 holding[w] = k
-            conn.send((k, _run_group(plan[k], overrides)))
+            conn.send((k, _run_group(plan[k], loader)))
     except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: the main process reports it
         return
     finally:

@@ -95,9 +95,9 @@ def test_parallel_output_equals_serial() -> None:
 _linted_group = driver._run_group
 
 
-def _group_by_pid(units: Sequence[object], overrides: object, *rest: object) -> list[object]:
+def _group_by_pid(units: Sequence[object], loader: object) -> list[object]:
     """`_run_group`, noting which process linted each unit (module level: workers unpickle it)."""
-    results = _linted_group(units, overrides, *rest)  # type: ignore[arg-type]
+    results = _linted_group(units, loader)  # type: ignore[arg-type]
     for r in results:
         r.timings["pid"] = os.getpid()
     return results  # type: ignore[return-value]
@@ -114,7 +114,7 @@ def test_the_main_process_lints_beside_its_workers(monkeypatch: pytest.MonkeyPat
     assert result.diagnostics == _lint([str(FIXTURES)], jobs=1)
 
 
-def _group_or_die(units: Sequence[object], overrides: object, *rest: object) -> list[object]:
+def _group_or_die(units: Sequence[object], loader: object) -> list[object]:
     """`_run_group`, except that a worker given `doomed.hlsl` is killed as the kernel's OOM
     killer would (and this process lints slowly, so that a worker takes the largest group)."""
     if os.getpid() != _MAIN_PID:
@@ -122,7 +122,7 @@ def _group_or_die(units: Sequence[object], overrides: object, *rest: object) -> 
             os.kill(os.getpid(), signal.SIGKILL)
     else:
         time.sleep(0.05)
-    return _linted_group(units, overrides, *rest)  # type: ignore[arg-type, return-value]
+    return _linted_group(units, loader)  # type: ignore[arg-type, return-value]
 
 
 _MAIN_PID = os.getpid()
