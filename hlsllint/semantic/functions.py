@@ -50,19 +50,8 @@ class Functions(Expressions):
         out = []
         span = self.tree.span(node)
         for m in _ATTR_RE.finditer(self._text(node)):
-            args: list[Any] = []
             raw = m.group(2)
-            if raw is not None:
-                for a in _split_args(raw):
-                    a = a.strip()
-                    if len(a) >= 2 and a[0] == '"' and a[-1] == '"':
-                        args.append(a[1:-1])
-                        continue
-                    v = parse_number(a)
-                    if v is None and a in self.globals and self.globals[a].init is not None:
-                        v_ = self.const_value(self.globals[a].init)
-                        v = v_ if isinstance(v_, int | float) else None
-                    args.append(v if v is not None else a)
+            args = [self._attr_arg(a) for a in _split_args(raw)] if raw is not None else []
             s = span[0] + m.start()
             out.append(Attribute(m.group(1), tuple(args), (s, span[0] + m.end())))
         return out
