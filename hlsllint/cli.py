@@ -23,7 +23,7 @@ from hlsllint.config import (
     parse_inline,
     table_changes,
 )
-from hlsllint.output import FORMATS
+from hlsllint.output import FORMATS, PRESSURE_FORMATS
 from hlsllint.registry import RegistryError
 
 COMMANDS = ("check", "rule", "pressure", "config", "server")
@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     pressure.add_argument("--entry", help="only this entry point")
     pressure.add_argument(
         "--output-format",
-        choices=("text", "json", "html"),
+        choices=sorted(PRESSURE_FORMATS),
         default="text",
         help="html: one self-contained page with a chart of live registers per line",
     )
@@ -172,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return serve()
         resolver = _resolver(args)
         if args.command == "pressure":
-            from hlsllint.output.pressure import run_pressure
+            from hlsllint.commands.pressure import run_pressure
 
             return run_pressure(args.paths, resolver, entry=args.entry, output_format=args.output_format)
         if args.show_settings:

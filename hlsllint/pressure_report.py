@@ -1,7 +1,7 @@
 """The register-pressure report of a unit, assembled once beside the lint driver: which entry
 points, their peaks and occupancy, and their per-line live VGPR/SGPR figures mapped back to
 original files and rows (with the unit's source map, as diagnostics are). `hlsllint pressure`'s
-text, JSON and HTML printers (`hlsllint.output.pressure`) and the editor's pressure view
+printers (`PRESSURE_FORMATS` in `hlsllint.output`) and the editor's pressure view
 (`hlsllint.server.pressure_view`) only read it.
 """
 

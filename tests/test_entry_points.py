@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from hlsllint.commands.pressure import run_pressure
 from hlsllint.config import ConfigResolver, Settings
 from hlsllint.lint import FileLoader, front_end
-from hlsllint.output.pressure import run_pressure
 from hlsllint.semantic import build_model
 from hlsllint.semantic.entries import looks_like_entry_name, stage_from_name
 

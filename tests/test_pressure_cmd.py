@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 from pathlib import Path
 
+import hlsllint.output
+from hlsllint.cli import build_parser
+from hlsllint.commands.pressure import run_pressure
 from hlsllint.config import ConfigResolver
-from hlsllint.output.pressure import run_pressure
 
 SHADER = """\
 Buffer<float4> src : register(t0);
@@ -115,3 +118,29 @@ def test_text_output_gutter_and_occupancy(tmp_path: Path) -> None:
 def test_unreadable_file(tmp_path: Path) -> None:
     code, _ = _run([str(tmp_path / "missing.hlsl")])
     assert code == 2
+
+
+# What only a command does: find files, read the config, set the exit status.
+COMMAND_MODULES = {"hlsllint.config", "hlsllint.discovery", "hlsllint.driver", "hlsllint.lint", "sys"}
+
+
+def test_printers_only_print_and_pressure_formats_are_one_table() -> None:
+    """`hlsllint pressure` lives with the other commands; its printers, like `check`'s, are
+    listed in one table in `hlsllint.output` and take the reports, not paths or settings."""
+    folder = Path(hlsllint.output.__file__).parent
+    for module in sorted(folder.glob("pressure*.py")):
+        imported = set()
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(a.name for a in node.names)
+        assert not imported & COMMAND_MODULES, (module.name, imported & COMMAND_MODULES)
+        assert not any(m.startswith("hlsllint.commands") for m in imported), module.name
+    table = hlsllint.output.PRESSURE_FORMATS
+    assert {"text", "json", "html"} <= set(table)
+    for name in table:
+        assert callable(hlsllint.output.pressure_printer(name))
+    parser = build_parser()
+    for name in table:
+        assert parser.parse_args(["pressure", "x.hlsl", "--output-format", name]).output_format == name

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from hlsllint.analysis.occupancy import occupancy_steps, resolve_target
+from hlsllint.commands.pressure import run_pressure
 from hlsllint.config import ConfigResolver
-from hlsllint.output.pressure import run_pressure
 
 SHADER = """\
 Buffer<float4> src : register(t0);
@@ -173,7 +173,7 @@ def test_target_selector_redraws_the_occupancy(browser: Any, shader: Path, tmp_p
 
 
 def test_terminal_view_draws_a_bar_per_line(shader: Path) -> None:
-    from hlsllint.output.pressure import bar
+    from hlsllint.output.pressure_text import bar
 
     assert bar(0, 40) == " " * 10
     assert bar(40, 40) == "█" * 10

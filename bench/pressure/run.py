@@ -40,7 +40,7 @@ from hlsllint.analysis.occupancy import (  # noqa: E402
     round_up,
     vgpr_waves,
 )
-from hlsllint.output.pressure import EntryReport, estimate_file  # noqa: E402
+from hlsllint.pressure_report import EntryReport, estimate_file  # noqa: E402
 
 STAGES = {"comp": "compute", "vert": "vertex", "frag": "pixel"}
 CORPUS_DIRS = ("microsoft+DirectX-Graphics-Samples", "sebbbi+perftest")

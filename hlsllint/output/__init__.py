@@ -1,13 +1,17 @@
-"""Printers over the one diagnostics model. None of them looks at the syntax tree."""
+"""Printers over the one diagnostics model, and over the register-pressure report
+(`hlsllint.pressure_report`). None of them looks at the syntax tree; they only print."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping, Sequence
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
 
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.source import SourceFile
+
+if TYPE_CHECKING:  # the report's module imports the analysis: not at start-up
+    from hlsllint.pressure_report import UnitPressure
 
 
 class Printer(Protocol):
@@ -40,4 +44,32 @@ FORMATS: dict[str, tuple[str, str]] = {
 def printer(name: str) -> Printer:
     module, func = FORMATS[name]
     fn: Printer = getattr(importlib.import_module(module), func)
+    return fn
+
+
+# -- `hlsllint pressure` ------------------------------------------------------------------------
+
+
+class PressurePrinter(Protocol):
+    def __call__(self, units: Sequence[UnitPressure], out: IO[str]) -> None:
+        """Print the reports of every unit's entry points."""
+
+
+class PressureFormat(NamedTuple):
+    module: str
+    function: str
+    values: bool = False
+    """The printer lists the values live at every line (an extra pass over each entry point)."""
+
+
+PRESSURE_FORMATS: dict[str, PressureFormat] = {
+    "text": PressureFormat("hlsllint.output.pressure_text", "print_pressure_text"),
+    "json": PressureFormat("hlsllint.output.pressure_json", "print_pressure_json"),
+    "html": PressureFormat("hlsllint.output.pressure_html", "print_pressure_html", values=True),
+}
+
+
+def pressure_printer(name: str) -> PressurePrinter:
+    fmt = PRESSURE_FORMATS[name]
+    fn: PressurePrinter = getattr(importlib.import_module(fmt.module), fmt.function)
     return fn

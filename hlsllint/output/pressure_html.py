@@ -73,7 +73,7 @@ def page_data(units: Sequence[UnitPressure]) -> dict[str, Any]:
     return {"entries": [entry_data(u, r) for u in units for r in u.reports], "targets": targets}
 
 
-def render_html(units: Sequence[UnitPressure], out: IO[str]) -> None:
+def print_pressure_html(units: Sequence[UnitPressure], out: IO[str]) -> None:
     data = json.dumps(page_data(units), separators=(",", ":")).replace("</", "<\\/")
     title = ", ".join(sorted({html.escape(r.entry) for u in units for r in u.reports})) or "no entry point"
     page = resources.files("hlsllint.output").joinpath("pressure_page.html").read_text(encoding="utf-8")
