@@ -24,7 +24,7 @@ from hlsllint.config import (
     table_changes,
 )
 from hlsllint.output import FORMATS, PRESSURE_FORMATS
-from hlsllint.registry import RegistryError
+from hlsllint.registry import RegistryError, unknown_selector
 
 COMMANDS = ("check", "rule", "pressure", "config", "server")
 
@@ -194,6 +194,10 @@ def _resolver(args: argparse.Namespace) -> ConfigResolver:
         value = getattr(args, key, None)
         if value:
             overrides[key] = tuple(_codes(value))
+            for code in overrides[key]:
+                unknown = unknown_selector(code)
+                if unknown is not None:
+                    raise ConfigError(f"--{key.replace('_', '-')}: {unknown}")
     if args.defines:
         overrides["defines"] = tuple(parse_define(d) for d in args.defines)
     if args.include_dirs:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hlsllint.builds import BuildError, load_build_entries
-from hlsllint.registry import find_rule
+from hlsllint.registry import find_rule, suggestion, unknown_selector
 from hlsllint.settings import AnalysisSettings
 
 CONFIG_NAMES = (".hlsllint.toml", "hlsllint.toml", "pyproject.toml")
@@ -210,6 +210,16 @@ def _strings(path: Path, key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _rule_codes(path: Path, key: str, value: Any) -> tuple[str, ...]:
+    """Rule codes or prefixes (`HL105`, `HL1`, `ALL`), each selecting at least one known rule."""
+    codes = _strings(path, key, value)
+    for code in codes:
+        unknown = unknown_selector(code)
+        if unknown is not None:
+            raise ConfigError(f"{path}: `{key}`: {unknown}")
+    return codes
+
+
 def _defines(path: Path, key: str, value: Any) -> tuple[tuple[str, str], ...]:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(parse_define(v) for v in value)
@@ -248,7 +258,9 @@ def table_changes(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
     changes: dict[str, Any] = {}
     for key, value in table.items():
         match key:
-            case "select" | "extend-select" | "ignore" | "exclude" | "extend-exclude":
+            case "select" | "extend-select" | "ignore":
+                changes[key.replace("-", "_")] = _rule_codes(path, key, value)
+            case "exclude" | "extend-exclude":
                 changes[key.replace("-", "_")] = _strings(path, key, value)
             case "extensions":
                 exts = _strings(path, key, value)
@@ -264,7 +276,8 @@ def table_changes(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
                 if not isinstance(value, dict):
                     raise ConfigError(f"{path}: `per-file-ignores` must be a table of glob = [codes]")
                 changes["per_file_ignores"] = tuple(
-                    (glob, _strings(path, f"per-file-ignores.{glob}", codes)) for glob, codes in value.items()
+                    (glob, _rule_codes(path, f"per-file-ignores.{glob}", codes))
+                    for glob, codes in value.items()
                 )
             case "variants":
                 changes["variants"] = _variants(path, value)
@@ -294,7 +307,7 @@ def table_changes(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
                 for code, table_ in value.items():
                     rule = find_rule(code)
                     if rule is None:
-                        raise ConfigError(f"{path}: `rule-options.{code}`: unknown rule")
+                        raise ConfigError(f"{path}: `rule-options.{code}`: unknown rule{suggestion(code)}")
                     if not isinstance(table_, dict):
                         raise ConfigError(f"{path}: `rule-options.{code}` must be a table")
                     for k, v in table_.items():

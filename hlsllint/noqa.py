@@ -7,12 +7,16 @@ import re
 from dataclasses import dataclass, field
 
 from hlsllint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from hlsllint.registry import close_codes
 from hlsllint.source import SourceFile
 
-_CODES = r"[A-Za-z]{1,4}[0-9]{3}(?:\s*,\s*[A-Za-z]{1,4}[0-9]{3}|\s+[A-Za-z]{1,4}[0-9]{3})*"
+# A code as users may mistype it (`HL1O5`, `E501`): read as a code, so that it suppresses nothing
+# and HL001 names it, instead of leaving a bare `// noqa` that suppresses everything.
+_CODE = r"[A-Za-z]{1,4}[0-9][A-Za-z0-9]*"
+_CODES = rf"{_CODE}(?:\s*,\s*{_CODE}|\s+{_CODE})*"
 LINE_RE = re.compile(rf"//\s*noqa(?P<sep>\s*:\s*(?P<codes>{_CODES}))?", re.IGNORECASE)
 FILE_RE = re.compile(rf"//\s*hlsllint\s*:\s*noqa(?:\s*:\s*(?P<codes>{_CODES}))?", re.IGNORECASE)
-CODE_RE = re.compile(r"[A-Za-z]{1,4}[0-9]{3}")
+CODE_RE = re.compile(_CODE)
 
 
 @dataclass
@@ -103,7 +107,9 @@ def unused_noqa(source: SourceFile, sup: Suppressions, known: set[str]) -> list[
         names = ", ".join(c for c, _, _ in unused)
         unknown = [c for c, _, _ in unused if c not in known]
         what = "unknown code" if len(unknown) == len(unused) else "unused"
-        message = f"Unused `noqa` directive ({what}: {names})"
+        guesses = [close[0] for close in map(close_codes, unknown) if close]
+        hint = f"; did you mean {', '.join(f'`{g}`' for g in guesses)}?" if guesses else ""
+        message = f"Unused `noqa` directive ({what}: {names}{hint})"
         kept = [c for c, _, _ in d.codes if c in d.used]
         # Fix: drop the unused codes, or the whole comment when none is left.
         if kept:

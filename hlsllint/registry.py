@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import pkgutil
 import re
@@ -64,3 +65,35 @@ def find_rule(code_or_name: str) -> type[Rule] | None:
         if r.code == key.upper() or r.name == key.lower():
             return r
     return None
+
+
+def unknown_selector(selector: str) -> str | None:
+    """Why `selector` selects no rule (None when it is `ALL`, a code, or a prefix of one): what
+    `--select`, `ignore` and the other keys that take codes say of a typo (`HL1O5`) or of another
+    tool's code (`E501`), instead of silently switching the rules off."""
+    key = selector.strip().upper()
+    codes = rule_by_code()
+    if key == "ALL" or (key and any(c.startswith(key) for c in codes)):
+        return None
+    return f"unknown rule code `{selector}`" + suggestion(key)
+
+
+def suggestion(key: str) -> str:
+    """` (did you mean `HL105`?)`, or a pointer to the list of rules when nothing is close."""
+    close = close_codes(key)
+    if close:
+        return " (did you mean " + " or ".join(f"`{c}`" for c in close) + "?)"
+    return " (see `hlsllint rule --all`)"
+
+
+def close_codes(key: str) -> list[str]:
+    """The known codes or prefixes closest to a mistyped one (difflib's ratio, 0.6 at least)."""
+    key = key.strip().upper()
+    if not key:
+        return []
+    # The codes, and their prefixes as long as the key: `HL1O5` -> HL105, `HL9` -> HL109.
+    codes = rule_by_code()
+    candidates = sorted({*codes, *(c[: len(key)] for c in codes)})
+    scored = [(difflib.SequenceMatcher(None, key, c).ratio(), c) for c in candidates]
+    best = max(score for score, _ in scored)
+    return [c for score, c in scored if score == best][:3] if best >= 0.6 else []
