@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -19,18 +18,11 @@ from hlsllint.analysis.occupancy import (
     occupancy,
     resolve_target,
 )
-from hlsllint.analysis.pressure import EntryDemand, LiveValue, analyse_entry, lds_bytes
+from hlsllint.analysis.pressure import EntryDemand, LiveValue, analyse_entry, error_band, lds_bytes
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule
 from hlsllint.semantic import EntryPoint, Model
-
-ESTIMATE_MARGIN = 0.05
-ESTIMATE_MARGIN_MIN = 2
-"""HL201 reports an entry only when its estimate is past the occupancy step by more than this
-(5% of the estimate, at least 2 VGPRs): the estimate's median error on held-out engine shaders
-is about 11% (`bench/pressure/engine.py`), and a finding one VGPR past a step would rest on it
-(FastBlockCompress `BC1Compress2Mips`: 65 estimated, 63 before scheduling, 8 waves)."""
 
 
 def largest_values(values: list[LiveValue], limit: int = 4) -> str:
@@ -68,9 +60,10 @@ class VgprOccupancy(Rule):
         "than a wave (no `SV_DispatchThreadID`/`SV_GroupID` read), which cannot fill a SIMD "
         "anyway, and it does not count groupshared rows copied into a value at the peak (the "
         "compiler may read them from LDS where they are used). It reports only estimates past "
-        "the occupancy step by more than 5% (at least 2 VGPRs): the estimate's median error "
-        "on held-out engine shaders is about 11%, and a finding one register past a step "
-        "would rest on that error."
+        "the occupancy step by more than the estimate's measured error (its median VGPR "
+        "error on held-out engine shaders, about 9%, at least 2 VGPRs; README, *Accuracy on "
+        "engine shaders*): a finding just past a step would rest on that error (FidelityFX "
+        "`BC1Compress2Mips`: 65 estimated, 63 before scheduling, 8 waves)."
     )
     bad_example = """\
 Buffer<float4> src;
@@ -196,7 +189,7 @@ void main(uint i : SV_DispatchThreadID)
         wanted = max(1, int(float(self.option_values["min-occupancy"]) * occ.max_waves + 0.999))
         if occ.waves_per_simd >= wanted:
             return False
-        margin = max(ESTIMATE_MARGIN_MIN, math.ceil(result.max_live_vgprs * ESTIMATE_MARGIN))
+        margin = error_band(result.max_live_vgprs)
         low = max(1, result.max_live_vgprs - margin)
         return occupancy(target, wave, low, result.max_live_sgprs, lds, threads).waves_per_simd >= wanted
 

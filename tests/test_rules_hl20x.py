@@ -187,27 +187,42 @@ def test_hl202_figures_match_regtruth() -> None:
     assert "keep it at or below 3.5 KiB for 5 waves" in g.message
 
 
-def test_hl204_names_the_value_and_the_wave_it_buys() -> None:
+def test_hl204_names_the_values_the_wave_they_buy_and_the_error_band() -> None:
     path = FIXTURES / "HL204" / "bad_loop_carried_value.hlsl"
     (d,) = lint_unit(str(path), Settings(select=("HL204",))).diagnostics
-    assert d.start.row == 11  # the entry point's name
-    assert "peaks at ~65 VGPRs (line 22), 1 above the 64 that give 8 instead of 7 wave64s" in d.message
-    assert "`acc` (4 VGPRs) is carried through the loop at line 19 without being used in it" in d.message
+    assert d.start.row == 12  # the entry point's name
+    assert "peaks at ~72 VGPRs (line 29), 8 above the 64 that give 8 instead of 7 wave64s" in d.message
+    assert "measured error is about ±7 VGPRs here" in d.message
+    assert (
+        "`hi`, `lo`, `sq` and `sum` (16 VGPRs together) are carried through the loop at line 23" in d.message
+    )
     assert "groupshared memory" in d.message and "GroupMemoryBarrier()" in d.message
-    assert {r.start.row for r in d.related} == {22, 13}  # the peak and `acc`'s declaration
-    assert d.extra["savings"] == [4]
-    text = path.read_text()
+    assert {r.start.row for r in d.related} == {29, 14}  # the peak and the declarations
+    assert d.extra["savings"] == [16] and d.extra["error_band"] == 7
     # With a budget of 0 VGPRs above the step nothing is within reach.
     strict = Settings(select=("HL204",), rule_options=(("HL204", (("max-gap", 0),)),))
     assert not lint_unit(str(path), strict).diagnostics
-    # Three float4 more live in the loop: ~77 VGPRs, 5 above the 72 of the next step; parking
-    # `acc` (4) would not cross it, so nothing is suggested.
-    far = text.replace(
-        "float4 t = src[i + 64 + j], u = src[i + 128 + j], w = src[i + 192 + j];",
-        "float4 t = src[i + 64 + j], u = src[i + 128 + j], w = src[i + 192 + j], x = src[i + 256 + j];"
-        " float4 y = src[i + 320 + j], z = src[i + 384 + j];",
-    ).replace("n = n * u + a;", "n = n * u + a + x * y * z;")
-    assert not [x for x in lint_text(far, select=("HL204",)) if x.code == "HL204"]
+
+
+def test_hl204_silent_inside_the_error_band() -> None:
+    """One VGPR above the step (regtruth 65 here, but ±6 on engine code): no promise."""
+    for name in ("good_within_error_band.hlsl", "good_pixel_within_error_band.hlsl"):
+        assert not lint_unit(str(FIXTURES / "HL204" / name), Settings(select=("HL204",))).diagnostics
+
+
+def test_hl204_no_wave_promised_when_the_lds_limits_the_entry() -> None:
+    """A 24 KiB tile caps the pass at 2 waves (regtruth): fewer VGPRs buy nothing."""
+    path = FIXTURES / "HL204" / "good_lds_limited.hlsl"
+    assert not lint_unit(str(path), Settings(select=("HL204",))).diagnostics
+
+
+def test_hl204_never_parks_values_in_lds_when_that_lowers_occupancy() -> None:
+    """With a 2 KiB tile, 4 KiB more per group would give 6 waves, not 8 (regtruth)."""
+    path = FIXTURES / "HL204" / "bad_parking_would_cost_lds.hlsl"
+    (d,) = lint_unit(str(path), Settings(select=("HL204",))).diagnostics
+    assert "recompute or reload them after the loop" in d.message
+    assert "would take 4 KiB more per group and cost the wave in LDS occupancy" in d.message
+    assert "GroupMemoryBarrier" not in d.message
 
 
 def test_hl201_does_not_rest_on_groupshared_rows_at_the_peak() -> None:
@@ -244,3 +259,14 @@ def test_hl201_peak_in_a_header_is_lsp_related_information() -> None:
     assert info.location.uri.endswith("heavy.hlsli")
     assert info.location.range.start.line == d.related[0].start.row - 1
     assert "VGPRs live here" in info.message
+
+
+def test_hl201_silent_just_past_a_step_inside_the_error_band() -> None:
+    """69 VGPRs estimated, 5 past the step of 64: the 9% band (7 VGPRs) covers it."""
+    path = FIXTURES / "HL201" / "good_within_error_band.hlsl"
+    assert not lint_unit(str(path), Settings(select=("HL201",))).diagnostics
+    # well past the step (HL204's fixture, 72 estimated and measured) it is still reported
+    (d,) = lint_unit(
+        str(FIXTURES / "HL204" / "bad_loop_carried_value.hlsl"), Settings(select=("HL201",))
+    ).diagnostics
+    assert "~72 VGPRs" in d.message and "7 of 16 wave64s" in d.message
