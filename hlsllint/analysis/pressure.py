@@ -21,7 +21,6 @@ from hlsllint.analysis.unit import EntryAnalysis, analyze
 from hlsllint.semantic.model import Model
 from hlsllint.semantic.symbols import EntryPoint
 
-
 VGPR_ERROR = 0.091
 """The estimate's measured median relative VGPR error on engine shaders it was never tuned on
 (README, "Accuracy on engine shaders": navi21 wave64, held out, 9.1% overall and on entries of
