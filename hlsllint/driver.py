@@ -317,7 +317,9 @@ def _run_groups(
     workers, so no thread of this process has to win the interpreter lock from the linting for
     a worker to go on. A worker that dies (killed, out of memory, a crash in native code) costs
     the findings of the group it held, which this process reports as an error, and no more: the
-    groups it had not taken are linted by the others."""
+    groups it had not taken are linted by the others. A worker never outlives this process
+    (`_outlive_no_parent`): killed with it, it would otherwise lint on and block for ever on a
+    full pipe that nobody reads."""
     import multiprocessing
     from multiprocessing.connection import wait
 
@@ -332,12 +334,16 @@ def _run_groups(
     holding = ctx.RawArray("l", [-1] * workers)  # the group each worker took last
     procs: list[BaseProcess] = []
     pipes: dict[Connection, int] = {}
+    forked = ctx.get_start_method() == "fork"
     try:
         for w in range(workers):
             reader, writer = ctx.Pipe(duplex=False)
+            # A forked worker inherits this process's read ends (its own pipe's among them): it
+            # closes them, so that a write to a pipe nobody reads any more fails.
+            inherited = [*pipes, reader] if forked else []
             proc = ctx.Process(
                 target=_worker,
-                args=(w, writer, plan, loader.overrides, lock, bounds, holding),
+                args=(w, writer, inherited, os.getpid(), plan, loader.overrides, lock, bounds, holding),
                 name=f"hlsllint-worker-{w}",
                 daemon=True,
             )
@@ -387,6 +393,8 @@ def _run_groups(
 def _worker(
     w: int,
     conn: Connection,
+    inherited: list[Connection],
+    parent: int,
     plan: list[list[_Unit]],
     overrides: Mapping[str, str],
     lock: Lock,
@@ -394,21 +402,65 @@ def _worker(
     holding: Any,
 ) -> None:
     """A worker process of `_run_groups`: lints the groups at the front of the plan until the
-    processes meet, sending each group's results; its pipe closes when it ends."""
+    processes meet, sending each group's results; its pipe closes when it ends. It ends too when
+    the main process is gone (`_outlive_no_parent`)."""
+    _outlive_no_parent(parent)
+    for other in inherited:
+        other.close()
     loader = FileLoader(overrides)  # the run's files, read once in this process
     try:
         while True:
-            with lock:
+            while not lock.acquire(timeout=_PARENT_CHECK_SECONDS):
+                if not _parent_alive(parent):  # it died holding the lock
+                    return
+            try:
                 k = bounds[0]
                 if k >= bounds[1]:
                     return
                 bounds[0] = k + 1
                 holding[w] = k
+            finally:
+                lock.release()
+            if not _parent_alive(parent):
+                return
             conn.send((k, _run_group(plan[k], loader)))
     except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: the main process reports it
         return
+    except (BrokenPipeError, ConnectionResetError):  # nobody reads the results: the run is over
+        return
     finally:
         conn.close()
+
+
+_PARENT_CHECK_SECONDS = 0.5
+"""How often a worker waiting for the plan's lock checks that the main process is still there."""
+
+PR_SET_PDEATHSIG = 1
+
+
+def _outlive_no_parent(parent: int) -> None:
+    """Make this worker die with the main process `parent`. On Linux the kernel kills it when
+    the main process dies (`prctl(PR_SET_PDEATHSIG, SIGKILL)`); if the main process died before
+    that took effect, this process has been handed to another parent already and exits now.
+    Elsewhere the worker notices between groups (`_parent_alive`), and a result it sends to a
+    dead main process fails (it holds no read end of its pipe)."""
+    if sys.platform == "linux":
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if not _parent_alive(parent):
+        os._exit(1)
+
+
+def _parent_alive(parent: int) -> bool:
+    """Whether the main process that started this worker is still running."""
+    if os.getppid() != parent and sys.platform != "win32":  # handed to another parent: orphaned
+        return False
+    import multiprocessing
+
+    there = multiprocessing.parent_process()
+    return there is None or there.is_alive()
 
 
 def _lost(group: list[_Unit], proc: BaseProcess) -> list[UnitResult]:
