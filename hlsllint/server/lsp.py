@@ -13,6 +13,8 @@
   fixes) and "suppress with `// noqa: CODE`". Hover shows a rule's documentation on a finding or
   on a code inside a `noqa` comment, and the live registers of the line.
 - Register pressure: inlay hints with the live VGPRs on the lines near each entry's peak.
+- A message it cannot read gets the JSON-RPC error the specification asks for
+  (`hlsllint/server/protocol.py`); a bad notification is logged.
 
 - Edits are linted incrementally: an edit inside one function body re-analyses that function's
   group (its callers up to the entry points, their callees, functions sharing its globals) and
@@ -62,6 +64,7 @@ from hlsllint.server.convert import (
 )
 from hlsllint.server.incremental import Snapshot, relint, snapshot
 from hlsllint.server.pressure_view import PressureView, build_pressure_view
+from hlsllint.server.protocol import PARSE_ERRORS, HlslLintProtocol
 from hlsllint.source import SourceFile
 
 DEBOUNCE_SECONDS = 0.2
@@ -100,8 +103,12 @@ class Outcome:
 class HlslLintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
-            "hlsllint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+            "hlsllint",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=HlslLintProtocol,
         )
+        self.protocol: HlslLintProtocol
         self.resolver = ConfigResolver()
         self.generation = 0
         """Bumped whenever the configuration is reloaded (part of pull result ids)."""
@@ -123,6 +130,14 @@ class HlslLintServer(LanguageServer):
         self.relints = self.full_lints = self.mismatches = 0
         self.lint_ms: list[float] = []
         """Milliseconds of each lint on the worker thread (the `hlsllint.stats` command)."""
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls's error handler: a message body that is not JSON gets a ParseError reply (pygls
+        gives none); anything else is shown as pygls shows it."""
+        if isinstance(error, PARSE_ERRORS):
+            self.protocol.parse_error(error)
+            return
+        super().report_server_error(error, source)
 
     # -- documents and paths ------------------------------------------------------------------
 
