@@ -22,8 +22,9 @@ from setuptools import Extension, setup
 COMPILED_PACKAGES = ("preprocess", "syntax", "semantic", "analysis")
 """The packages of `hlsllint/` whose modules are compiled (their `__init__` modules stay Python:
 they only re-export)."""
-COMPILED_MODULES = ("checker.py",)
-"""Modules of `hlsllint/` itself that are compiled: the walk that dispatches nodes to the rules."""
+COMPILED_MODULES = ("checker.py", "deadline.py")
+"""Modules of `hlsllint/` itself that are compiled: the walk that dispatches nodes to the rules, and
+the deadline every stage checks (a native call from the compiled loops)."""
 
 
 def compiled_modules() -> list[str]:

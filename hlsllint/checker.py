@@ -11,6 +11,7 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from hlsllint.context import RuleContext
+from hlsllint.deadline import current
 from hlsllint.rule import Rule
 from hlsllint.semantic import Function
 from hlsllint.syntax import Node
@@ -58,7 +59,9 @@ def run_rules(
         fn: Function | None = None
         fn_end = len(nodes)
         outer: list[tuple[Function | None, int]] = []
+        deadline = current()
         for i, kind in enumerate(ctx.tree.node_types()):
+            deadline.tick()
             while i >= fn_end:
                 fn, fn_end = outer.pop()
             if kind in body_types:

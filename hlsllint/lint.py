@@ -18,6 +18,7 @@ from hlsllint import preprocess as pp_stage
 from hlsllint.checker import run_rules
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.context import AnalysisSettings, RuleContext
+from hlsllint.deadline import BudgetExceeded, Cancelled, Deadline, active
 from hlsllint.diagnostics import Diagnostic, Severity
 from hlsllint.noqa import Suppressions, parse_suppressions, unused_noqa
 from hlsllint.registry import all_rules, rule_by_code
@@ -157,9 +158,14 @@ def lint_unit(
     variant: Variant | None = None,
     loader: Callable[[str], SourceFile] | None = None,
     same: SameUnits | None = None,
+    deadline: Deadline | None = None,
 ) -> UnitResult:
     """Lint one translation unit: `path` with its includes, under one define set. With `same`, a
-    unit identical to one linted before takes that unit's findings (on its own paths)."""
+    unit identical to one linted before takes that unit's findings (on its own paths).
+
+    Every stage checks `deadline` (by default one of `settings.time_budget` seconds from now): past
+    it the analysis stops with HL006; cancelled (`deadline.cancel()`, from another thread), it
+    stops and `Cancelled` is raised."""
     loader = loader or FileLoader()
     vname = variant.name if variant else None
     result = UnitResult()
@@ -169,20 +175,24 @@ def lint_unit(
         fake = SourceFile(path=path, text="")
         result.diagnostics.append(_engine_diag("HL004", f"Cannot lint file: {e}", fake))
         return result
-    budget = _Budget(settings.time_budget)
+    token = Deadline(settings.time_budget) if deadline is None else deadline
+    budget = _Budget(token)
     try:
-        with budget.alarm():
+        with active(token), budget.alarm():
             complete = _lint_main(main, settings, variant, loader, result, budget, same)
         budget.enter("")
         result.timings = budget.timings
         if same is not None and complete is not None:  # within the budget to the end
             same.put(path, *complete)
+    except Cancelled:
+        pp_stage.clear_cache()  # the lexer cache may hold a half-built entry
+        raise
     except BudgetExceeded:
         pp_stage.clear_cache()  # the lexer cache may hold a half-built entry
         if result.context is not None:
             result.diagnostics.extend(result.context.diagnostics)
         message = (
-            f"analysis skipped after {settings.time_budget:g} s: {budget.stage} was still running "
+            f"analysis skipped after {token.seconds:g} s: {budget.stage} was still running "
             "(`time-budget`); findings from the rest of the analysis are missing"
         )
         result.diagnostics.append(_engine_diag("HL006", message, main, variant=vname))
@@ -190,33 +200,33 @@ def lint_unit(
     return result
 
 
-class BudgetExceeded(BaseException):
-    """Raised when a unit's analysis runs past its time budget (a BaseException, so that the
-    `except Exception` around rules does not take it for a crashing rule)."""
+_ALARM_GRACE = 0.5
+"""Seconds past the deadline before SIGALRM stops a stage that does not check it."""
 
 
 class _Budget:
-    """A per-unit time limit: checked between stages and rules, and enforced inside a long stage
-    by SIGALRM where that is possible (the main thread of a process on a POSIX system)."""
+    """A unit's stages, timed, under its deadline: checked between stages and rules, inside the
+    stages' loops (`hlsllint.deadline`), and, for the rules' own Python code, by SIGALRM where that
+    is possible (the main thread of a process on a POSIX system)."""
 
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
+    def __init__(self, token: Deadline) -> None:
+        self.token = token
         self.stage = "preprocessing and parsing"
-        self.start = self._mark = time.monotonic()
+        self._mark = time.monotonic()
         self.timings: dict[str, float] = {}
 
     def enter(self, stage: str) -> None:
         now = time.monotonic()
         self.timings[self.stage] = self.timings.get(self.stage, 0.0) + now - self._mark
         self._mark = now
-        if self.seconds and now - self.start > self.seconds:
-            raise BudgetExceeded
+        self.token.check()
         self.stage = stage
 
     @contextlib.contextmanager
     def alarm(self) -> Iterator[None]:
+        left = self.token.remaining()
         usable = (
-            self.seconds > 0
+            0 < left < float("inf")
             and hasattr(signal, "setitimer")
             and threading.current_thread() is threading.main_thread()
         )
@@ -228,7 +238,9 @@ class _Budget:
             raise BudgetExceeded
 
         previous = signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        # Half a second after the deadline: the stages stop at it themselves, the alarm is for
+        # code that does not check it (a rule's own loops).
+        signal.setitimer(signal.ITIMER_REAL, left + _ALARM_GRACE)
         try:
             yield
         finally:

@@ -24,6 +24,7 @@ from typing import TypeVar
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.uniformity import Uniformity
+from hlsllint.deadline import current
 
 _T = TypeVar("_T")
 
@@ -97,7 +98,9 @@ def liveness(cfg: CFG) -> LiveSets:
     # Blocks are numbered roughly in program order: start from the end for fast convergence.
     work = sorted(use)
     queued = set(work)
+    deadline = current()
     while work:
+        deadline.tick()
         b = work.pop()
         queued.discard(b)
         out = 0
@@ -355,7 +358,9 @@ def constant_components(du: DefUse) -> dict[Value, int]:
     # recomputed once per read of each change.
     work = list(masks)
     queued = set(work)
+    deadline = current()
     while work:
+        deadline.tick()
         v = work.pop()
         queued.discard(v)
         m = _lane_mask(v.width)
@@ -495,7 +500,9 @@ def register_demand(
     best: tuple[Instr, int] | None = None  # instruction, live after it
     live_at: dict[Instr, list[Value]] = {}
     bits_out = out.bits
+    deadline = current()
     for b, instrs in cfg.kept_instrs().items():
+        deadline.check()
         cur = bits_out[b]
         v_sum = s_sum = 0
         if cur:
@@ -505,6 +512,7 @@ def register_demand(
                 s_sum += n * (cur & m).bit_count()
         extra_s = base_sgprs + per_level * divergent_blocks.get(b, 0)
         for ins in reversed(instrs):
+            deadline.tick()
             # live before = (live after - dest) | reads; counted: live after | dest | reads.
             # One pass over the reads gives both: the registers of the operands not live after
             # (other than the result) are counted here and become live before.

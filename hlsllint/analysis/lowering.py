@@ -20,6 +20,7 @@ from hlsllint.analysis.costs import CostModel
 from hlsllint.analysis.ir import Instr, LoopRecord, Span, Value
 from hlsllint.analysis.lowering_memo import Recording, Template
 from hlsllint.analysis.lowering_memo import facts as lowering_facts
+from hlsllint.deadline import current
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import RAY_PAYLOAD_WRITERS
 from hlsllint.semantic.model import Model
@@ -71,6 +72,8 @@ class LowererBase:
 
     def __init__(self, model: Model, entry: EntryPoint, costs: CostModel, replay: bool = True) -> None:
         self.m = model
+        self.deadline = current()
+        """The unit's deadline (`hlsllint.deadline`), checked per instruction and per statement."""
         self.tree = model.tree
         self.entry_point = entry
         self.costs = costs
@@ -147,6 +150,7 @@ class LowererBase:
                     flat.append(r)
                 else:
                     flat.extend(_flatten(r.parts))
+        self.deadline.tick()
         ins = Instr(op, dest, flat, span, rule, detail, self.block)
         self.blocks[self.block].append(ins)
         self.n_instrs += 1

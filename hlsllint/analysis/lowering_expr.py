@@ -31,6 +31,7 @@ class ExprLowerer(LowererBase):
     def expr_(self, node: Node | None) -> Value | None:
         if node is None or self.truncated:
             return None
+        self.deadline.tick()
         kind = node.type
         if kind in ("number_literal", "true", "false", "string_literal", "comment"):
             self.record(node, None)

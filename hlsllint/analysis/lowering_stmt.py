@@ -37,6 +37,7 @@ class StmtLowerer(InlineLowerer):
     def stmt(self, node: Node | None) -> None:
         if node is None or self.truncated:
             return
+        self.deadline.tick()
         kind = node.type
         if kind == "compound_statement":
             for c in node.named_children:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import networkx as nx
 
 from hlsllint.analysis.ir import Instr, Value
+from hlsllint.deadline import current
 
 ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
 """Instructions kept whatever reads their result: side effects, control flow, and what the
@@ -55,7 +56,9 @@ def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
     work = [i for i in instrs if i.dest is None or i.op in ROOT_OPS or i.rule == "effect"]
     kept: set[Instr] = set()
     needed: set[Value] = set()
+    deadline = current()
     while work:
+        deadline.tick()
         ins = work.pop()
         if ins in kept:
             continue

@@ -30,6 +30,7 @@ from typing import Literal
 import networkx as nx
 
 from hlsllint.analysis.ir import CFG, Instr, Value
+from hlsllint.deadline import current
 
 
 @dataclass
@@ -87,7 +88,9 @@ def divergent_region(cfg: CFG, branch: int, ipdom: dict[int, int]) -> set[int]:
     stop = ipdom.get(branch, cfg.exit)
     seen: set[int] = set()
     stack = [s for s in succs[branch] if s != stop]
+    deadline = current()
     while stack:
+        deadline.tick()
         b = stack.pop()
         if b in seen or b == stop:
             continue
@@ -179,8 +182,10 @@ def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
         div_branches = set()
         # the least fixpoint from the sources of divergence
         work = list(index.lane_others) if value_question else index.lane_others + index.lane_fetches
+    deadline = current()
     while True:
         while work:
+            deadline.tick()
             ins = work.pop()
             if ins in div_instrs:
                 continue
@@ -211,6 +216,7 @@ def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
         for b, br in branches.items():
             if b in div_branches or br not in div_instrs:
                 continue
+            deadline.check()
             div_branches.add(b)
             for d in index.vars_defined(cfg, b):
                 if d not in div:
@@ -223,6 +229,7 @@ def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
             break
     depth: dict[int, int] = {}
     for branch_block in div_branches:
+        deadline.check()
         for node in index.region(cfg, branch_block):
             depth[node] = depth.get(node, 0) + 1
     # an instruction that defines a variable forced per-lane still computes a uniform value there

@@ -236,7 +236,9 @@ class Preprocessor(MacroExpander):
         conds: list[_Cond] = []
         active = True
         cursor = 0
+        deadline = self.deadline
         for c in lf.chunks:
+            deadline.tick()
             if isinstance(c, Text):
                 if active:
                     out.verbatim(path, text, cursor, c.start)
@@ -285,7 +287,9 @@ class Preprocessor(MacroExpander):
         pos = c.start
         i = c.lo
         hi = c.hi
+        deadline = self.deadline
         while i < hi:
+            deadline.tick()
             t = toks[i]
             if t.kind != ID or t.text not in macros:
                 i += 1
@@ -573,6 +577,7 @@ class Preprocessor(MacroExpander):
         if resolved in self._once:
             return
         sf = self._read(resolved)
+        self.deadline.check()  # reading a file may have taken long
         if isinstance(sf, SourceError):
             self._rec_bad.append("unreadable")
             self._error(f"cannot read include file '{name}': {sf}", c.hash, c.end)

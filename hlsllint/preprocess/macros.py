@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
+from hlsllint.deadline import current
 from hlsllint.preprocess.expansions import Diag, Macro
 from hlsllint.preprocess.lexer import ID, NUM, PUNCT, STR, LexedFile, Token, lex_tokens
 
@@ -156,6 +157,8 @@ class MacroExpander:
         for name in ("__LINE__", "__FILE__", "__COUNTER__"):
             self.macros[name] = Macro(name, None, False, (), builtin=True)
         self.diagnostics: list[Diag] = []
+        self.deadline = current()
+        """The unit's deadline (`hlsllint.deadline`): expansion and the directives' loop check it."""
         self._counter = 0
         self._budget = 0
         self._depth = 0
@@ -249,7 +252,9 @@ class MacroExpander:
     def _expand(self, reader: Reader) -> list[Tok]:
         out: list[Tok] = []
         macros = self.macros
+        deadline = self.deadline
         while True:
+            deadline.tick()
             t = reader.next()
             if t is None:
                 return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hlsllint.deadline import Deadline
 from hlsllint.semantic import types as T
 from hlsllint.semantic.symbols import CBuffer, EntryPoint, Function, Symbol
 from hlsllint.settings import AnalysisSettings
@@ -18,6 +19,10 @@ class ModelBase:
     def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
         self.tree = tree
         self.settings = settings
+        self.deadline = Deadline()
+        """While `build` runs, the unit's deadline (`hlsllint.deadline`): its walks check it. A
+        model outlives its lint (the language server reuses it), so afterwards one that never
+        stops: what a later stage asks of the model, that stage checks its own deadline for."""
         self._source = tree.text
         self._plain = tree.ascii
         """When the text is ASCII a node's text is `_source[start_byte:end_byte]`."""

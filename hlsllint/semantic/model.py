@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from hlsllint.deadline import Deadline, current
 from hlsllint.semantic.entries import find_entry_points
 from hlsllint.semantic.scopes import Scopes
 from hlsllint.semantic.symbols import Attribute, CBuffer, Symbol
@@ -106,9 +107,11 @@ class Model(Scopes):
                 yield c
 
     def build(self) -> Model:
+        self.deadline = deadline = current()
         nodes = list(self._top_level(self.tree.root))
         pending_attrs: list[Attribute] = []
         for i, n in enumerate(nodes):
+            deadline.tick()
             kind = n.type
             if kind == "comment":  # most top-level nodes: nothing to record
                 pending_attrs = []
@@ -184,6 +187,7 @@ class Model(Scopes):
         self._resolve_bodies()
         self.entry_points.extend(find_entry_points(self.functions, self.settings))
         self._consts = {}
+        self.deadline = Deadline()
         return self
 
     def _register_in(self, node: Node) -> str | None:

@@ -93,7 +93,9 @@ class Scopes(Functions):
         free = self._free
         params = fn.params
         declared: list[list[Symbol]] = []
+        deadline = self.deadline
         for op in ops:
+            deadline.tick()
             code = op[0]
             if code == OP_DECLARE:
                 decl = nodes[base + op[1]]
@@ -163,7 +165,9 @@ class Scopes(Functions):
         ends: list[int] = []  # where the scopes opened in this run close
         stop = first + nodes[first].descendant_count
         j = bisect.bisect_left(positions, first)
+        deadline = self.deadline
         while j < count:
+            deadline.tick()
             i = positions[j]
             if i >= stop:
                 break

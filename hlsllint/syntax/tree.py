@@ -13,6 +13,7 @@ from functools import cache
 import tree_sitter
 import tree_sitter_hlsl
 
+from hlsllint.deadline import current
 from hlsllint.syntax.normalize import (
     Annotations,
     Attribute,
@@ -410,11 +411,14 @@ def _byte_table(text: str) -> list[tuple[int, int]] | None:
 
 def parse(text: str, *, repair: bool = True) -> SyntaxTree:
     """Parse `text`; with `repair=False` the text goes to tree-sitter as it is (for benches)."""
+    deadline = current()
     if repair:
         normalized, notes = normalize(text)
     else:
         normalized, notes = text, Annotations()
+    deadline.check()
     tree = _parser().parse(normalized.encode("utf-8"))
+    deadline.check()
     st = SyntaxTree(
         text=text,
         tree=tree,

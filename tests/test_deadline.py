@@ -1,0 +1,127 @@
+"""The time budget and cancellation are a deadline the stages check inside their own loops
+(`hlsllint.deadline`), not only between stages: they hold on a thread where SIGALRM cannot run.
+
+The lints here stop while the preprocessor is between two lines of the main file: the loader
+serving its include is where the test waits (for the clock, or for another thread's cancel),
+so nothing depends on how fast the machine is."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hlsllint import deadline
+from hlsllint.config import Settings
+from hlsllint.deadline import BudgetExceeded, Cancelled, Deadline
+from hlsllint.lint import FileLoader, lint_unit
+from hlsllint.source import SourceFile
+
+MAIN = '#include "b.hlsli"\n#error after the include\nfloat f(float x) { return sign(x) < 0; }\n'
+FILES = {"main.hlsl": MAIN, "b.hlsli": "float b;\n"}
+
+
+class _WaitingLoader(FileLoader):
+    """Serves `b.hlsli` only once `ready()` says so (the preprocessor is inside its main loop)."""
+
+    def __init__(self, ready: threading.Event | None = None) -> None:
+        super().__init__(FILES)
+        self.reached = threading.Event()
+        self.ready = ready
+
+    def __call__(self, path: str) -> SourceFile:
+        if path.endswith("b.hlsli") and not self.reached.is_set():
+            self.reached.set()
+            if self.ready is not None:
+                assert self.ready.wait(60)
+            else:  # wait for the unit's own deadline to pass
+                while not deadline.current().expired():
+                    time.sleep(0.005)
+        return super().__call__(path)
+
+
+def _start(settings: Settings, loader: FileLoader, token: Deadline | None) -> Callable[[], list[object]]:
+    """Lint main.hlsl on a thread of its own; the function returned waits for its outcome."""
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(lint_unit("main.hlsl", settings, loader=loader, deadline=token))
+        except BaseException as e:
+            outcome.append(e)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+
+    def wait() -> list[object]:
+        worker.join(120)
+        assert not worker.is_alive()
+        return outcome
+
+    return wait
+
+
+def test_the_time_budget_stops_the_preprocessor_between_two_lines_on_a_worker_thread() -> None:
+    # A worker thread has no SIGALRM: before, the unit ran to its end and then reported HL006,
+    # with the `#error` after the include among its findings.
+    (result,) = _start(Settings(time_budget=0.05), _WaitingLoader(), None)()
+    assert not isinstance(result, BaseException), result
+    codes = [d.code for d in result.diagnostics]  # type: ignore[attr-defined]
+    assert codes == ["HL006"]
+    message = result.diagnostics[0].message  # type: ignore[attr-defined]
+    assert message.startswith("analysis skipped after 0.05 s: preprocessing and parsing was still running")
+
+
+def test_a_lint_cancelled_from_another_thread_stops_and_says_so() -> None:
+    cancelled = threading.Event()
+    loader = _WaitingLoader(cancelled)
+    token = Deadline(0)  # no time limit: only the cancel stops it
+    wait = _start(Settings(), loader, token)
+    assert loader.reached.wait(60)
+    token.cancel()
+    cancelled.set()
+    outcome = wait()
+    assert len(outcome) == 1 and isinstance(outcome[0], Cancelled)
+    # Nothing half-built is left behind: the same unit linted again gets every finding.
+    again = lint_unit("main.hlsl", Settings(), loader=FileLoader(FILES))
+    assert sorted(d.code for d in again.diagnostics) == ["HL003", "HL105"]
+
+
+def test_a_token_cancelled_or_expired_raises_at_the_next_check() -> None:
+    token = Deadline(0)
+    token.tick()
+    token.check()
+    assert token.remaining() == float("inf") and not token.expired()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        token.tick()  # the cancel flag is read at every tick
+    late = Deadline(1e-9)
+    while not late.expired():
+        pass
+    with pytest.raises(BudgetExceeded):
+        late.check()
+    with pytest.raises(BudgetExceeded):
+        for _ in range(deadline.TICKS):
+            late.tick()
+
+
+def test_the_active_token_is_per_thread() -> None:
+    token = Deadline(0)
+    seen: list[Deadline] = []
+    with deadline.active(token):
+        assert deadline.current() is token
+        other = threading.Thread(target=lambda: seen.append(deadline.current()))
+        other.start()
+        other.join()
+    assert seen and seen[0] is not token
+    assert deadline.current() is not token
+
+
+def test_lint_unit_still_reports_in_the_main_thread(tmp_path: Path) -> None:
+    path = tmp_path / "a.hlsl"
+    path.write_text("float f(float x) { return sign(x) < 0; }\n")
+    result = lint_unit(str(path), Settings(time_budget=30))
+    assert [d.code for d in result.diagnostics] == ["HL105"]
