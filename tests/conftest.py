@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
 
+import hlsllint
 from hlsllint.cli import main
 from hlsllint.config import ConfigResolver, Settings
 from hlsllint.diagnostics import Diagnostic
@@ -15,6 +17,60 @@ from hlsllint.lint import FileLoader, lint_unit
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 EXPECT_RE = re.compile(r"//.*\bexpect:\s*((?:HL[0-9]{3}[\s,]*)+)")
+
+
+def find_regtruth(root: Path = ROOT) -> Path | None:
+    """regtruth.py (the real AMD compiler's register counts): `$REGTRUTH`, else the project's
+    `shared/` folder beside the clone (`../shared/tools/regtruth`) or beside a folder above it."""
+    if os.environ.get("REGTRUTH"):
+        return Path(os.environ["REGTRUTH"])
+    for folder in root.resolve().parents:
+        candidate = folder / "shared" / "tools" / "regtruth" / "regtruth.py"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def stale_sources(root: Path = ROOT) -> list[str]:
+    """The checkout's Python sources (`hlsllint/`, `rules/`) that the imported hlsllint lacks or
+    has in another version: empty when the tests run this checkout's code.
+
+    `pytest` imports the installed hlsllint (the compiled build CI tests); a contributor who edits
+    the checkout after a plain `pip install` would otherwise test the old copy.
+    """
+    package = Path(hlsllint.__file__).resolve().parent
+    if package == (root / "hlsllint").resolve():
+        return []  # the checkout itself: an editable install, or `python -m pytest` in it
+    from hlsllint import rules
+
+    installed_rules = Path(next(iter(rules.__path__))).resolve()
+    stale = []
+    for source, copy, name in (
+        (root / "hlsllint", package, "hlsllint"),
+        (root / "rules", installed_rules, "rules"),
+    ):
+        mine = {p.relative_to(source) for p in source.rglob("*.py")}
+        theirs = {p.relative_to(copy) for p in copy.rglob("*.py") if installed_rules not in p.parents}
+        for rel in sorted(mine | theirs):
+            a, b = source / rel, copy / rel
+            if not (a.is_file() and b.is_file() and a.read_bytes() == b.read_bytes()):
+                stale.append(f"{name}/{rel.as_posix()}")
+    return stale
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("HLSLLINT_TEST_ANY_INSTALL"):
+        return
+    stale = stale_sources()
+    if stale:
+        shown = ", ".join(stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
+        raise pytest.UsageError(
+            f"the hlsllint these tests import ({Path(hlsllint.__file__).parent}) is not this "
+            f"checkout's: {shown} differ. Install the checkout again (`.venv/bin/pip install .`), "
+            "or install it editable while you work on it (`.venv/bin/pip install -e '.[test]'`), "
+            "or run `python -m pytest`, which tests the checkout's sources as they are "
+            "(HLSLLINT_TEST_ANY_INSTALL=1 tests the installed copy anyway)."
+        )
 
 
 def lint_text(

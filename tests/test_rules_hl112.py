@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, lint_text
+from conftest import FIXTURES, find_regtruth, lint_text
 
 from hlsllint.fix import apply_fixes
 
-REGTRUTH = Path(os.environ.get("REGTRUTH", "/work/regtruth/regtruth.py"))
+REGTRUTH = find_regtruth()
 
 
 def _shader(body: str, *, guard: str = "if (any(id.xy >= size)) return;") -> str:
@@ -82,7 +81,10 @@ float4 main(float4 pos : SV_Position) : SV_Target
     assert _hl112(text) == []
 
 
-@pytest.mark.skipif(not REGTRUTH.is_file(), reason=f"regtruth not found at {REGTRUTH} (set REGTRUTH)")
+@pytest.mark.skipif(
+    REGTRUTH is None or not REGTRUTH.is_file(),
+    reason=f"regtruth.py not found ({REGTRUTH or '../shared/tools/regtruth'}; set REGTRUTH to its path)",
+)
 def test_fixed_fixture_still_compiles(tmp_path: Path) -> None:
     """The unsafe fix keeps the bad fixture compiling (Slang through regtruth)."""
     path = FIXTURES / "HL112" / "bad_texel_centre_samples.hlsl"
