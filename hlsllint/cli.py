@@ -93,6 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--show-files", action="store_true", help="list the files that would be linted")
     check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply `exclude` to paths named on the command line too (as pre-commit passes them)",
+    )
+    check.add_argument(
         "-j",
         "--jobs",
         type=int,
@@ -202,7 +208,7 @@ def _resolver(args: argparse.Namespace) -> ConfigResolver:
         overrides["defines"] = tuple(parse_define(d) for d in args.defines)
     if args.include_dirs:
         overrides["include_dirs"] = tuple(os.path.normpath(d) for d in args.include_dirs)
-    for key in ("target", "wave_size", "enable_16bit_types", "time_budget"):
+    for key in ("target", "wave_size", "enable_16bit_types", "time_budget", "force_exclude"):
         if getattr(args, key, None) is not None:
             overrides[key] = getattr(args, key)
     if getattr(args, "compile_commands", None):

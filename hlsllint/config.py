@@ -93,6 +93,9 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
+    force_exclude: bool = field(default=False, repr=False)
+    """Apply `exclude` to paths named on the command line too (pre-commit passes each file). Not in
+    the repr, which keys the cache: it decides which files are linted, not their findings."""
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
     include_dirs: tuple[str, ...] = ()
     defines: tuple[tuple[str, str], ...] = ()
@@ -285,6 +288,10 @@ def table_changes(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
                 changes["target"] = _enum(path, key, value, TARGETS)
             case "wave-size":
                 changes["wave_size"] = _enum(path, key, value, (32, 64))
+            case "force-exclude":
+                if not isinstance(value, bool):
+                    raise ConfigError(f"{path}: `force-exclude` must be true or false")
+                changes["force_exclude"] = value
             case "enable-16bit-types":
                 if not isinstance(value, bool):
                     raise ConfigError(f"{path}: `enable-16bit-types` must be true or false")
@@ -459,6 +466,13 @@ OPTIONS: dict[str, Option] = {
         '["third_party/"]',
     ),
     "extend-exclude": Option("list of globs", "[]", "Globs excluded on top of `exclude`.", '["generated/"]'),
+    "force-exclude": Option(
+        "bool",
+        "false",
+        "Apply `exclude` and `extend-exclude` to files and folders named on the command line too, "
+        "as pre-commit names each staged file (the `--force-exclude` flag).",
+        "true",
+    ),
     "extensions": Option(
         "list of file extensions",
         json.dumps(list(DEFAULT_EXTENSIONS)),

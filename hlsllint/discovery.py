@@ -77,10 +77,32 @@ def is_excluded(path: str, settings: Settings, is_dir: bool = False) -> bool:
     return spec.match_file(rel + ("/" if is_dir else "")) or spec.match_file(os.path.basename(path))
 
 
+def force_excluded(path: str, resolver: ConfigResolver) -> bool:
+    """With `force-exclude` (ruff's), a path named on the command line is left out when it, or a
+    folder above it inside its config's root, matches `exclude` / `extend-exclude`."""
+    full = os.path.abspath(path)
+    is_dir = os.path.isdir(full)
+    settings = resolver.for_path(os.path.join(full, "x") if is_dir else full)
+    if not settings.force_exclude:
+        return False
+    if is_excluded(full, settings, is_dir=is_dir):
+        return True
+    root = os.path.abspath(settings.root)
+    folder = os.path.dirname(full)
+    while folder != root and folder.startswith(root.rstrip(os.sep) + os.sep):
+        if is_excluded(folder, resolver.for_path(os.path.join(folder, "x")), is_dir=True):
+            return True
+        folder = os.path.dirname(folder)
+    return False
+
+
 def discover(paths: Sequence[str], resolver: ConfigResolver) -> Iterator[str]:
-    """Files to lint, in a stable order. Explicitly named files are always linted (as ruff)."""
+    """Files to lint, in a stable order. Explicitly named files are linted (as ruff) unless
+    `force-exclude` applies `exclude` to them too."""
     seen: set[str] = set()
     for root in paths:
+        if os.path.exists(root) and force_excluded(root, resolver):
+            continue
         if os.path.isfile(root) or not os.path.exists(root):
             key = os.path.normpath(root)
             if key not in seen:

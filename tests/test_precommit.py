@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -56,6 +57,12 @@ def test_hooks_fail_on_findings_and_pass_clean_code(tmp_path: Path) -> None:
     (repo / "bad.hlsl").write_text(BAD, encoding="utf-8")
     (repo / "good.hlsl").write_text(GOOD, encoding="utf-8")
     (repo / "notes.txt").write_text("sign(x) < 0\n", encoding="utf-8")
+    # A vendored shader under `exclude`: named by pre-commit, left out by --force-exclude.
+    (repo / "hlsllint.toml").write_text('extend-exclude = ["third_party/"]\n', encoding="utf-8")
+    (repo / "third_party").mkdir()
+    (repo / "third_party" / "vendor.hlsl").write_text(BAD, encoding="utf-8")
+    for name in ("b1.hlsl", "b2.hlsl", "b3.hlsl"):
+        (repo / name).write_text(BAD, encoding="utf-8")
     git(repo, "add", ".")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "VIRTUAL_ENV"))}
     env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
@@ -69,7 +76,21 @@ def test_hooks_fail_on_findings_and_pass_clean_code(tmp_path: Path) -> None:
     assert "bad.hlsl:3:12: HL105" in output
     assert "notes.txt" not in output  # not a shader: the hook does not see it
 
-    passed = pre_commit(repo, env, "hlsllint", "--files", "good.hlsl")
+    # require_serial: one hlsllint run for all the files (pre-commit would otherwise split them
+    # over one process per core), so one summary that counts every finding.
+    everything = pre_commit(repo, env, "hlsllint", "--all-files")
+    output = everything.stdout + everything.stderr
+    assert everything.returncode == 1, output
+    assert "third_party" not in output
+    assert sorted(re.findall(r"^(\S+\.hlsl):3:12: HL105", output, re.M)) == [
+        "b1.hlsl",
+        "b2.hlsl",
+        "b3.hlsl",
+        "bad.hlsl",
+    ]
+    assert re.findall(r"^Found .*", output, re.M) == ["Found 4 warnings."], output
+
+    passed = pre_commit(repo, env, "hlsllint", "--files", "good.hlsl", "third_party/vendor.hlsl")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout
 

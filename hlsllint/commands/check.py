@@ -16,7 +16,7 @@ from hlsllint.cache import Cache, default_cache_dir
 from hlsllint.commands.noqa import add_noqa_all
 from hlsllint.config import ConfigResolver
 from hlsllint.diagnostics import Severity
-from hlsllint.discovery import discover
+from hlsllint.discovery import discover, force_excluded
 from hlsllint.driver import STDIN, LintResult, lint_paths
 from hlsllint.fix import apply_fixes, unified_diff, write_atomic
 from hlsllint.output import FORMATS, printer
@@ -37,14 +37,24 @@ def run_check(args: argparse.Namespace, resolver: ConfigResolver) -> int:
 
 
 def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
-    paths = list(args.paths) or ["."]
+    # As ruff: with --stdin-filename and no path, standard input is the only file (not also ".").
+    paths = list(args.paths) or ([] if args.stdin_filename else ["."])
     overrides: dict[str, str] = {}
+    stdin_name: str | None = None
     if STDIN in paths or args.stdin_filename:
         name = args.stdin_filename or STDIN
         paths = [p for p in paths if p != STDIN]
         data = sys.stdin.buffer.read()
-        overrides[name] = SourceFile.from_bytes(name, data).text
         paths = [p for p in paths if os.path.normpath(p) != os.path.normpath(name)]
+        if name != STDIN and force_excluded(name, resolver):
+            # As ruff: an excluded --stdin-filename is not linted; --fix passes the text through.
+            if args.fix:
+                sys.stdout.write(SourceFile.from_bytes(name, data).text)
+            if not paths:
+                return 0
+        else:
+            stdin_name = name
+            overrides[name] = SourceFile.from_bytes(name, data).text
 
     missing = [p for p in paths if not os.path.exists(p)]
     for p in missing:
@@ -100,13 +110,12 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
         return 2 if result.errors else (1 if changed_paths else 0)
     if args.fix:
         for p in changed_paths:
-            if p == STDIN or p == args.stdin_filename:
+            if p == stdin_name:
                 continue
             src = original_sources.get(p)  # keeps the BOM of the file on disk
             write_atomic(p, (src or SourceFile(p, "")).to_bytes(overrides[p]))
-        if args.stdin_filename or STDIN in overrides:
-            name = args.stdin_filename or STDIN
-            sys.stdout.write(overrides.get(name, originals.get(name, "")))
+        if stdin_name is not None:
+            sys.stdout.write(overrides.get(stdin_name, originals.get(stdin_name, "")))
             _report(args, result, fixed, stream=sys.stderr)
             return _exit_code(args, result, fixed)
 
