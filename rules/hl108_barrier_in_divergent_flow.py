@@ -35,12 +35,19 @@ def condition_of(node: Node) -> Node | None:
     return cond
 
 
+_DISPATCH_CONSTANT = frozenset({"WaveGetLaneCount"})
+"""Wave intrinsics whose value is fixed for the whole dispatch: the wave size does not change
+between the waves of a group (`WaveGetLaneCount() == 64` is a test of the hardware, not of the
+wave)."""
+
+
 def _wave_only(model: Model, cond: Node) -> Node | None:
     """A wave intrinsic in `cond`: the same in one wave, but not across the waves of a group."""
     stack = [cond]
     while stack:
         node = stack.pop()
-        if node.type == "call_expression" and (call_name(model.tree, node) or "").startswith("Wave"):
+        name = call_name(model.tree, node) if node.type == "call_expression" else None
+        if name is not None and name.startswith("Wave") and name not in _DISPATCH_CONSTANT:
             return node
         stack.extend(node.named_children)
     return None
@@ -117,7 +124,8 @@ class BarrierInDivergentFlow(Rule):
         "another. Conditions on values that are the same for the whole group (`SV_GroupID`, "
         "constant-buffer members, literals, loop counters over them) are fine; a `Wave*` intrinsic "
         "is the same within one wave only, not across the waves of a group, so it does not make a "
-        "condition safe."
+        "condition safe, except `WaveGetLaneCount()`: the wave size is fixed for the dispatch, "
+        "so a test such as `WaveGetLaneCount() == 64` takes the same branch in every wave."
     )
     bad_example = """\
 groupshared float tile[64];

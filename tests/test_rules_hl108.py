@@ -47,3 +47,20 @@ def test_group_uniform_conditions_are_silent() -> None:
 def test_wave_uniform_is_not_group_uniform() -> None:
     (msg,) = _hl108("if (WaveActiveAllTrue(gi < 8)) GroupMemoryBarrierWithGroupSync();\n")
     assert "within a wave only" in msg
+
+
+def test_wave_size_tests_are_group_uniform() -> None:
+    """The wave size is fixed for the dispatch: `WaveGetLaneCount() == 64` branches alike in
+    every wave of the group, a vote beside it does not."""
+    from conftest import FIXTURES
+
+    from hlsllint.config import Settings
+    from hlsllint.lint import lint_unit
+
+    good = FIXTURES / "HL108" / "good_wave_size_branch.hlsl"
+    assert not lint_unit(str(good), Settings(select=("HL108",))).diagnostics
+    assert _hl108("if (WaveGetLaneCount() < 64) GroupMemoryBarrierWithGroupSync();\n") == []
+    (msg,) = _hl108(
+        "if (WaveGetLaneCount() == 32 && WaveActiveAllTrue(gi < 8)) GroupMemoryBarrierWithGroupSync();\n"
+    )
+    assert "`WaveActiveAllTrue(gi < 8)` is the same within a wave only" in msg
