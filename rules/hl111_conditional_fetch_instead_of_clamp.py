@@ -170,6 +170,48 @@ class _BoundsTest:
         return out
 
 
+_NEUTRAL_ZERO_ASSIGN = frozenset({"+=", "-=", "|=", "^="})
+_LINEAR_OPS = frozenset({"+", "-", "*"})
+
+
+def _zero(model: Model, node: Node) -> bool:
+    """A constant 0 (`0`, `0.0`, `float4(0, 0, 0, 0)`)."""
+    node = unparen(node)
+    value = model.const_value(node)
+    if value is not None:
+        return value == 0
+    return _literal_vector(model, node) and all(model.const_value(a) == 0 for a in call_args(node))
+
+
+def zero_is_neutral(model: Model, fetch: Node) -> bool:
+    """Is 0 (what an out-of-bounds `Load` returns) the neutral value of what the fetch feeds:
+    a sum (`acc += w * tex.Load(q)`) or the arm of `inside ? tex[q] : 0`? Not a min/max, a depth
+    search or anything stored first (`d = min(d, tex[q])`: a 0 would win every min)."""
+    cur = fetch.parent
+    while cur is not None:
+        kind = cur.type
+        if kind == "conditional_expression":
+            then, other = cur.child_by_field_name("consequence"), cur.child_by_field_name("alternative")
+            arm = other if then is not None and then.start_byte <= fetch.start_byte < then.end_byte else then
+            return arm is not None and _zero(model, arm)
+        if kind == "assignment_expression":
+            op = cur.child_by_field_name("operator")
+            text = model.tree.node_text(op) if op is not None else ""
+            if text == "=":  # `left = tex[q]` where `left` starts at 0: outside, it stays 0
+                left = cur.child_by_field_name("left")
+                sym = model.resolve(left) if left is not None and left.type == "identifier" else None
+                return sym is not None and sym.init is not None and _zero(model, sym.init)
+            return text in _NEUTRAL_ZERO_ASSIGN
+        if kind == "binary_expression":
+            op = cur.child_by_field_name("operator")
+            if op is None or model.tree.node_text(op) not in _LINEAR_OPS:
+                return False
+        elif kind not in ("parenthesized_expression", "field_expression", "cast_expression"):
+            return False  # a call (min, max, a helper), a declaration, a comparison
+        cur = cur.parent
+    return False
+
+
 def _literal_vector(model: Model, node: Node) -> bool:
     if node.type != "call_expression":
         return False
@@ -193,8 +235,10 @@ class ConditionalFetchInsteadOfClamp(Rule):
         "A filter that tests every tap against the image bounds and fetches only inside them turns "
         "each tap into its own branch. The compiler cannot issue the fetches of the neighbourhood "
         "together: each one is made, waited for and used before the next branch. Clamping the "
-        "coordinate (or, for `Load` and `[]`, relying on the out-of-bounds rule of D3D, which "
-        "returns 0) and fetching unconditionally lets all the fetches be in flight at once; a tap "
+        "coordinate (or, for `Load` and `[]` feeding a sum, where 0 is the neutral value, "
+        "relying on the out-of-bounds rule of D3D, which returns 0; never for a min/max, a "
+        "depth search or a distance minimum, where a 0 would win) and fetching unconditionally "
+        "lets all the fetches be in flight at once; a tap "
         "outside the image can still get a weight of 0 by a select instead of a branch. Measured "
         "with regtruth (RADV/ACO, navi21 wave64) on a 5×5 box filter: guarded, 25 branches, each "
         "fetch waited for alone, 375 instructions; clamped, no branch, the loads batched, 216 "
@@ -304,23 +348,24 @@ void main(uint3 id : SV_DispatchThreadID)
             if not c.unrolled_loop and straight[c.function] < 2:
                 continue  # one guarded fetch in straight-line code: nothing to batch it with
             where = "an unrolled loop" if c.unrolled_loop else "a neighbourhood of guarded fetches"
-            method = c.fetch.method
+            neutral = zero_is_neutral(ctx.model, c.fetch.node)
             oob = (
                 " (or, for `Load`/`[]`, rely on out-of-bounds reads returning 0)"
-                if method
-                in (
-                    "Load",
-                    "[]",
-                )
+                if c.fetch.method in ("Load", "[]") and neutral
                 else ""
+            )
+            outside = (
+                "weighting taps outside by 0 with a select"
+                if neutral
+                else "keeping taps outside out of the result with a select"
             )
             ctx.report(
                 c.test,
                 f"`{ctx.node_text(c.fetch.node)}` is fetched only inside the bounds test "
                 f"`{ctx.node_text(c.test)}` in {where}: every guarded fetch is its own branch and is "
                 f"waited for before the next; clamp the coordinate{oob} and fetch unconditionally, "
-                "weighting taps outside by 0 with a select (regtruth, 5×5 filter: 25 branches and "
-                "375 instructions guarded, no branch and 216 clamped)",
+                f"{outside} (regtruth, 5×5 filter: 25 branches and 375 instructions guarded, no "
+                "branch and 216 clamped)",
                 related=[(c.fetch.node, "the guarded fetch")],
             )
 

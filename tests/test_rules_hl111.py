@@ -67,3 +67,20 @@ def test_straight_line_needs_two_guarded_fetches() -> None:
 def test_a_test_of_fetched_data_is_not_a_bounds_test() -> None:
     inner = "float4 c = src[q];\n        if (c.a > 0.5) acc += src[q + int2(0, 1)];"
     assert _hl111(_loop("for (int i = -1; i <= 1; i++)", inner)) == []
+
+
+def test_out_of_bounds_zero_only_offered_where_zero_is_neutral() -> None:
+    """A sum (or a value that starts at 0) may rely on out-of-bounds reads returning 0; a min
+    filter or a distance minimum may not: a 0 would win every min."""
+    from conftest import FIXTURES
+
+    from hlsllint.config import Settings
+    from hlsllint.lint import lint_unit
+
+    mins = lint_unit(str(FIXTURES / "HL111" / "bad_guarded_min_filter.hlsl"), Settings(select=("HL111",)))
+    assert len(mins.diagnostics) == 2
+    for d in mins.diagnostics:
+        assert "out-of-bounds" not in d.message and "by 0" not in d.message
+        assert "keeping taps outside out of the result" in d.message
+    sums = lint_unit(str(FIXTURES / "HL111" / "bad_guarded_taps.hlsl"), Settings(select=("HL111",)))
+    assert all("rely on out-of-bounds reads returning 0" in d.message for d in sums.diagnostics)
