@@ -175,3 +175,34 @@ def test_local_array_sizes_and_initialisers_resolve() -> None:
     assert sym("N", 1) is glob_n  # b[N]
     assert sym("b", 1) is sym("b", 0) and sym("d", 1) is sym("d", 0)  # c = b[k], e[d]
     assert str(m.resolve(find(m, "b", "identifier")).type) == "float[2]"  # type: ignore[union-attr]
+
+
+def test_const_value_folds_locals_set_once_and_function_style_casts() -> None:
+    """`int k = 2;` never written again is the constant 2, as the compiler folds it; a local
+    written later, passed to a user function or a method, or an out argument of an intrinsic is
+    not. `int(N) / 2` of a static const folds like `(int)N / 2`."""
+    m = model(
+        """\
+static const float N = 9.0;
+void bump(inout int v) { v += 1; }
+void f(float x)
+{
+    int k = 2;
+    int a = 1; a++;
+    int b = 1; bump(b);
+    float c = 1; float s; sincos(x, s, c);
+    uint w = 4, h = 4;
+    Texture2D<float> t;
+    t.GetDimensions(w, h);
+    int r = int(N) / 2;
+    float use = k + a + b + c + w + r + s;
+}
+"""
+    )
+    values: dict[str, object] = {}
+    for n in m.tree.walk(m.tree.root):
+        if n.type == "identifier" and m.tree.node_text(n) in ("k", "a", "b", "c", "w", "r"):
+            parent = n.parent
+            if parent is not None and parent.type == "binary_expression":
+                values[m.tree.node_text(n)] = m.const_value(n)
+    assert values == {"k": 2, "a": None, "b": None, "c": None, "w": None, "r": 4}

@@ -7,13 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from hlsllint.semantic.base import ModelBase
+from hlsllint.semantic.symbols import Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
 from hlsllint.syntax.fields import (
     F_ALTERNATIVE,
     F_ARGUMENT,
+    F_ARGUMENTS,
     F_CONDITION,
     F_CONSEQUENCE,
+    F_FUNCTION,
     F_LEFT,
     F_NAME,
     F_OPERATOR,
@@ -21,6 +24,10 @@ from hlsllint.syntax.fields import (
     F_TYPE,
     F_VALUE,
 )
+from hlsllint.syntax.queries import call_name, is_written, unparen_up
+
+_OUT_ARGUMENTS = frozenset({"sincos", "modf", "frexp", "asuint", "asdouble"})
+"""Intrinsics that write one of their arguments (`sincos(x, s, c)`)."""
 
 
 def _strip_suffix(text: str) -> str:
@@ -71,6 +78,28 @@ class Constants(ModelBase):
         value = memo[key] = self._const_value_guarded(node)
         return value
 
+    def _never_written(self, sym: Symbol) -> bool:
+        """A local (not `const`) that keeps its initial value: no use of it is written or passed
+        where it could be (an argument of a user function or a method, an out argument of an
+        intrinsic). Known only once the bodies are resolved (the end of `build`): before that,
+        False."""
+        if self._consts is None or sym.node is None:
+            return False
+        tree = self.tree
+        for use in self._uses.get(id(sym), []):
+            if is_written(tree, use):
+                return False
+            _site, parent = unparen_up(use)
+            if parent is not None and parent.type == "argument_list" and parent.parent is not None:
+                call = parent.parent
+                fn = call.child_by_field_id(F_FUNCTION)
+                name = call_name(tree, call) or ""
+                if fn is None or fn.type == "field_expression" or name in _OUT_ARGUMENTS:
+                    return False
+                if name in self.functions or name.startswith("Interlocked"):
+                    return False
+        return True
+
     def _const_value_guarded(self, node: Node) -> int | float | bool | None:
         self._const_guard.add(node.id)
         try:
@@ -97,10 +126,28 @@ class Constants(ModelBase):
         if kind == "identifier":
             sym = self.resolve(node) or self.globals.get(self.tree.node_text(node))
             if sym is not None and sym.kind in ("static_const", "local") and sym.init is not None:
-                if sym.kind == "local" and "const" not in sym.qualifiers:
+                if sym.kind == "local" and "const" not in sym.qualifiers and not self._never_written(sym):
                     return None
                 return self.const_value(sym.init)
             return None
+        if kind == "call_expression":
+            # `int(N)`, `uint(x)`: a cast written as a call of a scalar type
+            fn = node.child_by_field_id(F_FUNCTION)
+            args = node.child_by_field_id(F_ARGUMENTS)
+            if fn is None or fn.type not in ("identifier", "primitive_type") or args is None:
+                return None
+            operands = [a for a in args.named_children if a.type != "comment"]
+            t = self.lookup_type(self.tree.node_text(fn))
+            if len(operands) != 1 or t.kind != "scalar":
+                return None
+            v = self.const_value(operands[0])
+            if v is None:
+                return None
+            if t.is_int:
+                return int(v)
+            if t.is_float:
+                return float(v)
+            return v
         if kind == "qualified_identifier":
             # `Kernel::Width`: namespaces are flattened into the globals, so the member's own name.
             return self.const_value(node.child_by_field_id(F_NAME))
