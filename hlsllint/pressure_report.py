@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hlsllint.analysis.costs import CostModel
-from hlsllint.analysis.occupancy import Occupancy, occupancy, resolve_target
+from hlsllint.analysis.occupancy import Occupancy, occupancy, reachable_functions, resolve_target
 from hlsllint.analysis.pressure import (
     LiveValue,
     SpanCount,
@@ -25,6 +25,7 @@ from hlsllint.config import Settings, Variant
 from hlsllint.lint import FileLoader, analysis_settings, front_end
 from hlsllint.preprocess import PreprocessResult
 from hlsllint.semantic import Model, build_model
+from hlsllint.semantic.symbols import EntryPoint
 
 Span = tuple[int, int]
 
@@ -54,6 +55,9 @@ class EntryReport:
     line_values: dict[str, dict[int, list[LiveValue]]] = field(default_factory=dict)
     """path -> row -> the values live at the row's busiest instruction (only for views that
     list them: `analyse_model(..., with_values=True)`)."""
+    reached: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    """path -> (first row, last row) of each function definition the entry point reaches (its
+    own and every function it calls, directly or not), in row order."""
 
 
 def map_rows(pp: PreprocessResult, spans: Sequence[SpanCount]) -> dict[str, dict[int, tuple[int, int]]]:
@@ -97,11 +101,30 @@ def _map_point(pp: PreprocessResult, span: Span | None) -> tuple[str | None, int
     return mapped.path, src.location(mapped.start).row
 
 
+def reached_rows(pp: PreprocessResult, model: Model, entry: EntryPoint) -> dict[str, list[tuple[int, int]]]:
+    """The original rows of the function definitions `entry` reaches (every overload of a name it
+    calls), per file."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for fn in reachable_functions(model, entry):
+        start, end = model.tree.span(fn.node)
+        start = min([start, *(a.span[0] for a in fn.attributes)])  # `[numthreads(...)]` above it
+        mapped = pp.sourcemap.map_range(start, max(end, start + 1))
+        src = pp.sources.get(mapped.path)
+        if src is None:
+            continue
+        first = src.location(mapped.start).row
+        last = src.location(max(mapped.start, mapped.end - 1)).row
+        out.setdefault(mapped.path, []).append((first, last))
+    return {path: sorted(set(ranges)) for path, ranges in out.items()}
+
+
 @dataclass
 class UnitPressure:
     path: str
     pp: PreprocessResult
     reports: list[EntryReport]
+    variant: str | None = None
+    """The name of the build's compile (define set) the unit was analysed with, if any."""
 
 
 def analyse_file(
@@ -122,7 +145,7 @@ def analyse_file(
     load = loader or FileLoader()
     main = load(path)
     pp, tree = front_end(main, settings, variant, load)
-    return analyse_model(
+    unit = analyse_model(
         main.path,
         pp,
         build_model(tree, analysis_settings(settings, variant)),
@@ -131,6 +154,8 @@ def analyse_file(
         costs=costs,
         with_values=with_values,
     )
+    unit.variant = variant.name if variant else None
+    return unit
 
 
 def analyse_model(
@@ -172,6 +197,7 @@ def analyse_model(
                 peak_values=result.peak_values,
                 scratch=result.scratch,
                 lines=map_rows(pp, result.spans),
+                reached=reached_rows(pp, model, ep),
                 line_values=(
                     map_row_values(pp, live_values_per_instruction(model, ep, wave)) if with_values else {}
                 ),

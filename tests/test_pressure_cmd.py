@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import re
 from pathlib import Path
 
 import hlsllint.output
@@ -144,3 +145,134 @@ def test_printers_only_print_and_pressure_formats_are_one_table() -> None:
     parser = build_parser()
     for name in table:
         assert parser.parse_args(["pressure", "x.hlsl", "--output-format", name]).output_format == name
+
+
+# -- the text report ----------------------------------------------------------------------------
+
+# A library header much larger than what the shader uses: sixty functions it never calls around
+# the two it does, and a block compiled out inside the entry point.
+UNUSED = "float4 Unused{k}(float4 v)\n{{\n    float4 w = v * {k}.0 + v.yzwx;\n    return w * w;\n}}\n\n"
+USED = """\
+float4 Blend(float4 a, float4 b, float t)
+{
+    float4 d = b - a;
+    return a + d * t;
+}
+
+float4 Scale(float4 v, float s)
+{
+    return v * s;
+}
+
+"""
+MAIN = """\
+#include "lib.hlsli"
+Buffer<float4> src : register(t0);
+RWStructuredBuffer<float4> dst : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint i : SV_DispatchThreadID)
+{
+    float4 a = src[i], b = src[i + 1];
+#if 0
+    COMPILED_OUT_1
+    COMPILED_OUT_2
+    COMPILED_OUT_3
+    COMPILED_OUT_4
+    COMPILED_OUT_5
+    COMPILED_OUT_6
+    COMPILED_OUT_7
+    COMPILED_OUT_8
+    COMPILED_OUT_9
+#endif
+    float4 c = Blend(a, b, 0.25);
+    dst[i] = Scale(c, 2.0);
+}
+"""
+CODE_ROW = re.compile(r"^.{22}\s*(\d+) │ ?(.*)$")
+FILE_HEAD = re.compile(r"┌─ (.*)$")
+
+
+def _library(tmp_path: Path) -> tuple[Path, Path]:
+    header = "".join(UNUSED.format(k=k) for k in range(30)) + USED
+    header += "".join(UNUSED.format(k=k) for k in range(30, 60))
+    (tmp_path / "lib.hlsli").write_text(header)
+    main = tmp_path / "main.hlsl"
+    main.write_text(MAIN)
+    return main, tmp_path / "lib.hlsli"
+
+
+def test_text_report_leads_with_the_summary(tmp_path: Path) -> None:
+    main, _ = _library(tmp_path)
+    code, text = _run([str(main)], target="rdna2", wave=64)
+    assert code == 0
+    _, js = _run([str(main)], output_format="json", target="rdna2", wave=64)
+    (rep,) = json.loads(js)
+    lines = text.splitlines()
+    first_code = next(i for i, line in enumerate(lines) if CODE_ROW.match(line))
+    head = "\n".join(lines[:first_code])
+    assert lines[0] == f"main (compute, 64 threads/group) in {main}, rdna2 wave64"
+    peak_file = Path(rep["peak"]["filename"]).name
+    peak = next(line for line in lines[:first_code] if line.lstrip().startswith("peak "))
+    assert re.search(rf"peak +{rep['max_live_vgprs']} VGPRs( at |, )", peak)
+    assert f"{peak_file}:{rep['peak']['row']}" in peak and f"{rep['max_live_sgprs']} SGPRs at " in peak
+    waves = f"{rep['waves_per_simd']} of {rep['max_waves_per_simd']} waves per SIMD, limited by"
+    assert waves in head
+    names = [v["name"] for v in rep["peak"]["values"]]
+    assert names and all(f"{n} (" in head for n in names[:4]), (names, head)
+    assert "\x1b" not in text  # plain text: the output is no terminal
+
+
+def test_text_report_shows_only_the_code_the_entry_point_reaches(tmp_path: Path) -> None:
+    main, lib = _library(tmp_path)
+    code, text = _run([str(main)])
+    assert code == 0
+    assert "Unused" not in text and "COMPILED_OUT" not in text
+    assert re.search(r"… \d+ lines not reached by main …", text)
+    assert "… 11 lines without instructions …" in text  # `#if 0` ... `#endif`
+    assert len(text.splitlines()) < 60 < len(lib.read_text().splitlines()) // 5
+    # Every code line is numbered as in its file, under its file's name.
+    files = {str(main): main.read_text().splitlines(), str(lib): lib.read_text().splitlines()}
+    current: list[str] = []
+    shown: dict[str, list[int]] = {}
+    for line in text.splitlines():
+        head = FILE_HEAD.search(line)
+        if head:
+            path = head.group(1)
+            current = files[path]
+            shown[path] = []
+            continue
+        m = CODE_ROW.match(line)
+        if m:
+            row = int(m.group(1))
+            assert current[row - 1] == m.group(2).removesuffix("  ◀ peak"), line
+            shown[path].append(row)
+    lib_lines = files[str(lib)]
+    blend = lib_lines.index("float4 Blend(float4 a, float4 b, float t)") + 1
+    scale = lib_lines.index("float4 Scale(float4 v, float s)") + 1
+    assert set(range(blend, blend + 4)) | set(range(scale, scale + 3)) <= set(shown[str(lib)])
+    assert list(shown) == [str(main), str(lib)]
+    assert shown[str(main)][0] == 5  # `[numthreads(64, 1, 1)]`, the entry's first line
+
+
+def test_text_report_names_the_builds_variant(tmp_path: Path) -> None:
+    f = tmp_path / "s.hlsl"
+    f.write_text(SHADER)
+    (tmp_path / "build.txt").write_text(f"dxc -T cs_6_0 -E main -D WIDE=1 {f}\n")
+    resolver = ConfigResolver(overrides={"compile_commands": str(tmp_path / "build.txt")})
+    out = io.StringIO()
+    assert run_pressure([str(f)], resolver, out=out) == 0
+    assert out.getvalue().splitlines()[0].endswith("[main cs_6_0 -DWIDE]")
+
+
+def test_text_report_is_styled_on_a_terminal(tmp_path: Path) -> None:
+    from hlsllint.output.pressure_text import print_pressure_text
+    from hlsllint.pressure_report import analyse_file
+
+    main, _ = _library(tmp_path)
+    unit = analyse_file(str(main), ConfigResolver().for_path(str(main)))
+    plain, styled = io.StringIO(), io.StringIO()
+    print_pressure_text([unit], plain, color=False)
+    print_pressure_text([unit], styled, color=True)
+    assert "\x1b[" in styled.getvalue()
+    assert re.sub(r"\x1b\[[0-9;]*m", "", styled.getvalue()) == plain.getvalue()

@@ -1,105 +1,261 @@
-"""`hlsllint pressure` in a terminal: live registers per source line, the peak, and the
-occupancy it allows.
+"""`hlsllint pressure` in a terminal: the summary first, then the code the entry point runs.
 
-The view is the source with a gutter of live VGPR/SGPR counts per line (like RGA's live
-register view, but on HLSL lines), the peak line with the values live there, and the occupancy
-with what limits it.
+Per entry point: a summary (entry, stage, target and wave size, the VGPR and SGPR peaks and
+their lines, waves per SIMD and what limits them, the values live at the VGPR peak by their
+source names), then a code frame of the functions the entry point reaches, numbered as in
+their files, with the live VGPRs/SGPRs of each line and a bar of the VGPRs (like RGA's live
+register view, but on HLSL lines). What the entry point does not reach is folded into one
+line per run (`… 120 lines not reached by main …`), and so is a long run of lines without
+instructions inside it (comments, code compiled out).
+
+Styled through rich on a terminal, plain text otherwise (a pipe, a file, `NO_COLOR`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import IO, Any
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
+from typing import IO
+
+from rich.console import Console
+from rich.text import Text
 
 from hlsllint.analysis.pressure import LiveValue
 from hlsllint.pressure_report import EntryReport, UnitPressure
 from hlsllint.source import SourceFile
 
+GAP = 2
+"""Runs of unreached lines up to this long are shown rather than folded."""
+QUIET_RUN = 8
+"""A run of this many lines or more without instructions inside reached code is folded."""
+PEAK_VALUES = 8
+"""Values listed by name at the peak (the rest are counted)."""
+BAR_CELLS = 10
 
-def _values_text(values: Sequence[LiveValue], limit: int = 8) -> str:
-    parts = []
-    for v in values[:limit]:
-        width = f"{v.vgprs} VGPR" if v.vgprs else f"{v.sgprs} SGPR"
-        parts.append(f"{v.name} ({width})")
-    if len(values) > limit:
-        parts.append(f"... {len(values) - limit} more")
-    return ", ".join(parts) if parts else "(none)"
+LIMITERS = {
+    "vgpr": "VGPRs",
+    "sgpr": "SGPRs",
+    "lds": "LDS",
+    "group": "group size",
+    "waves": "wave slots only",
+}
 
 
 def print_pressure_text(units: Sequence[UnitPressure], out: IO[str], *, color: bool | None = None) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-
     console = Console(
         file=out,
         highlight=False,
         soft_wrap=True,
+        emoji=False,
+        markup=False,
         force_terminal=color,
         no_color=color is False,
-        width=200,
     )
+    first = True
     for unit in units:
         for rep in unit.reports:
-            occ = rep.occupancy
-            group = f", {rep.group_threads} threads/group" if rep.group_threads else ""
-            console.print(
-                f"[bold]{escape(rep.path)}[/bold] [cyan]{escape(rep.entry)}[/cyan] "
-                f"({rep.stage}{group}) on {rep.target} wave{rep.wave_size}"
+            if not first:
+                console.print()
+            first = False
+            for line in summary(rep, unit.variant):
+                console.print(line)
+            console.print()
+            for line in code_frame(unit, rep):
+                console.print(line)
+
+
+# -- the summary --------------------------------------------------------------------------------
+
+
+def summary(rep: EntryReport, variant: str | None = None) -> list[Text]:
+    occ = rep.occupancy
+    group = ""
+    if rep.group_threads:
+        group = f", {rep.group_threads} thread{'s' if rep.group_threads != 1 else ''}/group"
+    head = Text.assemble(
+        (rep.entry, "bold cyan"),
+        f" ({rep.stage}{group}) in ",
+        (rep.path, "bold"),
+        f", {rep.target} wave{rep.wave_size}",
+    )
+    if variant:
+        head.append(f" [{variant}]", style="dim")
+    lines = [head]
+
+    vgpr_at = (rep.peak_path, rep.peak_row) if rep.peak_path and rep.peak_row is not None else None
+    sgpr_at = _sgpr_peak(rep)
+    peak = _label("peak")
+    peak.append(f"{rep.max_live_vgprs} VGPRs", style="bold")
+    if vgpr_at is not None and vgpr_at != sgpr_at:
+        peak.append(f" at {vgpr_at[0]}:{vgpr_at[1]}")
+    peak.append(", ")
+    peak.append(f"{rep.max_live_sgprs} SGPRs", style="bold")
+    if sgpr_at is not None:
+        peak.append(f" at {sgpr_at[0]}:{sgpr_at[1]}")
+    lines.append(peak)
+
+    limit = LIMITERS.get(occ.limiter, occ.limiter)
+    if occ.limiter == "group" and rep.group_threads:
+        limit += f" ({rep.group_threads} threads)"
+    allocated = [f"{occ.allocated_vgprs} VGPRs"]
+    if occ.allocated_sgprs is not None:
+        allocated.append(f"{occ.allocated_sgprs} SGPRs")
+    if rep.lds_bytes:
+        allocated.append(f"{rep.lds_bytes:,} bytes LDS per group")
+    waves = _label("occupancy")
+    waves.append(f"{occ.waves_per_simd} of {occ.max_waves} waves per SIMD", style="bold")
+    waves.append(f", limited by {limit} ({', '.join(allocated)} allocated)")
+    lines.append(waves)
+
+    live = _label("live at peak")
+    live.append(values_text(rep.peak_values))
+    lines.append(live)
+    for name, size in rep.scratch:
+        lines.append(
+            Text(
+                f"  {'scratch':<13}`{name}` ({size:,} bytes per lane) is too large for registers "
+                "and lives in scratch memory (not counted as VGPRs)"
             )
-            console.print("[dim]  VGPR  SGPR            │[/dim]")
-            for path in sorted(rep.lines, key=lambda p: (p != rep.path, p)):
-                rows = rep.lines[path]
-                src = unit.pp.sources.get(path)
-                if src is None or not rows:
-                    continue
-                if path != rep.path:
-                    console.print(f"[dim]  ── {escape(path)}[/dim]")
-                _render_rows(console, src, rows, rep, path)
-            console.print(
-                f"  max live: [bold]{rep.max_live_vgprs}[/bold] VGPRs, {rep.max_live_sgprs} SGPRs"
-                + (f", {rep.lds_bytes} bytes LDS" if rep.lds_bytes else "")
-            )
-            if rep.peak_row is not None:
-                where = f"{rep.peak_path}:{rep.peak_row}"
-                console.print(f"  peak at {escape(where)}: {escape(_values_text(rep.peak_values))}")
-            for name, size in rep.scratch:
-                console.print(
-                    f"  scratch: `{escape(name)}` ({size:,} bytes per lane) is too large for registers "
-                    "and lives in scratch memory (not counted as VGPRs)"
-                )
-            sg = f", {occ.allocated_sgprs} SGPRs" if occ.allocated_sgprs is not None else ""
-            console.print(
-                f"  occupancy: {occ.allocated_vgprs} VGPRs allocated{sg} -> "
-                f"[bold]{occ.waves_per_simd}[/bold] of {occ.max_waves} waves per SIMD "
-                f"(limited by {occ.limiter})"
-            )
-            console.print("")
+        )
+    return lines
+
+
+def _label(name: str) -> Text:
+    return Text(f"  {name:<13}")
+
+
+def values_text(values: Sequence[LiveValue], limit: int = PEAK_VALUES) -> str:
+    parts = []
+    for v in values[:limit]:
+        width = f"{v.vgprs} VGPR" if v.vgprs else f"{v.sgprs} SGPR"
+        parts.append(f"{v.name} ({width}{'s' if (v.vgprs or v.sgprs) != 1 else ''})")
+    if len(values) > limit:
+        parts.append(f"… {len(values) - limit} more")
+    return ", ".join(parts) if parts else "(none)"
+
+
+def _sgpr_peak(rep: EntryReport) -> tuple[str, int] | None:
+    """The first line (the entry's file first) with the most live SGPRs."""
+    best: tuple[str, int] | None = None
+    most = 0
+    for path in _paths(rep, ()):
+        for row, (_, sgprs) in sorted(rep.lines.get(path, {}).items()):
+            if sgprs > most:
+                best, most = (path, row), sgprs
+    return best
+
+
+# -- the code frame -----------------------------------------------------------------------------
 
 
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
-def bar(value: int, most: int, cells: int = 10) -> str:
+def bar(value: int, most: int, cells: int = BAR_CELLS) -> str:
     """A compact horizontal bar, `cells` characters wide, of value / most in eighths of a cell."""
     eighths = round(max(0, min(value, most)) * cells * 8 / max(most, 1))
     full, part = divmod(eighths, 8)
     return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(cells)
 
 
-def _render_rows(
-    console: Any, src: SourceFile, rows: dict[int, tuple[int, int]], rep: EntryReport, path: str
-) -> None:
-    from rich.markup import escape
+def _paths(rep: EntryReport, included: Sequence[str]) -> list[str]:
+    """The entry's file first, then the others it reaches in inclusion order."""
+    paths = set(rep.lines) | set(rep.reached)
+    order = {p: i for i, p in enumerate(included)}
+    rest = sorted(paths - {rep.path}, key=lambda p: (order.get(p, len(order)), p))
+    return ([rep.path] if rep.path in paths else []) + rest
 
-    first, last = min(rows), max(rows)
-    width = max(rows.values(), key=lambda c: c[0])[0] if rows else 0
-    most = max(rep.max_live_vgprs, width, 1)
-    for row in range(first, last + 1):
-        line = src.line(row)
-        counts = rows.get(row)
-        is_peak = rep.peak_path == path and rep.peak_row == row
-        gutter = " " * 23 if counts is None else f"{counts[0]:6d} {counts[1]:5d} {bar(counts[0], most)}"
-        style = "bold red" if is_peak else ("yellow" if counts and counts[0] * 4 >= width * 3 else "")
-        mark = "  [bold red]◀ peak[/bold red]" if is_peak else ""
-        text = f"{gutter} │ {escape(line)}"
-        console.print(f"[{style}]{text}[/{style}]{mark}" if style else f"{text}{mark}")
+
+def code_frame(unit: UnitPressure, rep: EntryReport) -> Iterator[Text]:
+    paths = [p for p in _paths(rep, unit.pp.included) if p in unit.pp.sources]
+    shown = {p: _layout(unit.pp.sources[p], rep.lines.get(p, {}), rep.reached.get(p, [])) for p in paths}
+    rows = [r for items in shown.values() for kind, r, _ in items if kind == "line"]
+    width = len(str(max(rows, default=1)))
+    most = max([rep.max_live_vgprs, *(v for p in paths for v, _ in rep.lines.get(p, {}).values())], default=1)
+    gutter = " " * (5 + 1 + 4 + 1 + BAR_CELLS + 1)  # VGPRs, SGPRs, the bar
+    for n, path in enumerate(paths):
+        head = Text(f"{'VGPR':>5} {'SGPR':>4} {'':{BAR_CELLS}} " if n == 0 else gutter, style="dim")
+        head.append(f"{'':>{width}} ┌─ ", style="dim")
+        head.append(path, style="bold")
+        yield head
+        src = unit.pp.sources[path]
+        counts = rep.lines.get(path, {})
+        for kind, row, count in shown[path]:
+            if kind != "line":
+                what = f"not reached by {rep.entry}" if kind == "unreached" else "without instructions"
+                line = Text(gutter + f"{'⋮':>{width}} │ ", style="dim")
+                line.append(f"… {count} line{'s' if count != 1 else ''} {what} …", style="dim italic")
+                yield line
+                continue
+            yield _row(rep, path, row, src.line(row), counts.get(row), width, most, gutter)
+
+
+def _row(
+    rep: EntryReport,
+    path: str,
+    row: int,
+    code: str,
+    counts: tuple[int, int] | None,
+    width: int,
+    most: int,
+    gutter: str,
+) -> Text:
+    is_peak = rep.peak_path == path and rep.peak_row == row
+    if counts is None:
+        line = Text(gutter)
+    else:
+        v, s = counts
+        line = Text(f"{v:5d} {s:4d} ")
+        line.append(bar(v, most), style="red" if v * 4 >= most * 3 else "magenta")
+        line.append(" ")
+    line.append(f"{row:>{width}} │ ", style="blue")
+    style = "bold red" if is_peak else ("yellow" if counts and counts[0] * 4 >= most * 3 else "")
+    line.append(code, style=style)
+    if is_peak:
+        line.append("  ◀ peak", style="bold red")
+    return line
+
+
+def _layout(
+    src: SourceFile, counts: dict[int, tuple[int, int]], reached: Sequence[tuple[int, int]]
+) -> list[tuple[str, int, int]]:
+    """The file as ("line", row, 0) for each shown row and ("unreached" | "quiet", first row,
+    count) for each folded run; empty when the entry point neither reaches nor runs any of it."""
+    last = src.line_count
+    if last > 1 and not src.line(last):  # the empty "line" after a final line break
+        last -= 1
+    inside: set[int] = set()
+    heads: set[int] = set()
+    for first, end in reached:
+        inside.update(range(first, end + 1))
+        heads.add(first)
+    if not inside and not counts:
+        return []
+    shown = inside | set(counts)
+    # Fill short gaps (a blank line between two functions, a file's first lines): no fold saves
+    # a line there.
+    rows = [0, *sorted(shown), last + 1]
+    for a, b in pairwise(rows):
+        if 1 < b - a <= GAP + 1:
+            shown.update(range(a + 1, b))
+    out: list[tuple[str, int, int]] = []
+    row = 1
+    while row <= last:
+        if row not in shown:
+            end = row
+            while end + 1 <= last and end + 1 not in shown:
+                end += 1
+            out.append(("unreached", row, end - row + 1))
+            row = end + 1
+            continue
+        # A long run of reached rows without instructions (not a function's first row).
+        end = row
+        while end <= last and end in shown and end not in counts and end not in heads:
+            end += 1
+        if end - row >= QUIET_RUN:
+            out.append(("quiet", row, end - row))
+            row = end
+            continue
+        out.append(("line", row, 0))
+        row += 1
+    return out
