@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -118,11 +119,13 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-def _open(browser: Any, shader: Path, tmp_path: Path) -> tuple[Any, dict[str, Any], list[str]]:
+def _open(
+    browser: Any, shader: Path, tmp_path: Path, width: int = 1200, height: int = 900
+) -> tuple[Any, dict[str, Any], list[str]]:
     page_path = tmp_path / "pressure.html"
     text = _pressure(shader, "html")
     page_path.write_text(text, encoding="utf-8")
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page = browser.new_page(viewport={"width": width, "height": height})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(page_path.as_uri())
@@ -169,6 +172,96 @@ def test_target_selector_redraws_the_occupancy(browser: Any, shader: Path, tmp_p
     assert page.locator("#summary").get_attribute("data-waves") == str(waves)
     labels = page.locator("#chart .steplabel").all_text_contents()
     assert any(label.endswith(f"{waves} waves") for label in labels)
+    page.close()
+
+
+# Values loaded one a line and all kept to the end: the live VGPRs climb through every occupancy
+# step of the chart, up to its right edge.
+RAMP = (
+    "Buffer<float4> src : register(t0);\nRWStructuredBuffer<float4> dst : register(u0);\n\n"
+    "[numthreads(64, 1, 1)]\nvoid main(uint i : SV_DispatchThreadID)\n{\n"
+    + "".join(f"    float4 v{k} = src[i + {k}];\n" for k in range(24))
+    + "    dst[i] = "
+    + " + ".join(f"v{k}" for k in range(24))
+    + ";\n}\n"
+)
+
+
+@pytest.fixture
+def ramp(tmp_path: Path) -> Path:
+    # A long path: the tooltip's first line names the file.
+    folder = tmp_path / "a_folder_with_a_rather_long_name" / "and_another_one_below_it"
+    folder.mkdir(parents=True)
+    path = folder / "ramp_of_live_values.hlsl"
+    path.write_text(RAMP, encoding="utf-8")
+    return path
+
+
+def _inside(box: dict[str, float], width: int, height: int) -> bool:
+    return (
+        box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= width
+        and box["y"] + box["height"] <= height
+    )
+
+
+def test_tooltip_stays_inside_the_viewport(browser: Any, ramp: Path, tmp_path: Path) -> None:
+    width, height = 900, 600
+    page, _, errors = _open(browser, ramp, tmp_path, width, height)
+    tip = page.locator("#tip")
+    # The chart's last point, at the right edge.
+    last = page.locator("#chart circle.pt").last.bounding_box()
+    page.mouse.move(last["x"] + last["width"] / 2, last["y"] + last["height"] / 2)
+    assert tip.is_visible()
+    box = tip.bounding_box()
+    assert _inside(box, width, height), box
+    # A source line at the bottom right corner of the window.
+    rows = [r.bounding_box() for r in page.locator("#source tr.has").all()]
+    low = max((b for b in rows if b and b["y"] + b["height"] <= height), key=lambda b: b["y"])
+    page.mouse.move(width - 3, low["y"] + low["height"] / 2)
+    assert tip.is_visible()
+    box = tip.bounding_box()
+    assert _inside(box, width, height), box
+    assert tip.evaluate("t => t.scrollWidth <= t.clientWidth && t.scrollHeight <= t.clientHeight")
+    assert errors == []
+    page.close()
+
+
+def _crosses(box: dict[str, float], a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Whether the segment a-b passes through the rectangle (sampled finely along the segment)."""
+    x0, y0, x1, y1 = box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"]
+    steps = max(2, int(max(abs(b[0] - a[0]), abs(b[1] - a[1]))))
+    for k in range(steps + 1):
+        x = a[0] + (b[0] - a[0]) * k / steps
+        y = a[1] + (b[1] - a[1]) * k / steps
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            return True
+    return False
+
+
+def test_occupancy_labels_keep_off_the_curve(browser: Any, ramp: Path, tmp_path: Path) -> None:
+    page, data, errors = _open(browser, ramp, tmp_path)
+    checked = 0
+    for target in data["targets"]:
+        page.select_option("#target", target)
+        labels = [x.bounding_box() for x in page.locator("#chart .steplabel").all()]
+        points = [c.bounding_box() for c in page.locator("#chart circle.pt").all()]
+        centres = [(p["x"] + p["width"] / 2, p["y"] + p["height"] / 2) for p in points]
+        for label in labels:
+            for p in points:
+                apart = (
+                    p["x"] > label["x"] + label["width"]
+                    or label["x"] > p["x"] + p["width"]
+                    or p["y"] > label["y"] + label["height"]
+                    or label["y"] > p["y"] + p["height"]
+                )
+                assert apart, (target, label, p)
+            for a, b in pairwise(centres):
+                assert not _crosses(label, a, b), (target, label, a, b)
+            checked += 1
+    assert checked >= 2 * len(data["targets"])
+    assert errors == []
     page.close()
 
 
