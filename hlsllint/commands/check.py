@@ -21,10 +21,11 @@ from hlsllint.driver import STDIN, LintResult, lint_paths
 from hlsllint.fix import apply_fixes, unified_diff, write_atomic
 from hlsllint.output import FORMATS, printer
 from hlsllint.progress import ProgressBar
-from hlsllint.registry import rule_by_code
 from hlsllint.source import SourceFile
 
 MAX_FIX_ITERATIONS = 10
+MAX_REFUSED_SHOWN = 20
+"""--add-noqa lists at most this many of the findings that cannot take a noqa comment."""
 CLEAR_SCREEN = "\x1b[2J\x1b[H"
 TERMINAL_FORMATS = ("full", "concise", "grouped")
 """The formats printed through rich (`output/text.py`), followed by the summary line."""
@@ -83,7 +84,7 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
     if args.verbose:
         _verbose(result)
     if args.add_noqa:
-        return _add_noqa(result)
+        return _add_noqa(result, stdin_name)
     original_sources = result.sources
     originals = {p: s.text for p, s in original_sources.items()}
     fixed = Counter[str]()
@@ -235,14 +236,19 @@ def _verbose(result: LintResult) -> None:
         print(f"hlsllint: time per stage over {len(result.units)} units: {top}", file=sys.stderr)
 
 
-def _add_noqa(result: LintResult) -> int:
-    engine = {code for code, rule in rule_by_code().items() if rule.engine}
-    wanted = [d for d in result.diagnostics if d.code not in engine]
-    changes = add_noqa_all(result.sources, wanted)
-    for path, (text, _) in changes.items():
-        write_atomic(path, result.sources[path].to_bytes(text))
-    n = sum(count for _, count in changes.values())
+def _add_noqa(result: LintResult, stdin: str | None) -> int:
+    added = add_noqa_all(result.sources, result.diagnostics, stdin=stdin)
+    for path, data in added.files.items():
+        write_atomic(path, data)
+    n = added.directives
     print(f"Added {n} noqa directive{'s' if n != 1 else ''}.", file=sys.stderr)
+    if added.refused:
+        k = len(added.refused)
+        print(f"{k} finding{'s' if k != 1 else ''} cannot take a noqa comment:", file=sys.stderr)
+        for d, why in added.refused[:MAX_REFUSED_SHOWN]:
+            print(f"  {d.path}:{d.start.row}:{d.start.column}: {d.code} ({why})", file=sys.stderr)
+        if k > MAX_REFUSED_SHOWN:
+            print(f"  ... and {k - MAX_REFUSED_SHOWN} more", file=sys.stderr)
     return 2 if result.errors else 0
 
 

@@ -3,30 +3,65 @@
 Codes are merged into a directive already on the line (`// noqa: HL101` becomes
 `// noqa: HL101, HL105`); a bare `// noqa` already suppresses everything and is left alone. Running
 it twice changes nothing the second time.
+
+Every finding gets one, the engine's (HL000, HL002-HL006) included, except those that no comment
+can carry; each of those is returned with the reason, for the summary to say so:
+- HL001 reports a `noqa` directive itself (a directive on its line does not suppress it): `--fix`
+  removes the unused directive;
+- a finding on a line continued with `\\` (a comment there would end the macro or directive);
+- a finding in a file that cannot be read as text (binary, over the size limit) or rewritten
+  byte for byte, or read from standard input.
+A file that is not valid UTF-8, or is UTF-16, is edited through a lossless decoding of its bytes,
+so every byte outside the added comments stays as it was.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.noqa import CODE_RE, LINE_RE
 from hlsllint.source import SourceFile
 
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+"""A file's lines with their endings, split where SourceFile counts rows (LF, CRLF, a lone CR);
+not `str.splitlines`, which also splits at form feeds and U+2028."""
 
-def add_noqa(source: SourceFile, diagnostics: Iterable[Diagnostic]) -> tuple[str, int]:
-    """The file's text with the directives added, and how many lines changed."""
-    wanted: dict[int, set[str]] = {}
+
+@dataclass
+class Added:
+    """What `--add-noqa` does: the new bytes of each file it changes, how many directives it added
+    or extended, and the findings no directive can carry (with why)."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    directives: int = 0
+    refused: list[tuple[Diagnostic, str]] = field(default_factory=list)
+
+
+def add_noqa(text: str, diagnostics: Iterable[Diagnostic]) -> tuple[str, int, list[tuple[Diagnostic, str]]]:
+    """`text` with the directives added, how many lines changed, and the findings refused."""
+    wanted: dict[int, list[Diagnostic]] = {}
+    refused: list[tuple[Diagnostic, str]] = []
     for d in diagnostics:
-        wanted.setdefault(d.noqa_row, set()).add(d.code)
-    lines = source.text.splitlines(keepends=True)
+        if d.code == "HL001":
+            refused.append((d, "it reports a `noqa` directive; `--fix` removes the unused one"))
+        else:
+            wanted.setdefault(d.noqa_row, []).append(d)
+    lines = _LINES.findall(text)
     changed = 0
-    for row, codes in sorted(wanted.items()):
+    for row, found in sorted(wanted.items()):
         if not 1 <= row <= len(lines):
+            refused += [(d, f"the file has no line {row}") for d in found]
             continue
+        codes = {d.code for d in found}
         line = lines[row - 1]
         body = line.rstrip("\r\n")
         ending = line[len(body) :]
+        if body.endswith("\\"):
+            refused += [(d, "its line continues with `\\`: a comment there would end it") for d in found]
+            continue
         m = LINE_RE.search(body)
         if m is not None and m.group("codes") is None:
             continue  # a bare noqa suppresses every code already
@@ -41,22 +76,52 @@ def add_noqa(source: SourceFile, diagnostics: Iterable[Diagnostic]) -> tuple[str
             body = body.rstrip() + f"  // noqa: {', '.join(sorted(codes))}"
         lines[row - 1] = body + ending
         changed += 1
-    return "".join(lines), changed
+    return "".join(lines), changed, refused
 
 
 def add_noqa_all(
-    sources: Mapping[str, SourceFile], diagnostics: Iterable[Diagnostic]
-) -> dict[str, tuple[str, int]]:
-    """New text and count per file that changes (files that cannot be rewritten are skipped)."""
+    sources: Mapping[str, SourceFile], diagnostics: Iterable[Diagnostic], stdin: str | None = None
+) -> Added:
+    """The new bytes of every file that changes; findings in files that cannot be edited (or in
+    `stdin`, the name standard input was read as) are refused."""
     by_path: dict[str, list[Diagnostic]] = {}
     for d in diagnostics:
         by_path.setdefault(d.path, []).append(d)
-    out = {}
+    out = Added()
     for path, found in by_path.items():
         src = sources.get(path)
-        if src is None or not src.writable:
+        if path == stdin:
+            out.refused += [(d, "it was read from standard input") for d in found]
             continue
-        text, n = add_noqa(src, found)
+        editable = None if src is None else _lossless(src)
+        if editable is None:
+            out.refused += [(d, "its file cannot be read as text") for d in found]
+            continue
+        text, encode = editable
+        new, n, refused = add_noqa(text, found)
+        out.refused += refused
         if n:
-            out[path] = (text, n)
+            out.files[path] = encode(new)
+            out.directives += n
+    out.refused.sort(key=lambda r: r[0].sort_key())
     return out
+
+
+def _lossless(src: SourceFile) -> tuple[str, Callable[[str], bytes]] | None:
+    """The file's text, and how to write it back with only the edits changed: the loaded text for
+    a clean UTF-8 file; the bytes on disk decoded without loss for one that is not valid UTF-8
+    (invalid bytes kept as surrogates) or is UTF-16 (its byte order and BOM kept)."""
+    if src.writable:
+        return src.text, src.to_bytes
+    try:
+        with open(src.path, "rb") as f:
+            raw = f.read()
+        if src.encoding == "utf-16":
+            bom = raw[:2]
+            codec = "utf-16-le" if bom == b"\xff\xfe" else "utf-16-be"
+            return raw[2:].decode(codec), lambda text: bom + text.encode(codec)
+        utf8_bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
+        text = raw[len(utf8_bom) :].decode("utf-8", "surrogateescape")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text, lambda new: utf8_bom + new.encode("utf-8", "surrogateescape")
