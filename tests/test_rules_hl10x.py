@@ -153,22 +153,52 @@ def test_hl101_message_counts_components_read_and_says_why_uniform() -> None:
     src = """
 Buffer<float4> gTable : register(t0);
 RWBuffer<float4> gOut : register(u0);
+cbuffer P { uint gCount; };
 [numthreads(64, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
 {
-    float x = gTable[group.x].x;
+    float x = 0;
+    for (uint i = 0; i < gCount; ++i)
+        x += gTable[group.x * 8 + i].x;
     gOut[id.x] = x;
 }
 [numthreads(1, 1, 1)]
 void one(uint3 group : SV_GroupID)
 {
-    gOut[group.x] = gTable[group.x + 1];
+    for (uint i = 0; i < gCount; ++i)
+        gOut[group.x] += gTable[group.x + i];
 }
 """
     found = lint_text(src, ("HL101",))
     assert len(found) == 1  # the one-thread group has no other lanes
-    assert "(from `SV_GroupID`)" in found[0].message
-    assert "fills 1 VGPR per lane" in found[0].message
+    assert "(a wave-uniform address, from `SV_GroupID`; `i`)" in found[0].message
+    assert "filling 1 VGPR per lane" in found[0].message
+    assert "StructuredBuffer or ByteAddressBuffer" in found[0].message  # a typed buffer
+
+
+def test_hl101_one_off_uniform_loads_and_invariant_loop_loads_are_silent() -> None:
+    """The compiler scalarises a one-off uniform load itself (v_readfirstlane; regtruth 7 vs 6
+    VGPRs): only a loop that walks a uniform list, one element per iteration, is reported."""
+    src = """
+Texture2D<float> gExposure : register(t0);
+Buffer<float4> gTable : register(t1);
+RWBuffer<float4> gOut : register(u0);
+cbuffer P { uint gCount; uint gRow; };
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
+{
+    float4 acc = gTable[group.x] * gExposure[uint2(0, 0)];
+    for (uint i = 0; i < gCount; ++i)
+        acc += gTable[gRow] * i;                 // the same element every iteration
+    for (uint j = 0; j < id.x; ++j)
+        acc += gTable[j];                        // lanes leave the loop at different times
+    gOut[id.x] = acc;
+}
+"""
+    assert lint_text(src, ("HL101",)) == []
+    texture_list = src.replace("acc += gTable[gRow] * i;", "acc += gExposure.Load(int3(i, 0, 0));")
+    (d,) = lint_text(texture_list, ("HL101",))
+    assert "`WaveReadLaneAt`" in d.message and "StructuredBuffer" not in d.message
 
 
 def test_hl104_float_flags_tested_or_selecting_but_not_weights_alone() -> None:
@@ -315,15 +345,20 @@ RWBuffer<float4> gOut : register(u0);
 [numthreads(64, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
 {
-    float4 row = gTable[group.x];
-    float4 col = gTable[group.x + 1];
-    float4 whole = gTable[group.x + 2];
-    float4 later;
-    later = gTable[group.x + 3];
-    later.w = 0;
-    gOut[id.x] = row.x + col.rg.xyxy * id.x + whole * 2 + later.b;
+    float4 acc = 0;
+    for (uint i = 0; i < 4 * group.y; i += 4)
+    {
+        float4 row = gTable[group.x + i];
+        float4 col = gTable[group.x + i + 1];
+        float4 whole = gTable[group.x + i + 2];
+        float4 later;
+        later = gTable[group.x + i + 3];
+        later.w = 0;
+        acc += row.x + col.rg.xyxy * id.x + whole * 2 + later.b;
+    }
+    gOut[id.x] = acc;
 }
 """
-    counts = [d.message.split("fills ")[1].split(" per lane")[0] for d in lint_text(src, ("HL101",))]
+    counts = [d.message.split("filling ")[1].split(" per lane")[0] for d in lint_text(src, ("HL101",))]
     # regtruth: `row.x` alone compiles to buffer_load_format_x, the whole float4 to _xyzw
     assert counts == ["1 VGPR", "2 VGPRs", "4 VGPRs", "1 VGPR"]
