@@ -23,6 +23,8 @@ import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from hlsllint.files import read_regular
+
 COMPILERS = ("dxc", "fxc", "slangc", "glslangvalidator")
 
 # DXIL::ShaderKind in DXC's DxilConstants.h: the values of the __SHADER_STAGE_* macros.
@@ -276,8 +278,7 @@ def load_build_entries(
 ) -> list[BuildEntry]:
     """The shader compiler invocations in a compilation database or a file of command lines."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = read_regular(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise BuildError(f"{path}: cannot read: {e}") from e
     base = os.path.dirname(os.path.abspath(path))

@@ -24,6 +24,7 @@ from typing import Any
 
 from hlsllint import __version__
 from hlsllint.diagnostics import Applicability, Diagnostic, Edit, Fix, Related, Severity
+from hlsllint.files import read_regular
 from hlsllint.source import Location, SourceError, SourceFile
 
 DEFAULT_DIR = ".hlsllint_cache"
@@ -127,7 +128,7 @@ class Cache:
 
     def _load(self, key: str) -> CachedUnit | None:
         try:
-            raw = self._path(key).read_bytes()
+            raw = read_regular(str(self._path(key)))  # a FIFO in the folder must not hang the run
         except OSError:
             return None
         try:

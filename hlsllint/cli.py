@@ -213,7 +213,7 @@ def _resolver(args: argparse.Namespace) -> ConfigResolver:
             overrides[key] = getattr(args, key)
     if getattr(args, "compile_commands", None):
         database = os.path.abspath(args.compile_commands)
-        if not os.path.isfile(database):
+        if not os.path.exists(database):
             raise ConfigError(f"{args.compile_commands}: compilation database not found")
         build_variants(database, database)  # read it now: a broken file is a usage error
         overrides["compile_commands"] = database

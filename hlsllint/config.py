@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -17,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from hlsllint.builds import BuildError, load_build_entries
+from hlsllint.files import read_regular, special_kind
 from hlsllint.registry import find_rule, suggestion, unknown_selector
 from hlsllint.settings import AnalysisSettings
+from hlsllint.source import MAX_FILE_BYTES
 
 CONFIG_NAMES = (".hlsllint.toml", "hlsllint.toml", "pyproject.toml")
 DEFAULT_EXTENSIONS = (".hlsl", ".hlsli", ".fx", ".fxh")
@@ -107,6 +110,8 @@ class Settings:
     """A compilation database or a file of DXC command lines: one analysed variant per entry."""
     time_budget: float = 10.0
     """Seconds of analysis per translation unit before it stops with HL006 (0: no limit)."""
+    max_file_size: float = MAX_FILE_BYTES / (1024 * 1024)
+    """MiB: a larger shader or header is not read (HL004; 0: no limit)."""
     entry_points: tuple[str, ...] = ()
     """Function names that are entry points wherever a file defines them (after the attributes and
     semantics that mark an entry point, before the name heuristics)."""
@@ -115,6 +120,10 @@ class Settings:
     """Command-line --select: replaces the file's selection."""
     cli_extend_select: tuple[str, ...] = ()
     cli_ignore: tuple[str, ...] = ()
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_size * 1024 * 1024)
 
     @property
     def analysis(self) -> AnalysisSettings:
@@ -190,12 +199,13 @@ def relative_to(path: str, root: str) -> str:
 def config_table(path: Path) -> dict[str, Any] | None:
     """The hlsllint table of a config file, or None when the file has none (pyproject)."""
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = tomllib.loads(read_regular(str(path)).decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from e
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({e.reason} at byte {e.start})") from e
     except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from e
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from e
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         table = tool.get("hlsllint") if isinstance(tool, dict) else None
@@ -300,13 +310,17 @@ def table_changes(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
                 if not isinstance(value, str):
                     raise ConfigError(f"{path}: `compile-commands` must be a path")
                 db = os.path.normpath(os.path.join(root, value))
-                if not os.path.isfile(db):
+                if not os.path.exists(db):
                     raise ConfigError(f"{path}: `compile-commands`: {db} not found")
                 changes["compile_commands"] = db
             case "time-budget":
                 if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                     raise ConfigError(f"{path}: `time-budget` must be a number of seconds (0: no limit)")
                 changes["time_budget"] = float(value)
+            case "max-file-size":
+                if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                    raise ConfigError(f"{path}: `max-file-size` must be a number of MiB (0: no limit)")
+                changes["max_file_size"] = float(value)
             case "rule-options":
                 if not isinstance(value, dict):
                     raise ConfigError(f"{path}: `rule-options` must be a table of rule code = table")
@@ -349,7 +363,7 @@ def _variants(path: Path, value: Any) -> tuple[Variant, ...]:
 
 def load_config_file(path: str | Path) -> Settings:
     p = Path(path)
-    if not p.is_file():
+    if not p.exists() or p.is_dir():
         raise ConfigError(f"{p}: config file not found")
     table = config_table(p)
     if table is None:
@@ -357,6 +371,11 @@ def load_config_file(path: str | Path) -> Settings:
             return Settings(root=str(p.parent), config_path=str(p))
         table = {}
     return settings_from_table(p, table)
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    print(f"hlsllint: warning: {message}", file=sys.stderr)
 
 
 @dataclass
@@ -382,6 +401,10 @@ class ConfigResolver:
         found: Settings | None = None
         for name in CONFIG_NAMES:
             candidate = Path(directory) / name
+            kind = special_kind(str(candidate))
+            if kind is not None:  # a FIFO or a device: reading it could hang
+                _warn_once(f"{candidate}: not a regular file: {kind}; skipped")
+                continue
             if candidate.is_file():
                 table = config_table(candidate)
                 if table is not None:
@@ -518,6 +541,14 @@ OPTIONS: dict[str, Option] = {
     ),
     "time-budget": Option(
         "seconds", "10", "Stop analysing a file after this long and report HL006 (0: no limit).", "30"
+    ),
+    "max-file-size": Option(
+        "MiB",
+        str(MAX_FILE_BYTES // (1024 * 1024)),
+        "Shaders and headers larger than this are not read (HL004 names the file and its size; "
+        "0: no limit). Only regular files are read: a FIFO, a device or a socket is skipped, "
+        "whatever its name.",
+        "16",
     ),
     "entry-points": Option(
         "list of function names",

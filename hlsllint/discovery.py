@@ -8,6 +8,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from hlsllint.config import ConfigResolver, Settings, relative_to
+from hlsllint.files import read_regular
 
 if TYPE_CHECKING:
     from pathspec import PathSpec
@@ -25,10 +26,10 @@ def _spec(lines: Iterable[str]) -> PathSpec:
 def _gitignore(directory: str) -> PathSpec | None:
     path = os.path.join(directory, ".gitignore")
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return _spec(f)
+        data = read_regular(path)  # not a FIFO or a device named .gitignore
     except OSError:
         return None
+    return _spec(data.decode("utf-8", errors="replace").splitlines())
 
 
 @cache
@@ -98,12 +99,13 @@ def force_excluded(path: str, resolver: ConfigResolver) -> bool:
 
 def discover(paths: Sequence[str], resolver: ConfigResolver) -> Iterator[str]:
     """Files to lint, in a stable order. Explicitly named files are linted (as ruff) unless
-    `force-exclude` applies `exclude` to them too."""
+    `force-exclude` applies `exclude` to them too, whatever they are: what is not a regular file
+    (a FIFO, a device) gets its HL004 when it is read, as in a folder."""
     seen: set[str] = set()
     for root in paths:
         if os.path.exists(root) and force_excluded(root, resolver):
             continue
-        if os.path.isfile(root) or not os.path.exists(root):
+        if not os.path.isdir(root):
             key = os.path.normpath(root)
             if key not in seen:
                 seen.add(key)

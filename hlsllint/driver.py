@@ -161,7 +161,9 @@ def _plan_units(
         reached.add(f)
         stack.extend(t for t in includes.get(f, ()) if t in linted)
     roots += [f for f in files if f not in reached]
-    through = includers_of([f for f in roots if f in alone], resolver, loader) if alone else {}
+    # A header that cannot be read is linted on its own: its HL004 is its own, not its includers'.
+    headers = [f for f in roots if f in alone and _text_or_none(loader, f) is not None]
+    through = includers_of(headers, resolver, loader) if headers else {}
     planned: list[str] = []
     for f in roots:
         planned += through.get(f) or [f]
@@ -205,7 +207,7 @@ def lint_paths(
     """Lint files and folders. With `cache`, units whose files are unchanged are not re-linted;
     with `shard=(K, N)` only the K-th of N balanced parts of the units is linted (and reported)."""
     overrides = dict(overrides or {})
-    loader = FileLoader(overrides)
+    loader = FileLoader(overrides, resolver)
     files = list(discover([p for p in paths if p not in overrides], resolver))
     files += [os.path.normpath(p) for p in overrides if os.path.normpath(p) not in files]
     alone = frozenset(os.path.normpath(p) for p in paths if p not in overrides and os.path.isfile(p))
@@ -343,7 +345,18 @@ def _run_groups(
             inherited = [*pipes, reader] if forked else []
             proc = ctx.Process(
                 target=_worker,
-                args=(w, writer, inherited, os.getpid(), plan, loader.overrides, lock, bounds, holding),
+                args=(
+                    w,
+                    writer,
+                    inherited,
+                    os.getpid(),
+                    plan,
+                    loader.overrides,
+                    loader.resolver,
+                    lock,
+                    bounds,
+                    holding,
+                ),
                 name=f"hlsllint-worker-{w}",
                 daemon=True,
             )
@@ -397,6 +410,7 @@ def _worker(
     parent: int,
     plan: list[list[_Unit]],
     overrides: Mapping[str, str],
+    resolver: ConfigResolver | None,
     lock: Lock,
     bounds: Any,
     holding: Any,
@@ -407,7 +421,7 @@ def _worker(
     _outlive_no_parent(parent)
     for other in inherited:
         other.close()
-    loader = FileLoader(overrides)  # the run's files, read once in this process
+    loader = FileLoader(overrides, resolver)  # the run's files, read once in this process
     try:
         while True:
             while not lock.acquire(timeout=_PARENT_CHECK_SECONDS):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from hlsllint import preprocess as pp_stage
 from hlsllint.checker import run_rules
-from hlsllint.config import ConfigResolver, Settings, Variant
+from hlsllint.config import ConfigError, ConfigResolver, Settings, Variant
 from hlsllint.context import AnalysisSettings, RuleContext
 from hlsllint.deadline import BudgetExceeded, Cancelled, Deadline, active
 from hlsllint.diagnostics import Diagnostic, Severity
@@ -24,7 +24,7 @@ from hlsllint.noqa import Suppressions, parse_suppressions, unused_noqa
 from hlsllint.registry import all_rules, rule_by_code
 from hlsllint.rule import Rule
 from hlsllint.same_units import Key, SameUnits
-from hlsllint.source import SourceError, SourceFile
+from hlsllint.source import MAX_FILE_BYTES, SourceError, SourceFile
 from hlsllint.syntax import SyntaxTree, parse
 
 
@@ -36,11 +36,24 @@ def tune_gc() -> None:
 
 
 class FileLoader:
-    """Reads and caches source files; `overrides` serves unsaved text (stdin, editor buffers)."""
+    """Reads and caches source files; `overrides` serves unsaved text (stdin, editor buffers).
+    A file larger than the `max-file-size` of its settings (`resolver`; else the default) is an
+    error, as is anything but a regular file."""
 
-    def __init__(self, overrides: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, overrides: Mapping[str, str] | None = None, resolver: ConfigResolver | None = None
+    ) -> None:
         self.overrides = {os.path.normpath(k): v for k, v in (overrides or {}).items()}
+        self.resolver = resolver
         self._cache: dict[str, SourceFile | SourceError] = {}
+
+    def max_bytes(self, path: str) -> int:
+        if self.resolver is None:
+            return MAX_FILE_BYTES
+        try:
+            return self.resolver.for_path(path).max_file_bytes
+        except ConfigError:  # reported where the file is linted; an include keeps the default
+            return MAX_FILE_BYTES
 
     def __call__(self, path: str) -> SourceFile:
         key = os.path.normpath(path)
@@ -50,7 +63,7 @@ class FileLoader:
                 if key in self.overrides:
                     hit = SourceFile(path=path, text=self.overrides[key])
                 else:
-                    hit = SourceFile.read(path)
+                    hit = SourceFile.read(path, self.max_bytes(path))
             except SourceError as e:
                 hit = e
             self._cache[key] = hit

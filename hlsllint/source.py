@@ -5,17 +5,20 @@ its line endings as they are on disk (CRLF stays CRLF) so that fixes can be writ
 byte-for-byte; a UTF-8 BOM is removed from the text and remembered. A lone CR is a line break
 (as the compilers read it): rows count it, and the preprocessor turns it into LF for the parser.
 UTF-16 files with a BOM are decoded; such a file is never written back (see `writable`).
+Only regular files are read, up to `max-file-size` (`hlsllint.files.read_regular`).
 """
 
 from __future__ import annotations
 
 import bisect
-import os
 import re
 from dataclasses import dataclass, field
 
+from hlsllint.files import read_regular
+
 MAX_FILE_BYTES = 4 * 1024 * 1024
-"""Files larger than this are not linted (they are almost certainly generated or not shaders)."""
+"""Files larger than this are not linted (they are almost certainly generated or not shaders): the
+default of the `max-file-size` setting."""
 
 BOM = "\ufeff"
 _LINE_BREAK = re.compile(r"\r\n?|\n")
@@ -65,15 +68,11 @@ class SourceFile:
         return cls(path=path, text=text, had_bom=had_bom, decode_errors=errors)
 
     @classmethod
-    def read(cls, path: str) -> SourceFile:
+    def read(cls, path: str, max_bytes: int = MAX_FILE_BYTES) -> SourceFile:
+        """Read a regular file of at most `max_bytes` (0: no limit); anything else (a FIFO, a
+        device, a socket, a folder, a larger file) is a `SourceError` naming what it is."""
         try:
-            size = os.path.getsize(path)
-            if size > MAX_FILE_BYTES:
-                raise SourceError(
-                    f"file is {size / 1e6:.1f} MB, over the {MAX_FILE_BYTES // (1024 * 1024)} MiB limit"
-                )
-            with open(path, "rb") as f:
-                data = f.read()
+            data = read_regular(path, max_bytes, "max-file-size")
         except OSError as e:
             raise SourceError(e.strerror or str(e)) from e
         return cls.from_bytes(path, data)

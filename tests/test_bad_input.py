@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -269,3 +274,116 @@ def test_a_name_holding_line_separators_stays_on_its_finding_line(
     lines = [line for line in out.splitlines() if line.startswith("odd.hlsl:")]
     assert [line.split()[1] for line in lines] == ["HL002", "HL002", "HL105"]
     assert "'a b.hlsl' not found" in lines[0] and "'c d.hlsl' not found" in lines[1]
+
+
+# -- what is not a regular file, or is too large ------------------------------------------------
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The real command line in a process of its own: a run that hangs fails the test."""
+    return subprocess.run(
+        [sys.executable, "-m", "hlsllint", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def json_run(*args: str) -> tuple[int, list[dict[str, Any]], str]:
+    proc = run_cli(*args, "--output-format", "json", "-j", "1", "--no-cache")
+    assert "Traceback" not in proc.stderr
+    return proc.returncode, json.loads(proc.stdout), proc.stderr
+
+
+def messages_by_file(data: list[dict[str, Any]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for d in data:
+        out.setdefault(Path(str(d["filename"])).name, []).append(f"{d['code']} {d['message']}")
+    return out
+
+
+def test_fifos_devices_and_sockets_in_a_tree_are_skipped_with_their_kind(folder: Path) -> None:
+    """A FIFO named .hlsl hung the run for good; a .hlsli link to /dev/zero ended in a MemoryError
+    traceback; a socket could not be opened. Each is one HL004 naming what it is."""
+    os.mkfifo(folder / "pipe.hlsl")
+    (folder / "zero.hlsli").symlink_to("/dev/zero")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind("sock.fx")  # relative: a socket's path is short
+    try:
+        code, data, _ = json_run(".")
+    finally:
+        sock.close()
+    assert messages_by_file(data) == {
+        "ok.hlsl": [next(m for m in messages_by_file(data)["ok.hlsl"])],
+        "pipe.hlsl": ["HL004 Cannot lint file: not a regular file: FIFO, 0 bytes"],
+        "sock.fx": ["HL004 Cannot lint file: not a regular file: socket, 0 bytes"],
+        "zero.hlsli": ["HL004 Cannot lint file: not a regular file: character device, 0 bytes"],
+    }
+    assert codes_by_file(data)["ok.hlsl"] == ["HL105"] and code == 1
+
+
+def test_a_device_or_fifo_named_on_the_command_line_is_not_a_clean_run(folder: Path) -> None:
+    """`hlsllint /dev/zero` said "All checks passed!"."""
+    os.mkfifo(folder / "pipe.hlsl")
+    for path in ("/dev/zero", "pipe.hlsl"):
+        code, data, _ = json_run(path)
+        assert [d["code"] for d in data] == ["HL004"] and code == 1
+        assert "not a regular file" in str(data[0]["message"])
+    proc = run_cli("pressure", "/dev/zero")
+    assert proc.returncode == 2 and "not a regular file: character device" in proc.stderr
+
+
+def test_including_a_device_or_a_fifo_names_it(folder: Path) -> None:
+    """`#include "/dev/zero"` read 7.6 GB before the time budget stopped it; a FIFO hung."""
+    os.mkfifo(folder / "pipe.hlsli")
+    (folder / "main.hlsl").write_text('#include "/dev/zero"\n#include "pipe.hlsli"\n' + BAD)
+    code, data, _ = json_run("main.hlsl")
+    assert [(d["code"], d["location"]["row"], d["message"]) for d in data] == [
+        ("HL003", 1, "cannot read include file '/dev/zero': not a regular file: character device, 0 bytes"),
+        ("HL003", 2, "cannot read include file 'pipe.hlsli': not a regular file: FIFO, 0 bytes"),
+        ("HL105", 3, next(str(d["message"]) for d in data if d["code"] == "HL105")),
+    ]
+    assert code == 1
+
+
+def test_a_fifo_in_the_cache_folder_is_ignored(folder: Path) -> None:
+    first = run_cli(".", "--cache-dir", "cache", "-j", "1", "--output-format", "concise")
+    (entry,) = (folder / "cache").rglob("*.json")
+    entry.unlink()
+    os.mkfifo(entry)
+    again = run_cli(".", "--cache-dir", "cache", "-j", "1", "--output-format", "concise")
+    assert again.returncode == first.returncode == 1 and again.stdout == first.stdout
+
+
+def test_fifos_for_config_gitignore_and_compile_commands_do_not_hang(folder: Path) -> None:
+    (folder / "sub").mkdir()
+    (folder / "sub" / "a.hlsl").write_text(BAD)
+    os.mkfifo(folder / "sub" / "hlsllint.toml")
+    os.mkfifo(folder / "sub" / ".gitignore")
+    (folder / "hlsllint.toml").write_text('ignore = ["HL105"]\n')
+    code, data, err = json_run("sub")
+    # The FIFO is skipped, with a word: the config above applies.
+    assert "sub/hlsllint.toml: not a regular file: FIFO; skipped" in err
+    assert data == [] and code == 0
+    os.mkfifo(folder / "build.txt")
+    proc = run_cli("ok.hlsl", "--compile-commands", "build.txt")
+    assert proc.returncode == 2 and "build.txt: cannot read: not a regular file: FIFO" in proc.stderr
+    proc = run_cli("ok.hlsl", "--config", "sub/hlsllint.toml")
+    assert proc.returncode == 2 and "not a regular file: FIFO" in proc.stderr
+
+
+def test_max_file_size_is_a_setting(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "big.hlsl").write_text("float a;\n" * 300 + BAD)
+    (folder / "user.hlsl").write_text('#include "big.hlsl"\n')
+    (folder / "hlsllint.toml").write_text("max-file-size = 0.002\n")  # 2,097 bytes
+    _, data = lint(capsys, "big.hlsl", "ok.hlsl")
+    assert codes_by_file(data) == {"big.hlsl": ["HL004"], "ok.hlsl": ["HL105"]}
+    message = "Cannot lint file: file is 2,741 bytes, over the 0.002 MiB limit (`max-file-size`)"
+    assert data[0]["message"] == message
+    _, data = lint(capsys, "user.hlsl", "--config", "max-file-size=0.001")
+    assert [d["code"] for d in data] == ["HL003"] and "over the 0.001 MiB limit" in str(data[0]["message"])
+    _, data = lint(capsys, "big.hlsl", "--config", "max-file-size=0")  # no limit
+    assert codes_by_file(data) == {"big.hlsl": ["HL105"]}
+    main(["config", "max-file-size"])
+    assert "Default: 4\n" in capsys.readouterr().out

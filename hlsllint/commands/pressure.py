@@ -16,6 +16,7 @@ from typing import IO, Any
 from hlsllint.analysis.occupancy import UnknownTarget
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.discovery import discover
+from hlsllint.lint import FileLoader
 from hlsllint.output import PRESSURE_FORMATS, pressure_printer
 from hlsllint.pressure_report import UnitPressure, analyse_file
 from hlsllint.source import SourceError
@@ -38,7 +39,7 @@ def run_pressure(
     with_values = PRESSURE_FORMATS[output_format].values
     status = 0
     units: list[UnitPressure] = []
-    files = [p for p in paths if os.path.isfile(p)] + list(
+    files = [p for p in paths if os.path.exists(p) and not os.path.isdir(p)] + list(
         discover([p for p in paths if os.path.isdir(p)], resolver)
     )
     missing = [p for p in paths if not os.path.exists(p)]
@@ -54,7 +55,10 @@ def run_pressure(
         seen: set[tuple[str, str]] = set()
         for variant in variants:
             try:
-                unit = analyse_file(path, settings, entry=entry, with_values=with_values, variant=variant)
+                loader = FileLoader(resolver=resolver)
+                unit = analyse_file(
+                    path, settings, entry=entry, loader=loader, with_values=with_values, variant=variant
+                )
             except SourceError as e:
                 print(f"hlsllint: error: {path}: {e}", file=sys.stderr)
                 status = 2

@@ -24,6 +24,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
+from hlsllint.files import is_special
 from hlsllint.preprocess.expansions import (
     EXPANSIONS,
     Diag,
@@ -445,13 +446,18 @@ class Preprocessor(MacroExpander):
         return None
 
     def _exists(self, p: str) -> bool:
-        """A file on disk, or one the loader can serve (e.g. an unsaved editor buffer)."""
+        """A file on disk, or one the loader can serve (e.g. an unsaved editor buffer). A FIFO,
+        a device or a socket exists too (the compilers would open it): reading it fails, and
+        the include says why, rather than that it was not found."""
         if p in self.sources or p in self._loaded or os.path.isfile(p):
             self._rec_io.append((p, True))
             return True
         try:
             self._loaded[p] = self.loader(p)
         except Exception:
+            if is_special(p):
+                self._rec_io.append((p, True))
+                return True
             self.missing.add(p)
             self._rec_io.append((p, False))
             return False
