@@ -288,7 +288,8 @@ def _lint_main(
                 )
             )
         elif src.encoding != "utf-8":
-            message = "File is UTF-16: analysed, but --fix does not rewrite it; save it as UTF-8"
+            name = src.encoding.upper()
+            message = f"File is {name}: analysed, but --fix does not rewrite it; save it as UTF-8"
             result.diagnostics.append(_engine_diag("HL005", message, src, variant=vname))
     for d in pp.diagnostics:
         origin = pp.sources.get(d.path)

@@ -4,13 +4,14 @@ Everything downstream works on `str` offsets (code points) into `SourceFile.text
 its line endings as they are on disk (CRLF stays CRLF) so that fixes can be written back
 byte-for-byte; a UTF-8 BOM is removed from the text and remembered. A lone CR is a line break
 (as the compilers read it): rows count it, and the preprocessor turns it into LF for the parser.
-UTF-16 files with a BOM are decoded; such a file is never written back (see `writable`).
+UTF-16 and UTF-32 files with a BOM are decoded; such a file is never written back (see `writable`).
 Only regular files are read, up to `max-file-size` (`hlsllint.files.read_regular`).
 """
 
 from __future__ import annotations
 
 import bisect
+import codecs
 import re
 from dataclasses import dataclass, field
 
@@ -19,6 +20,14 @@ from hlsllint.files import read_regular
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Files larger than this are not linted (they are almost certainly generated or not shaders): the
 default of the `max-file-size` setting."""
+
+_WIDE_BOMS = (
+    # UTF-32 first: its little-endian BOM starts with UTF-16's.
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 BOM = "\ufeff"
 _LINE_BREAK = re.compile(r"\r\n?|\n")
@@ -44,16 +53,19 @@ class SourceFile:
     decode_errors: int = 0
     """Number of bytes that were not valid UTF-8 and were replaced with U+FFFD."""
     encoding: str = "utf-8"
-    """"utf-8", or "utf-16" for a file that started with a UTF-16 BOM (decoded, never rewritten)."""
+    """"utf-8", or "utf-16" / "utf-32" for a file that started with such a BOM (decoded, never
+    rewritten)."""
     _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> SourceFile:
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            try:
-                return cls(path=path, text=data.decode("utf-16"), encoding="utf-16")
-            except UnicodeDecodeError as e:
-                raise SourceError("UTF-16 file that does not decode: save it as UTF-8") from e
+        for bom, encoding in _WIDE_BOMS:
+            if data.startswith(bom):
+                try:
+                    return cls(path=path, text=data.decode(encoding), encoding=encoding)
+                except UnicodeDecodeError as e:
+                    name = encoding.upper()
+                    raise SourceError(f"{name} file that does not decode: save it as UTF-8") from e
         if b"\x00" in data[:8192]:
             raise SourceError("binary file (contains NUL bytes)")
         had_bom = data.startswith(b"\xef\xbb\xbf")
@@ -79,7 +91,7 @@ class SourceFile:
 
     @property
     def writable(self) -> bool:
-        """Whether fixes may rewrite the file byte-for-byte (not for lossy or UTF-16 reads)."""
+        """Whether fixes may rewrite the file byte-for-byte (not for lossy, UTF-16 or UTF-32 reads)."""
         return not self.decode_errors and self.encoding == "utf-8"
 
     def to_bytes(self, text: str | None = None) -> bytes:

@@ -387,3 +387,18 @@ def test_max_file_size_is_a_setting(folder: Path, capsys: pytest.CaptureFixture[
     assert codes_by_file(data) == {"big.hlsl": ["HL105"]}
     main(["config", "max-file-size"])
     assert "Default: 4\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("encoding", ["utf-32-le", "utf-32-be"])
+def test_utf32_with_bom_is_decoded_and_never_rewritten(
+    folder: Path, capsys: pytest.CaptureFixture[str], encoding: str
+) -> None:
+    """A UTF-32 LE file was taken for UTF-16 (its BOM starts with UTF-16's): 24 HL000."""
+    raw = ("\ufeff// x\r\n" + BAD).encode(encoding)
+    (folder / "wide.hlsl").write_bytes(raw)
+    _, data = lint(capsys, "wide.hlsl")
+    assert [(d["code"], d["location"]["row"]) for d in data] == [("HL005", 1), ("HL105", 2)]
+    assert "UTF-32" in str(data[0]["message"])
+    main(["wide.hlsl", "--fix"])
+    capsys.readouterr()
+    assert (folder / "wide.hlsl").read_bytes() == raw
