@@ -97,18 +97,30 @@ def force_excluded(path: str, resolver: ConfigResolver) -> bool:
     return False
 
 
+def _identity(path: str) -> tuple[int, int] | str:
+    """What makes two paths one file: its device and inode (a symbolic link, `x/../a.hlsl` and
+    an absolute spelling are the file they lead to), else the normalised path."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return os.path.normpath(path)
+    return (st.st_dev, st.st_ino)
+
+
 def discover(paths: Sequence[str], resolver: ConfigResolver) -> Iterator[str]:
-    """Files to lint, in a stable order. Explicitly named files are linted (as ruff) unless
-    `force-exclude` applies `exclude` to them too, whatever they are: what is not a regular file
-    (a FIFO, a device) gets its HL004 when it is read, as in a folder."""
-    seen: set[str] = set()
+    """Files to lint, in a stable order, each once however it is spelt (the first spelling
+    met). Explicitly named files are linted (as ruff) unless `force-exclude` applies `exclude` to
+    them too, whatever they are: what is not a regular file (a FIFO, a device) gets its HL004
+    when it is read, as in a folder."""
+    seen: set[tuple[int, int] | str] = set()
     for root in paths:
         if os.path.exists(root) and force_excluded(root, resolver):
             continue
         if not os.path.isdir(root):
             key = os.path.normpath(root)
-            if key not in seen:
-                seen.add(key)
+            ident = _identity(key)
+            if ident not in seen:
+                seen.add(ident)
                 yield key
             continue
         for dirpath, dirnames, filenames in os.walk(root):
@@ -129,7 +141,10 @@ def discover(paths: Sequence[str], resolver: ConfigResolver) -> Iterator[str]:
                 settings = resolver.for_path(full)
                 if not name.lower().endswith(settings.extensions):
                     continue
-                if full in seen or is_excluded(full, settings) or is_gitignored(full):
+                if is_excluded(full, settings) or is_gitignored(full):
                     continue
-                seen.add(full)
+                ident = _identity(full)
+                if ident in seen:
+                    continue
+                seen.add(ident)
                 yield full

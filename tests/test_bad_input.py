@@ -402,3 +402,15 @@ def test_utf32_with_bom_is_decoded_and_never_rewritten(
     main(["wide.hlsl", "--fix"])
     capsys.readouterr()
     assert (folder / "wide.hlsl").read_bytes() == raw
+
+
+def test_one_file_under_several_spellings_is_linted_once(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`a.hlsl` and its absolute path, or a link to it in the tree: "Fixed 10" for 5 fixes."""
+    (folder / "sub").mkdir()
+    (folder / "sub" / "link.hlsl").symlink_to(folder / "ok.hlsl")
+    _, data = lint(capsys, "ok.hlsl", str(folder / "ok.hlsl"), "sub")
+    assert [(os.path.relpath(str(d["filename"])), d["code"]) for d in data] == [("ok.hlsl", "HL105")]
+    _, data = lint(capsys, ".")
+    assert [(os.path.relpath(str(d["filename"])), d["code"]) for d in data] == [("ok.hlsl", "HL105")]
