@@ -202,3 +202,26 @@ def test_empty_run_is_valid(tmp_path: Path) -> None:
     validate(log)
     assert log["runs"][0]["results"] == []
     assert note is None
+
+
+def test_internal_errors_carry_relative_paths(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notification of a crashing rule named the file and hlsllint's own modules by their
+    absolute paths (the runner's folders), where the results' URIs are relative."""
+    rule = find_rule("HL105")
+    assert rule is not None
+
+    def crash(*_args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(rule, "visit", crash)
+    code = main(["check", "--output-format", "sarif", "--no-cache", "-j", "1", str(repo / "shaders")])
+    log = json.loads(capsys.readouterr().out)
+    validate(log)
+    (note,) = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    text = note["message"]["text"]
+    assert code == 2 and "boom" in text
+    assert text.startswith("rule HL105 (sign-for-sign-bit) crashed on shaders/main.hlsl:\n")
+    assert str(repo) not in text and str(Path(sarif.__file__).parents[2]) not in text
+    assert 'File "hlsllint/checker.py"' in text

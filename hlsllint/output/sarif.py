@@ -20,6 +20,7 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
+import hlsllint
 from hlsllint import __version__, rule_url
 from hlsllint.diagnostics import Diagnostic, Fix, Severity
 from hlsllint.discovery import git_checkout_of
@@ -59,6 +60,26 @@ def relative_path(path: str, root: str) -> str:
         except ValueError:
             rel = os.path.basename(path)
     return rel.replace(os.sep, "/")
+
+
+def relative_text(text: str, root: str) -> str:
+    """A message (an internal error's traceback) with the absolute paths in it made relative as
+    the results' URIs are: to the repository, else the working folder; hlsllint's own files to
+    the folder they are imported from (`hlsllint/checker.py`, not the runner's site-packages)."""
+    root = os.path.abspath(root)
+    package = os.path.dirname(os.path.dirname(os.path.abspath(hlsllint.__file__)))
+    imports = {os.path.abspath(p) for p in (package, *sys.path) if p}
+    inside = [p for p in imports if p.startswith(root + os.sep)]
+    outside = [p for p in imports - set(inside) if not (root + os.sep).startswith(p + os.sep)]
+    for prefix in [
+        *sorted(inside, key=len, reverse=True),
+        root,
+        os.getcwd(),
+        *sorted(outside, key=len, reverse=True),
+    ]:
+        if prefix != os.path.dirname(prefix):  # not the file system's root
+            text = text.replace(prefix + os.sep, "")
+    return text
 
 
 def artifact_uri(path: str, root: str) -> str:
@@ -263,7 +284,12 @@ def execution_notifications(
 ) -> list[dict[str, Any]]:
     """What went wrong while running: internal errors, unreadable files, skipped analyses."""
     notes: list[dict[str, Any]] = [
-        {"level": "error", "message": {"text": e}, "descriptor": {"id": "internal-error"}} for e in errors
+        {
+            "level": "error",
+            "message": {"text": relative_text(e, root)},
+            "descriptor": {"id": "internal-error"},
+        }
+        for e in errors
     ]
     for d in diagnostics:
         if d.code in (UNREADABLE, SKIPPED):
