@@ -21,6 +21,22 @@ _MIDDLE_STAGES = frozenset({"hull", "geometry", "domain"})
 _INTERPOLATION = frozenset({"nointerpolation", "linear", "centroid", "noperspective", "sample"})
 _VERTEX_IDS = frozenset({"SV_VERTEXID", "SV_INSTANCEID"})
 _EFFECT_METHODS = frozenset({"Append", "Consume", "IncrementCounter", "DecrementCounter", "Store"})
+_D3D9_OUTPUTS = frozenset({"POSITION", "POSITION0", "POSITIONT", "PSIZE", "PSIZE0", "FOG", "FOG0"})
+"""Semantics that a D3D9 (`vs_2_0`/`vs_3_0`, effect file) vertex shader's output gives to the
+rasteriser, as `SV_Position` does later: the position, point size and fog are not
+interpolators, and deleting one removes the position."""
+
+
+def _system_value(struct: T.Type, semantic: str | None) -> bool:
+    """`SV_*`, or a D3D9 position/point size/fog in a struct without `SV_Position` (a struct
+    with `SV_Position` uses `POSITION` as an ordinary attribute, as D3D10+ does)."""
+    if semantic is None:
+        return True
+    upper = semantic.upper()
+    if upper.startswith("SV_"):
+        return True
+    has_sv_position = any((m.semantic or "").upper() == "SV_POSITION" for m in struct.members)
+    return upper in _D3D9_OUTPUTS and not has_sv_position
 
 
 def full_screen(ctx: RuleContext, entry: EntryPoint) -> bool:
@@ -147,6 +163,38 @@ def _pack_advice(attrs: list[_Attribute]) -> str:
     return ", ".join(parts)
 
 
+def _method_reads(ctx: RuleContext, struct: T.Type, method: str) -> set[str] | None:
+    """The members of `struct` that its method `method` names (`uv`, `this.uv`), or None when
+    the method is not found in the struct's declaration."""
+    node = struct_node(ctx, struct.name)
+    body = node.child_by_field_name("body") if node is not None else None
+    members = {m.name for m in struct.members}
+    for child in body.named_children if body is not None else []:
+        if child.type != "function_definition":
+            continue
+        declarator = child.child_by_field_name("declarator")
+        name = declarator.child_by_field_name("declarator") if declarator is not None else None
+        if name is None or ctx.node_text(name) != method:
+            continue
+        found = child.child_by_field_name("body")
+        if found is None:
+            return None
+        return {
+            ctx.node_text(n)
+            for n in ctx.tree.walk(found)
+            if n.type in ("identifier", "field_identifier") and ctx.node_text(n) in members
+        }
+    return None
+
+
+def _read_in_another_variant(ctx: RuleContext, member: str) -> bool:
+    """`.member` read more often in the unit's source files than in this variant's
+    preprocessed text: some `#if`/`#elif` branch left out of this variant reads it."""
+    pattern = re.compile(r"\.\s*" + re.escape(member) + r"\b(?!\s*=[^=])")
+    here = len(pattern.findall(ctx.text))
+    return sum(len(pattern.findall(src.text)) for src in ctx.pp.sources.values()) > here
+
+
 class OversizedInterpolators(Rule):
     code = "HL107"
     name = "oversized-interpolators"
@@ -173,7 +221,11 @@ class OversizedInterpolators(Rule):
         "rows between small elements. System values (`SV_*`) take no interpolator slot. A "
         "full-screen pass (a vertex shader that makes three or four vertices from `SV_VertexID`, "
         "with no vertex-buffer input and no fetch) interpolates for a few vertices only and is "
-        "left alone."
+        "left alone. A member counts as read when any `#if`/`#elif` branch of the file reads "
+        "it (the variant linted may leave that branch out) and when a method of the input "
+        "struct reads it (`input.GetUV()`); in a D3D9 effect (`vs_2_0`, no `SV_Position`) the "
+        "vertex shader's `POSITION`, `PSIZE` and `FOG` outputs go to the rasteriser, not to the "
+        "pixel shader, and are never reported or removed."
     )
     bad_example = """\
 struct VSOut
@@ -286,7 +338,7 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
                     fields[ctx.node_text(c)] = fd
         out = []
         for m in struct.members:
-            if m.semantic is None or m.semantic.upper().startswith("SV_"):
+            if _system_value(struct, m.semantic):
                 continue
             field = fields.get(m.name)
             if field is not None and "vk::builtin" in self._field_text(ctx, field):
@@ -296,7 +348,9 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
                 mods = tuple(sorted(w for w in ctx.tree.modifiers_of(field) if w in _INTERPOLATION))
             is_int = m.type.is_int or (m.type.element is not None and m.type.element.is_int)
             rows = _rows(m.type)
-            out.append(_Attribute(m.name, m.semantic, len(rows), rows, (*mods, "int" if is_int else "float")))
+            out.append(
+                _Attribute(m.name, m.semantic or "", len(rows), rows, (*mods, "int" if is_int else "float"))
+            )
         return out
 
     @staticmethod
@@ -356,10 +410,12 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         fields = self._field_nodes(ctx, node)
         local = in_main_file(ctx, node)
         for m in struct.members:
-            if not m.semantic or m.semantic.upper().startswith("SV_") or m.name not in fields:
+            if _system_value(struct, m.semantic) or m.name not in fields:
                 continue
             if any(m.name in (r or set()) for r in reads.values()):
                 continue
+            if _read_in_another_variant(ctx, m.name):
+                continue  # read under an `#if`/`#elif` branch this variant leaves out
             decl, ident = fields[m.name]
             if "vk::builtin" in self._field_text(ctx, decl):
                 continue
@@ -374,14 +430,27 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
             )
 
     def _fields_read(self, ctx: RuleContext, p: Symbol) -> set[str] | None:
-        """The members of parameter `p` its function reads, or None when it is used whole."""
+        """The members of parameter `p` its function reads, or None when it is used whole. A
+        method called on it (`input.GetUVs()`) reads the members its body names."""
         read: set[str] = set()
         for use in uses_of(ctx, p):
             _site, parent = unparen_up(use)
             field = parent.child_by_field_name("field") if parent is not None else None
             if parent is None or parent.type != "field_expression" or field is None:
                 return None
-            read.add(ctx.node_text(field))
+            name = ctx.node_text(field)
+            call = parent.parent
+            if (
+                call is not None
+                and call.type == "call_expression"
+                and same(call.child_by_field_name("function"), parent)
+            ):
+                names = _method_reads(ctx, p.type, name)
+                if names is None:
+                    return None
+                read |= names
+                continue
+            read.add(name)
         return read
 
     def _field_nodes(self, ctx: RuleContext, node: Node) -> dict[str, tuple[Node, Node]]:

@@ -362,3 +362,19 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
     counts = [d.message.split("filling ")[1].split(" per lane")[0] for d in lint_text(src, ("HL101",))]
     # regtruth: `row.x` alone compiles to buffer_load_format_x, the whole float4 to _xyzw
     assert counts == ["1 VGPR", "2 VGPRs", "4 VGPRs", "1 VGPR"]
+
+
+def test_hl107_d3d9_position_variants_and_methods_are_read() -> None:
+    """A D3D9 effect's `POSITION` output is the position (never removed); a member read under
+    an `#if`/`#elif` branch, or through a method of the input struct, is read."""
+    from conftest import FIXTURES
+
+    from hlsllint.config import Settings
+    from hlsllint.lint import lint_unit
+
+    for name in ("good_d3d9_effect_position.hlsl", "good_read_in_variants_and_methods.hlsl"):
+        assert not lint_unit(str(FIXTURES / "HL107" / name), Settings(select=("HL107",))).diagnostics, name
+    near = lint_unit(
+        str(FIXTURES / "HL107" / "bad_position_beside_sv_position.hlsl"), Settings(select=("HL107",))
+    )
+    assert [d.message.split(" ")[0] for d in near.diagnostics] == ["`world`", "`debug`"]
