@@ -6,6 +6,9 @@ from hlsllint.analysis.occupancy import UnknownTarget, resolve_target
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Rule
+from hlsllint.semantic import EntryPoint, Model
+from hlsllint.semantic.queries import uses_of
+from hlsllint.syntax.queries import call_name
 
 _STAGES = ("compute", "mesh", "amplification")
 # D3D12 limits: compute groups up to 1024 threads (x, y <= 1024, z <= 64); mesh and
@@ -30,6 +33,44 @@ def invalid_size(stage: str, dims: tuple[int, int, int]) -> str | None:
     return None
 
 
+_THREAD_INDEX = frozenset({"SV_DISPATCHTHREADID", "SV_GROUPTHREADID", "SV_GROUPINDEX"})
+
+
+def _wave_operation(model: Model, entry: EntryPoint) -> str | None:
+    """A `Wave*`/`Quad*` intrinsic in the entry's body (its first, by name): with a group
+    smaller than a wave the group is the wave, so a ballot packs one bit per thread of the
+    group; a bigger group changes what it computes."""
+    body = entry.function.body
+    if body is None:
+        return None
+    for n in model.tree.walk(body):
+        if n.type == "call_expression":
+            name = call_name(model.tree, n) or ""
+            if name.startswith(("Wave", "Quad")) and name not in ("WaveGetLaneCount",):
+                return name
+    return None
+
+
+def _one_thread_per_item(model: Model, entry: EntryPoint, threads: int) -> bool:
+    """The thread index picks one element of a fixed set no bigger than the group (a cascade,
+    a light of four): `gCascades[id.x]` with `float4x4 gCascades[4]` in a 4-thread group is a
+    setup job dispatched as one group, one thread per item."""
+    for p in entry.function.params:
+        if (p.semantic or "").upper() not in _THREAD_INDEX:
+            continue
+        for use in uses_of(model, p):
+            node = use.parent
+            while node is not None and node.type in ("field_expression", "parenthesized_expression"):
+                node = node.parent
+            if node is None or node.type != "subscript_argument_list" or node.parent is None:
+                continue
+            array = node.parent.child_by_field_name("argument")
+            t = model.type_of(array) if array is not None else None
+            if t is not None and t.kind == "array" and t.length is not None and t.length <= threads:
+                return True
+    return False
+
+
 def idle_lanes(threads: int, wave: int) -> tuple[int, int]:
     """(waves per group, idle lanes in its last wave)."""
     waves = -(-threads // wave)
@@ -51,7 +92,12 @@ class PartialWaveGroup(Rule):
         "still take a wave slot and registers. The AMD occupancy articles recommend 64–256 threads "
         "per group (a multiple of 64) when the shader needs no groupshared memory. A one-thread "
         "group, and a group smaller than a wave that reads neither `SV_DispatchThreadID` nor "
-        "`SV_GroupID` (one group, a deliberately small setup job), are left alone; mesh and "
+        "`SV_GroupID` (one group, a deliberately small setup job), are left alone, as is a small "
+        "group whose thread index picks one item of a fixed set no bigger than the group (four "
+        "threads, one per shadow cascade) and a group smaller than a wave that uses wave "
+        "operations (a 32-thread group whose `WaveActiveBitOr` packs one bit per thread: on "
+        "wave64 it runs in half a wave, and 64 threads would change what the ballot holds); "
+        "mesh and "
         "amplification groups are only checked for validity (their wave size is the driver's). "
         "Sizes the API rejects (a zero dimension, `x` or `y` above 1024, `z` above 64, more "
         "than 1024 threads in compute or 128 "
@@ -109,6 +155,14 @@ void main(uint3 id : SV_DispatchThreadID)
             semantics = {(p.semantic or "").upper() for p in entry.function.params}
             if threads < wave and not semantics & _PER_GROUP:
                 continue  # one group, indexed within it only: a deliberately small job
+            if (
+                threads < wave
+                and "SV_GROUPID" not in semantics
+                and _one_thread_per_item(ctx.model, entry, threads)
+            ):
+                continue  # one thread per item of a small fixed set (cascades): a setup job
+            if threads < wave and _wave_operation(ctx.model, entry) is not None:
+                continue  # its wave operations see the group as the wave: a bigger one breaks them
             waves, idle = idle_lanes(threads, wave)
             if threads < wave:
                 what = f"{threads} threads fill {threads} of one wave{wave}'s {wave} lanes"

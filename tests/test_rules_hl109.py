@@ -37,3 +37,18 @@ def test_whole_waves_and_single_threads_are_silent() -> None:
     assert _hl109("8, 8, 1") == []
     assert _hl109("256, 1, 1") == []
     assert _hl109("1, 1, 1") == []
+
+
+def test_setup_jobs_and_wave_masks_keep_their_group_size() -> None:
+    """Four threads, one per cascade, and a 32-thread group whose ballot packs one bit per
+    thread are deliberate: no bigger group is advised. A 4-thread group walking a long list is."""
+    from conftest import FIXTURES
+
+    from hlsllint.config import Settings
+    from hlsllint.lint import lint_unit
+
+    good = FIXTURES / "HL109" / "good_setup_job_and_wave_mask.hlsl"
+    assert not lint_unit(str(good), Settings(select=("HL109",))).diagnostics
+    bad = FIXTURES / "HL109" / "bad_small_group_indexing_beyond.hlsl"
+    (d,) = lint_unit(str(bad), Settings(select=("HL109",))).diagnostics
+    assert "4 threads fill 4 of one wave64's 64 lanes" in d.message
