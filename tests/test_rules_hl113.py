@@ -128,3 +128,17 @@ void main(uint3 id : SV_DispatchThreadID)
 }
 """
     assert _hl113(text) == []
+
+
+def test_tile_resolution_passes_are_left_alone() -> None:
+    """One texel per screen tile: the pass is 64-256x smaller than a full-screen one."""
+    from conftest import FIXTURES
+
+    from hlsllint.config import Settings
+    from hlsllint.lint import lint_unit
+
+    good = FIXTURES / "HL113" / "good_tile_resolution_pass.hlsl"
+    assert not lint_unit(str(good), Settings(select=("HL113",))).diagnostics
+    bad = FIXTURES / "HL113" / "bad_full_resolution_neighbour_max.hlsl"
+    (d,) = lint_unit(str(bad), Settings(select=("HL113",))).diagnostics
+    assert "9 texels of `gVelocity`" in d.message
