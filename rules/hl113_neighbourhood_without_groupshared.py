@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 
 from hlsllint.analysis import analyze
@@ -20,6 +21,10 @@ _CASTS = frozenset(
     {"int", "int2", "uint", "uint2", "float", "float2", "half2", "min16float2", "min16int2", "min16uint2"}
 )
 _MIN_TEXELS = 8
+_TILE_RESOLUTION = re.compile(r"(?i)tile")
+"""A resource named for tiles (`gTileMaxVelocity`, `TileClassification`): one texel per 8×8 or
+16×16 tile of the screen, so a pass over it runs 64-256 times fewer threads than a full-screen
+one and staging its neighbourhood saves next to nothing."""
 _MAX_LOOP_VALUES = 64
 _MAX_COMBINATIONS = 4096
 _FOLLOW = 6
@@ -408,7 +413,9 @@ class NeighbourhoodWithoutGroupshared(Rule):
         "message computes it from the shader's `[numthreads]` and its actual neighbourhood. Sparse "
         "taps (fewer than eight), offsets scaled by a runtime step (à-trous filters, whose taps "
         "do not overlap between neighbours), coordinates that do not move one texel per thread (a "
-        "2× downsample) and shaders that already use groupshared memory are left alone. The "
+        "2× downsample), shaders that already use groupshared memory and passes over a "
+        "tile-resolution resource (named for tiles, one texel per 8×8 or 16×16 screen tile: 64 "
+        "to 256 times fewer threads than a full-screen pass, so little to gain) are left alone. The "
         "saving is in texture fetches, not instructions: compiled with regtruth (navi21, wave64) "
         "the example below issues 9 `image_load`s per thread in 44 instructions, the staged "
         "version one or two per thread (100 for the group's 64 threads) in 60 instructions with "
@@ -726,6 +733,8 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
         border_x, border_y = int(max(xs) - min(xs)), int(max(ys) - min(ys))
         if border_x < 2 or border_y < 2:
             return  # not a 3×3 or larger neighbourhood (a line of taps, a separable pass)
+        if _TILE_RESOLUTION.search(group.resource):
+            return  # a tile-resolution pass (one texel per screen tile): little to gain
         key = (group.first.start_byte, group.first.end_byte)
         if key in unit.reported:
             return
