@@ -238,6 +238,8 @@ def _diag_to(d: Diagnostic) -> dict[str, Any]:
         "variant": d.variant,
         "extra": d.extra,
         "related": [[r.path, _loc(r.start), _loc(r.end), r.message] for r in d.related],
+        "help": d.help,
+        "notes": list(d.notes),
     }
     if d.fix is not None:
         out["fix"] = {
@@ -279,4 +281,6 @@ def _diag_from(v: dict[str, Any]) -> Diagnostic:
         related=tuple(Related(str(p), _loc_from(s), _loc_from(e), str(m)) for p, s, e, m in v["related"]),
         variant=None if v["variant"] is None else str(v["variant"]),
         extra=v["extra"],
+        help=None if v["help"] is None else str(v["help"]),
+        notes=tuple(str(n) for n in v["notes"]),
     )

@@ -90,13 +90,19 @@ class RuleContext:
         fix: tuple[str, Applicability, list[PendingEdit]] | None = None,
         related: list[tuple[Node | Span, str]] | None = None,
         extra: dict[str, object] | None = None,
+        help: str | None = None,
+        notes: list[str] | tuple[str, ...] = (),
     ) -> Diagnostic | None:
-        """Report a finding of the running rule at `target` (a node or a span of the text)."""
+        """Report a finding of the running rule at `target` (a node or a span of the text): a
+        short `message` (the problem and its measured detail, about 120 characters at most), what
+        to do about it in `help` and the why in `notes` (ruff's `help:` and `note:` lines)."""
         assert self.rule is not None, "report() is called from a rule's check()"
         start, end = self.span(target)
         if self.tree.in_unparsed(start, end):
             return None
-        diag = self.make_diagnostic(self.rule.code, self.rule.name, self.rule.severity, (start, end), message)
+        diag = self.make_diagnostic(
+            self.rule.code, self.rule.name, self.rule.severity, (start, end), message, help=help, notes=notes
+        )
         if diag is None:
             return None
         if fix is not None:
@@ -114,7 +120,15 @@ class RuleContext:
         return self.pp.sources.get(path)
 
     def make_diagnostic(
-        self, code: str, name: str, severity: Any, span: Span, message: str
+        self,
+        code: str,
+        name: str,
+        severity: Any,
+        span: Span,
+        message: str,
+        *,
+        help: str | None = None,
+        notes: list[str] | tuple[str, ...] = (),
     ) -> Diagnostic | None:
         mapped = self.pp.sourcemap.map_range(*span)
         src = self.source(mapped.path)
@@ -131,6 +145,8 @@ class RuleContext:
             start=src.location(mapped.start),
             end=src.location(mapped.end),
             variant=self.variant,
+            help=help,
+            notes=tuple(notes),
         )
 
     def _related(self, target: Node | Span, message: str) -> Related | None:

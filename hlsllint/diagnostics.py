@@ -68,6 +68,10 @@ _LINE_BREAKS = re.compile(r"[ \t]*[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+[ \
 as an include's, may hold any of them)."""
 
 
+def _one_line(text: str) -> str:
+    return _LINE_BREAKS.sub(" ", text) if _LINE_BREAKS.search(text) else text
+
+
 @dataclass
 class Diagnostic:
     code: str
@@ -85,11 +89,27 @@ class Diagnostic:
     """Name of the define set (variant) the finding was seen in, when variants are configured."""
     extra: dict[str, object] = field(default_factory=dict)
     """Rule-specific data (e.g. pressure figures) that some outputs may show."""
+    help: str | None = None
+    """What to do about it, one sentence (ruff's `help:` line under the code frame). The message
+    itself stays short (about 120 characters at most): the problem and its measured detail."""
+    notes: tuple[str, ...] = ()
+    """Why, and the figures behind it (`note:` lines): what the message has no room for."""
 
     def __post_init__(self) -> None:
         # One line per finding in every line-oriented format: code quoted across lines is joined.
-        if _LINE_BREAKS.search(self.message):
-            self.message = _LINE_BREAKS.sub(" ", self.message)
+        self.message = _one_line(self.message)
+        if self.help is not None:
+            self.help = _one_line(self.help)
+        if any(_LINE_BREAKS.search(n) for n in self.notes):
+            self.notes = tuple(_one_line(n) for n in self.notes)
+
+    def details(self) -> list[str]:
+        """The `help: ...` and `note: ...` lines, in the order the text output prints them."""
+        return ([f"help: {self.help}"] if self.help else []) + [f"note: {n}" for n in self.notes]
+
+    def long_message(self, separator: str = "\n") -> str:
+        """The message with its help and notes, for formats that have one text per finding."""
+        return separator.join([self.message, *self.details()])
 
     @property
     def noqa_row(self) -> int:

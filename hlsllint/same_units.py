@@ -74,7 +74,9 @@ class SameUnits:
 def _text_of(d: Diagnostic) -> str:
     """Every text of a finding that a rule wrote (where a file's name could appear)."""
     fix = [d.fix.message, *(e.content for e in d.fix.edits)] if d.fix else []
-    return "\0".join([d.message, *(r.message for r in d.related), *fix, repr(d.extra)])
+    return "\0".join(
+        [d.message, d.help or "", *d.notes, *(r.message for r in d.related), *fix, repr(d.extra)]
+    )
 
 
 def _moved(d: Diagnostic, to: Mapping[str, str]) -> Diagnostic:

@@ -245,12 +245,15 @@ void main(uint3 px : SV_DispatchThreadID, uint3 tile : SV_GroupID)
         )
         ctx.report(
             fetch.node,
-            f"every lane loads the same `{res.kind}` element in each iteration of this loop "
-            f"(a wave-uniform address, {_why_uniform(ctx, fetch.address)}), filling {regs} "
-            f"VGPR{'s' if regs != 1 else ''} per lane with one value: load 32/64 elements per "
-            "wave at once, one per lane, and broadcast each with `WaveReadLaneAt` (SM 6.0), one "
-            f"load per wave width of iterations instead of one per iteration{raw}",
+            f"every lane loads the same `{res.kind}` element in each iteration of this loop, filling "
+            f"{regs} VGPR{'s' if regs != 1 else ''} per lane with one value",
             related=[(loop, "the loop")],
+            help=(
+                "load 32/64 elements per wave at once, one per lane, and broadcast each with "
+                "`WaveReadLaneAt` (SM 6.0): one load per wave width of iterations instead of one "
+                f"per iteration{raw}"
+            ),
+            notes=[f"the address is wave-uniform ({_why_uniform(ctx, fetch.address)})"],
         )
 
 

@@ -187,8 +187,8 @@ void main(uint i : SV_GroupIndex, uint3 id : SV_DispatchThreadID)
             sym.node,
             f"`{sym.name}` is groupshared {vec.name}[{count:,}] whose {named} "
             f"{'is' if len(unused) == 1 else 'are'} never read: {waste * count:,} of its "
-            f"{per * count:,} bytes of LDS hold nothing; declare it {better} (or put the spare "
-            "component to use) so the group needs less LDS",
+            f"{per * count:,} bytes of LDS hold nothing",
+            help=f"declare it {better} (or put the spare component to use) so the group needs less LDS",
         )
 
 

@@ -308,14 +308,17 @@ float3 skin(float3 p, uint bone)
         spelled, new = better
         where = "constant data" if storage == "constant" else "buffer data"
         if count:
-            size = f"{count} × {old} = {count * old:,} bytes of {where} where {count * new:,} do"
+            size = f"{count * old:,} bytes of {where} where {count * new:,} do"
         else:
-            size = f"{old} bytes of {where} per element where {new} do"
+            size = f"{old} bytes per buffer element where {new} do"
         ctx.report(
             at,
-            f"{what} holds {t.name} matrices that are only used as affine transforms whose `w` is "
-            f"dropped: declared `{spelled}` they take {size} ({old - new} bytes per matrix); "
-            "registers do not change (only the elements read are loaded)",
+            f"{what} holds {t.name} matrices only used as affine transforms: {size}",
+            help=f"declare them `{spelled}` ({old - new} bytes less per matrix)",
+            notes=[
+                "every use drops the `w` of the result",
+                "registers do not change (only the elements read are loaded)",
+            ],
         )
 
 

@@ -179,8 +179,9 @@ float4 main(float4 color : COLOR0) : SV_Target
         }.get(frozenset(kinds), "is tested and used as a 0/1 weight")
         ctx.report(
             name,
-            f"`{sym.name}` ({sym.type.name}) only holds 0 or 1 and {how}: declare it "
-            f"`{bool_type}` to say it is a flag (readability; the compiler emits the same code)",
+            f"`{sym.name}` ({sym.type.name}) only holds 0 or 1 and {how}",
+            help=f"declare it `{bool_type}` to say it is a flag",
+            notes=["a matter of readability: the compiler emits the same code"],
             fix=self._fix(ctx, sym, bool_type, writes, tests_only=kinds == {"test"}),
         )
 

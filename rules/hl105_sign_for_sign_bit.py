@@ -316,7 +316,8 @@ float3 flipIfBackFacing(float3 n, float facing)
         replacement = f"{x} {new_op} 0"
         ctx.report(
             expr,
-            f"`{ctx.node_text(expr)}` tests the sign through `sign()`; compare the value: `{replacement}`",
+            f"`{ctx.node_text(expr)}` tests the sign through `sign()`",
+            help=f"compare the value: `{replacement}`",
             fix=(f"Replace with `{replacement}`", applicability, [ctx.edit(expr, replacement)]),
         )
 
@@ -343,8 +344,9 @@ float3 flipIfBackFacing(float3 n, float facing)
             edits = [ctx.edit(expr, replacement)] if _short(other) else []
         ctx.report(
             expr,
-            f"Multiplying by `sign()` to apply a sign costs compares, selects and a multiply; "
-            f"select on the sign instead: {advice} (differs only when the value is 0)",
+            "multiplying by `sign()` to apply a sign costs compares, selects and a multiply",
+            help=f"select on the sign instead: {advice}",
+            notes=["the select differs from the product only when the value is 0"],
             fix=(f"Replace with {advice}", Applicability.UNSAFE, edits) if edits else None,
         )
 
@@ -352,7 +354,8 @@ float3 flipIfBackFacing(float3 n, float facing)
         replacement = f"({x} != 0)"
         ctx.report(
             site,
-            f"`sign()` used as a truth value; test the value itself: `{replacement}`",
+            "`sign()` used as a truth value",
+            help=f"test the value itself: `{replacement}`",
             fix=(
                 f"Replace with `{replacement}`",
                 Applicability.UNSAFE,

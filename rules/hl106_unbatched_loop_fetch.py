@@ -393,7 +393,7 @@ def _hiding(ctx: RuleContext) -> str:
                 lds = lds_bytes(model, e) if e.stage == "compute" else 0
                 occ = occupancy(target, wave, demand.max_live_vgprs, demand.max_live_sgprs, lds, threads)
                 cache[e.name] = (
-                    f"only the other waves on the SIMD hide that, and `{e.name}` fits ~{occ.waves_per_simd} "
+                    f"only the other waves on the SIMD hide the wait: `{e.name}` fits ~{occ.waves_per_simd} "
                     f"of {occ.max_waves} wave{wave}s per SIMD on {target.name} (estimated)"
                 )
             except Exception:  # the estimate is optional here
@@ -401,7 +401,8 @@ def _hiding(ctx: RuleContext) -> str:
         if cache[e.name]:
             return cache[e.name]
     return (
-        f"only the other waves on the SIMD hide that, at most {target.max_waves} wave{wave}s on {target.name}"
+        f"only the other waves on the SIMD hide the wait: at most {target.max_waves} wave{wave}s on "
+        f"{target.name}"
     )
 
 
@@ -531,20 +532,17 @@ float march(float2 uv, float2 dir, float z, int steps)
         if not in_main_file(ctx, loop):
             return
         keyword = loop.children[0] if loop.children else loop
-        named = ", ".join(f"`{_short(ctx, f.node)}`" for f in fetches[:2]) + (
-            ", ..." if len(fetches) > 2 else ""
-        )
+        first = f"`{_short(ctx, fetches[0].node, 36)}`"
         what = (
-            f"a single fetch per iteration ({named})"
+            f"{first} is fetched and used in the same iteration"
             if len(fetches) == 1
-            else f"{len(fetches)} fetches per iteration ({named}), each waiting for the previous one,"
+            else f"{len(fetches)} chained fetches, each waiting for the previous ({first}, ...)"
         )
-        why = reason()
         ctx.report(
             keyword,
-            f"loop ({why}) issues {what} and uses the data in the same iteration, so every "
-            f"iteration waits for memory; {_hiding(ctx)}; unroll by 2-4 and issue the "
-            "independent fetches back to back",
+            f"loop waits for memory every iteration: {what}",
+            help="unroll by 2-4 and issue the independent fetches back to back",
+            notes=[f"the compiler keeps the loop ({reason()})", _hiding(ctx)],
         )
 
     @staticmethod

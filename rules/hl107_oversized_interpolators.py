@@ -372,15 +372,19 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         name = node.child_by_field_name("name") or node
         if unpacked and packed < slots:
             message = (
-                f"`{struct.name}` declares {_slots(slots)} (one location per member) for data that "
-                f"fits in {_slots(packed)}: pack {_pack_advice(attrs)}"
+                f"`{struct.name}` declares {_slots(slots)} (one per member) for data that fits in "
+                f"{_slots(packed)}"
             )
             if budget and used > budget:
-                message += f"; {_slots(used)} are over the budget of {budget}"
+                message += f", over the budget of {budget}"
             ctx.report(
                 name,
-                message + " (a driver that links the stages, as RADV does, packs them itself; "
-                "separately built stages keep one slot per location)",
+                message,
+                help=f"pack {_pack_advice(attrs)}",
+                notes=[
+                    "a driver that links the stages, as RADV does, packs them itself; separately "
+                    "built stages keep one slot per location"
+                ],
             )
         elif budget and used > budget:
             ctx.report(
@@ -423,9 +427,12 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
             fix = self._removal(ctx, struct.name, m.name, decl) if local else None
             ctx.report(
                 ident,
-                f"`{m.name}` ({m.semantic}) of `{struct.name}` is never read by {who}: remove it "
-                "(or stop writing it); a driver that links the stages drops it, one that does not "
-                "exports and interpolates it for nothing",
+                f"`{m.name}` ({m.semantic}) of `{struct.name}` is never read by {who}",
+                help="remove it (or stop writing it)",
+                notes=[
+                    "a driver that links the stages drops it; one that does not exports and "
+                    "interpolates it for nothing"
+                ],
                 fix=fix,
             )
 

@@ -198,8 +198,9 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
             why = f"`{ctx.node_text(part)}` is the same within a wave only, not across the group"
         ctx.report(
             node,
-            f"`{name}` is reached under per-thread control flow ({why}): threads that skip it "
-            "never arrive and the group can hang; move the barrier out of the branch",
+            f"`{name}` is reached under per-thread control flow: the group can hang",
+            help="move the barrier out of the branch",
+            notes=[f"{why}: threads that skip the barrier never arrive"],
             related=[(statement, "the per-thread branch")],
         )
 

@@ -172,6 +172,6 @@ void main(uint3 id : SV_DispatchThreadID)
                 )
             ctx.report(
                 attr.span,
-                f"`{shown}` on `{entry.name}`: {what} ({100 * idle // (waves * wave)}% idle); "
-                f"use a multiple of {wave} threads",
+                f"`{shown}` on `{entry.name}`: {what} ({100 * idle // (waves * wave)}% idle)",
+                help=f"use a multiple of {wave} threads",
             )

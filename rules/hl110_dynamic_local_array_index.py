@@ -30,7 +30,7 @@ _OPERATORS = frozenset(
 _BRANCHES = frozenset({"if_statement", "switch_statement", "conditional_expression"})
 _CALLABLE_DEPTH = 3
 _REMEDY = (
-    " read the values where they come from (a buffer, groupshared memory) at that index, or make "
+    "read the values where they come from (a buffer, groupshared memory) at that index, or make "
     "the index a compile-time constant"
 )
 
@@ -369,40 +369,49 @@ void main(uint3 id : SV_DispatchThreadID)
         if not is_written(ctx.tree, node) and self._constant_array(ctx, sym, index, state):
             return
         state.reported.add(id(sym))
+        message, notes = self._message(ctx, node, sym, culprit, index.why.get(culprit.id))
         ctx.report(
             node,
-            self._message(ctx, node, sym, culprit, index.why.get(culprit.id)),
+            message,
             related=[(sym.node, "the array")] if sym.node is not None else None,
+            help=_REMEDY,
+            notes=notes,
         )
 
     @staticmethod
-    def _message(ctx: RuleContext, node: Node, sym: Symbol, culprit: Node, why: str | None) -> str:
+    def _message(
+        ctx: RuleContext, node: Node, sym: Symbol, culprit: Node, why: str | None
+    ) -> tuple[str, list[str]]:
+        """The message and its notes (what makes the index a run-time value, what it costs)."""
         el = sym.type.element
         length = sym.type.length
-        verb = "writes" if is_written(ctx.tree, node) else "reads"
-        culprit_text = f"`{ctx.node_text(culprit)}`" + (f", {why}" if why else "")
-        head = f"`{ctx.node_text(node)}` {verb} local array `{sym.name}`"
+        verb = "written" if is_written(ctx.tree, node) else "read"
+        culprit_text = " ".join(ctx.node_text(culprit).split())
+        if len(culprit_text) > 24:
+            culprit_text = culprit_text[:21] + "..."
+        notes = [f"`{culprit_text}` is {why}"] if why else []
         if el is None or el.kind == "unknown" or length is None:
-            return (
-                f"{head} at a run-time index ({culprit_text}): the compiler keeps the whole array "
-                "live and selects through it on every access, or moves it to scratch memory past "
-                f"{SCRATCH_BYTES} bytes per lane;{_REMEDY}"
+            notes.append(
+                "the compiler keeps the whole array live and selects through it on every access, "
+                f"or moves it to scratch memory past {SCRATCH_BYTES} bytes per lane"
             )
+            return f"local array `{sym.name}` is {verb} at a run-time index (`{culprit_text}`)", notes
         regs = sym.type.components(ctx.settings.enable_16bit_types)
         nbytes = 4 * regs
         if nbytes > SCRATCH_BYTES:
             size = f"{nbytes:,} bytes per lane"
-            cost = (
+            notes.append(
                 f"past {SCRATCH_BYTES} bytes per lane the array lives in scratch memory, a memory "
                 "round trip per access"
             )
         else:
             size = f"{regs} registers per lane"
-            cost = (
+            notes.append(
                 f"the compiler keeps all {regs} registers of the array live and selects through "
                 "them on every access"
             )
-        return f"{head} ({length} × {el.name}, {size}) at a run-time index ({culprit_text}): {cost};{_REMEDY}"
+        shape = f"{length} × {el.name}, {size}"
+        return f"local array `{sym.name}` ({shape}) is {verb} at a run-time index (`{culprit_text}`)", notes
 
     @staticmethod
     def _constant_array(ctx: RuleContext, sym: Symbol, index: _Index, state: _State) -> bool:

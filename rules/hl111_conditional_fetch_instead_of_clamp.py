@@ -361,12 +361,16 @@ void main(uint3 id : SV_DispatchThreadID)
             )
             ctx.report(
                 c.test,
-                f"`{ctx.node_text(c.fetch.node)}` is fetched only inside the bounds test "
-                f"`{ctx.node_text(c.test)}` in {where}: every guarded fetch is its own branch and is "
-                f"waited for before the next; clamp the coordinate{oob} and fetch unconditionally, "
-                f"{outside} (regtruth, 5×5 filter: 25 branches and 375 instructions guarded, no "
-                "branch and 216 clamped)",
+                f"`{_short(ctx.node_text(c.fetch.node))}` is fetched only inside this bounds test, "
+                f"in {where}",
                 related=[(c.fetch.node, "the guarded fetch")],
+                help=f"clamp the coordinate{oob} and fetch unconditionally, {outside}",
+                notes=[
+                    f"the fetch happens only when `{_short(ctx.node_text(c.test), 60)}` holds",
+                    "every guarded fetch is its own branch and is waited for before the next",
+                    "regtruth, 5×5 filter: 25 branches and 375 instructions guarded, no branch and "
+                    "216 clamped",
+                ],
             )
 
     @staticmethod
@@ -435,3 +439,9 @@ void main(uint3 id : SV_DispatchThreadID)
                 if left is not None and model.type_of(left).is_resource:
                     return False  # a store to a UAV
         return statements <= _MAX_STATEMENTS
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """Code quoted in a message, on one line and cut at `limit` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

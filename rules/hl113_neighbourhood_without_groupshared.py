@@ -748,11 +748,17 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
         r = f"radius {radius:g}" if square else f"border {border_x}×{border_y}"
         ctx.report(
             group.first,
-            f"each thread of `{entry.name}` fetches {len(offsets)} texels of `{group.resource}` (a "
-            f"{shape} neighbourhood, {r}) around its own coordinate with no groupshared staging, so "
-            f"a texel is fetched by up to {len(offsets)} threads; stage the {width}×{height} group's "
-            f"{width + border_x}×{height + border_y} tile with its border in groupshared memory: each "
-            f"texel loaded once, {100 * extra:.0f}% extra loads for the border",
+            f"each thread of `{entry.name}` fetches a {shape} neighbourhood of `{group.resource}` "
+            f"({len(offsets)} texels) with no groupshared staging",
+            help=(
+                f"stage the {width}×{height} group's {width + border_x}×{height + border_y} tile with its "
+                f"border in groupshared memory: each texel loaded once, {100 * extra:.0f}% extra loads "
+                "for the border"
+            ),
+            notes=[
+                f"the taps lie around the thread's own coordinate ({r}): a texel is fetched by up "
+                f"to {len(offsets)} threads"
+            ],
         )
 
 

@@ -156,19 +156,22 @@ void main(uint i : SV_DispatchThreadID)
                 anchor_at = row_of(ctx, entry_anchor(ctx, entry))
                 same_file = anchor_at is not None and anchor_at[0] == path
                 where = f"line {row}" if same_file else f"line {row} of {os.path.basename(path)}"
-            message = self._message(entry, result, occ, target, wave, threads, where)
-            if message is None:
+            said = self._message(entry, result, occ, target, wave, threads, where)
+            if said is None:
                 continue
+            message, help, notes = said
             if discounted:
-                message += (
-                    f" (not counting {discounted}: groupshared data passed by value, which the "
-                    f"compiler may read from LDS where it is used instead)"
+                notes.append(
+                    f"not counting {discounted}: groupshared data passed by value, which the "
+                    f"compiler may read from LDS where it is used instead"
                 )
             live = largest_values(result.peak_values)
             total = result.max_live_vgprs + result.spilled_vgprs
             ctx.report(
                 entry_anchor(ctx, entry),
                 message,
+                help=help,
+                notes=notes,
                 related=[(peak_span, f"`{entry.name}`: ~{total} VGPRs live here ({live})")],
                 extra={
                     "entry": entry.name,
@@ -202,23 +205,30 @@ void main(uint i : SV_DispatchThreadID)
         wave: int,
         threads: int | None,
         where: str,
-    ) -> str | None:
+    ) -> tuple[str, str | None, list[str]] | None:
+        """The message, its help and its notes, or None when occupancy is not the problem."""
         minimum = float(self.option_values["min-occupancy"])
         wanted = max(1, int(minimum * occ.max_waves + 0.999))
         large = int(self.option_values["large-group-threads"])
-        live = largest_values(result.peak_values)
-        at = f" at its peak ({where}: {live})" if where else f" at its peak ({live})"
+        notes = [f"live at the peak: {largest_values(result.peak_values)}"]
+        at = f" ({where})" if where else ""
         unit = "CU" if target.family == "gcn" else "WGP"
+        per_simd = f"{occ.waves_per_simd} of {occ.max_waves} wave{wave}s per SIMD"
+        waves = f"{per_simd} on {target.name}"
 
         if result.spilled_vgprs > 0:
             total = result.max_live_vgprs + result.spilled_vgprs
-            return (
-                f"`{entry.name}` keeps ~{total} VGPRs live{at}, more than the "
-                f"{MAX_ADDRESSABLE_VGPRS} a wave can address: the compiler spills the rest to "
-                f"scratch memory (a memory round trip per spilled value) and runs at most "
-                f"{occ.waves_per_simd} of {occ.max_waves} wave{wave}s per SIMD on {target.name}"
+            notes.append(
+                "the compiler spills the rest to scratch memory (a memory round trip per spilled "
+                f"value) and runs at most {waves}"
             )
-        head = f"`{entry.name}` keeps ~{result.max_live_vgprs} VGPRs live{at}"
+            return (
+                f"`{entry.name}` peaks at ~{total} VGPRs{at}, more than the {MAX_ADDRESSABLE_VGPRS} "
+                "a wave can address",
+                None,
+                notes,
+            )
+        head = f"`{entry.name}` peaks at ~{result.max_live_vgprs} VGPRs{at}"
         if (
             large
             and threads is not None
@@ -231,27 +241,27 @@ void main(uint i : SV_DispatchThreadID)
             and occ.limiter in ("vgpr", "sgpr", "group")
         ):
             if occ.groups_per_cu == 0:
-                per_simd = -(-occ.waves_per_group // target.simds_per_lds)
-                budget = max_vgprs_for_waves(target, wave, per_simd)
-                return (
-                    f"{head}: a {threads}-thread group does not fit on a {unit} of {target.name} "
-                    f"at all with that many; the compiler must stay at or below {budget} VGPRs "
-                    f"and spill the rest to scratch memory"
+                needed = -(-occ.waves_per_group // target.simds_per_lds)
+                budget = max_vgprs_for_waves(target, wave, needed)
+                notes.append(
+                    f"the compiler must stay at or below {budget} VGPRs and spill the rest to scratch memory"
                 )
-            per_simd = -(-2 * occ.waves_per_group // target.simds_per_lds)
-            budget = max_vgprs_for_waves(target, wave, per_simd)
+                return (
+                    f"{head}: a {threads}-thread group does not fit on a {unit} of {target.name} at all",
+                    None,
+                    notes,
+                )
+            needed = -(-2 * occ.waves_per_group // target.simds_per_lds)
+            budget = max_vgprs_for_waves(target, wave, needed)
             return (
-                f"{head}: only one {threads}-thread group fits per {unit} on {target.name} "
-                f"({occ.waves_per_simd} of {occ.max_waves} wave{wave}s per SIMD); two groups "
-                f"need at most {budget} VGPRs"
+                f"{head}: only one {threads}-thread group fits per {unit} on {target.name} ({per_simd})",
+                f"two groups need at most {budget} VGPRs",
+                notes,
             )
         if occ.waves_per_simd < wanted and occ.limiter in ("vgpr", "sgpr", "group"):
             budget = max_vgprs_for_waves(target, wave, wanted)
-            return (
-                f"{head}: {occ.allocated_vgprs} allocated VGPRs give {occ.waves_per_simd} of "
-                f"{occ.max_waves} wave{wave}s per SIMD on {target.name} (limited by "
-                f"{occ.limiter}); {wanted} waves need at most {budget} VGPRs"
-            )
+            notes.append(f"{occ.allocated_vgprs} VGPRs allocated; occupancy limited by {occ.limiter}")
+            return (f"{head}: {waves}", f"{wanted} waves need at most {budget} VGPRs", notes)
         return None
 
 

@@ -163,8 +163,9 @@ void main(uint gi : SV_GroupIndex, uint3 id : SV_DispatchThreadID)
         ctx.report(
             anchor,
             f"`{entry.name}`: {_kib(allocated)} of groupshared memory per {threads}-thread group "
-            f"fits {occ.groups_per_cu} group(s) per {unit} on {target.name}, "
-            f"{occ.lds_waves} of {occ.max_waves} wave{wave}s per SIMD; {advice}",
+            f"gives {occ.lds_waves} of {occ.max_waves} wave{wave}s per SIMD on {target.name}",
+            help=advice,
+            notes=[f"{occ.groups_per_cu} group(s) fit per {unit}"],
             extra={
                 "entry": entry.name,
                 "lds_bytes": occ.lds_bytes,

@@ -294,12 +294,16 @@ void main(uint i : SV_DispatchThreadID)
                 where = f" (line {src.location(row_hint.start).row})" if src is not None else ""
                 ctx.report(
                     arm.header,
-                    f"`{entry.name}` peaks at ~{result.max_live_vgprs} VGPRs inside this {arm.kind} "
-                    f"arm{where}; the rest of the shader needs ~{rest}. The arm looks rarely taken: "
-                    f"{why}, it is not inside a loop and holds {inside} of the shader's {total} "
-                    f"instructions. It sets the whole shader to {with_arm} waves per SIMD on "
-                    f"{target.name} instead of {without}: consider a separate shader permutation "
-                    f"for this path (e.g. classify tiles and dispatch it indirectly)",
+                    f"`{entry.name}` peaks at ~{result.max_live_vgprs} VGPRs in this {arm.kind} arm{where}, "
+                    f"~{rest} elsewhere: {with_arm} waves per SIMD on {target.name} instead of {without}",
+                    help=(
+                        "consider a separate shader permutation for this path (e.g. classify tiles "
+                        "and dispatch it indirectly)"
+                    ),
+                    notes=[
+                        f"the arm looks rarely taken: {why}, it is not inside a loop and holds "
+                        f"{inside} of the shader's {total} instructions"
+                    ],
                     extra={"entry": entry.name, "peak": result.max_live_vgprs, "rest": rest, "why": why},
                 )
                 break

@@ -339,10 +339,13 @@ void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         ctx.report(
             anchor,
             f"`{entry.name}` peaks at ~{peak} VGPRs{where}, {peak - budget} above the {budget} that "
-            f"give {waves_after} instead of {waves} wave{wave}s per SIMD on {target} ({above}; the "
-            f"estimate's measured error is about ±{band} VGPRs here, so measure the change): "
-            f"{ideas}",
+            f"give {waves_after} instead of {waves} wave{wave}s per SIMD on {target}",
             related=related,
+            help=ideas,
+            notes=[
+                f"the shader is {above}",
+                f"the estimate's measured error is about ±{band} VGPRs here, so measure the change",
+            ],
             extra={
                 "entry": entry.name,
                 "peak": peak,

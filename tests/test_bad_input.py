@@ -188,7 +188,7 @@ def test_huge_local_array_is_scratch_not_registers(folder: Path, capsys: pytest.
     _, data = lint(capsys, "huge.hlsl")
     # No occupancy finding for an array that lives in scratch; HL110 says where it lives.
     assert [d["code"] for d in data] == ["HL110"]
-    assert "4,294,967,296 bytes per lane) at a run-time index" in str(data[0]["message"])
+    assert "4,294,967,296 bytes per lane) is written at a run-time index" in str(data[0]["message"])
 
 
 def test_time_budget_skips_the_slow_file_and_goes_on(

@@ -25,8 +25,8 @@ def test_cli_annotations(
     out = capsys.readouterr().out
     assert out == (
         "::warning file=src/a.hlsl,line=3,col=12,endLine=3,endColumn=23,"
-        "title=HL105 sign-for-sign-bit::`sign(x) < 0` tests the sign through `sign()`; "
-        "compare the value: `x < 0`\n"
+        "title=HL105 sign-for-sign-bit::`sign(x) < 0` tests the sign through `sign()`"
+        "%0Ahelp: compare the value: `x < 0`\n"
     )
 
 

@@ -409,3 +409,14 @@ async def test_edits_publish_what_a_lint_from_scratch_does(client: LanguageClien
     )
     assert hints and any("VGPR" in str(h.label) for h in hints)
     close_doc(client, uri)
+
+
+async def test_help_and_notes_follow_the_message(client: LanguageClient, workspace: Path) -> None:
+    text = "float f(float x, float y)\n{\n    return y * sign(x);\n}\n"
+    uri = open_doc(client, workspace / "help.hlsl", text)
+    (d,) = await published(client, uri, lambda ds: len(ds) > 0)
+    first, help, note = d.message.split("\n")
+    assert first == "multiplying by `sign()` to apply a sign costs compares, selects and a multiply"
+    assert help == "help: select on the sign instead: `(x < 0 ? -y : y)`"
+    assert note == "note: the select differs from the product only when the value is 0"
+    close_doc(client, uri)

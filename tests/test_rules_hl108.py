@@ -16,7 +16,7 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint gi : SV
 
 
 def _hl108(body: str) -> list[str]:
-    return [d.message for d in lint_text(_HEAD + body + "}\n", select=("HL108",))]
+    return [d.long_message() for d in lint_text(_HEAD + body + "}\n", select=("HL108",))]
 
 
 def test_names_the_per_thread_value() -> None:

@@ -57,9 +57,11 @@ VSOut main(float4 p : POSITION) { VSOut o = (VSOut)0; o.pos = p; return o; }
 """
     assert not lint_text(text, select=("HL107",))
     found = lint_text(text, select=("HL107",), rule_options=(("HL107", (("assume-unpacked", True),)),))
-    assert [d.message.split(" (a driver")[0] for d in found] == [
-        "`VSOut` declares 2 slots (one location per member) for data that fits in 1 slot: "
-        "pack `a` + `b` in one float4"
+    assert [(d.message, d.help) for d in found] == [
+        (
+            "`VSOut` declares 2 slots (one per member) for data that fits in 1 slot",
+            "pack `a` + `b` in one float4",
+        ),
     ]
 
 
@@ -80,7 +82,8 @@ float3 f(float3 p, uint i)
     found = lint_text(code, select=("HL103",))
     assert [d.start.row for d in found] == [1]
     message = found[0].message
-    assert "`column_major float4x3`" in message and "8 × 64 = 512 bytes" in message and "384 do" in message
+    assert "512 bytes of constant data where 384 do" in message
+    assert found[0].help == "declare them `column_major float4x3` (16 bytes less per matrix)"
 
 
 def test_hl102_names_every_unused_component_and_the_lds_bytes() -> None:
@@ -98,7 +101,7 @@ void main(uint3 t : SV_GroupThreadID)
     found = lint_text(code, select=("HL102",))
     assert [d.start.row for d in found] == [2]
     assert "`z`, `w` are never read" in found[0].message
-    assert "512 of its 1,024 bytes of LDS" in found[0].message and "declare it half2" in found[0].message
+    assert "512 of its 1,024 bytes of LDS" in found[0].message and "declare it half2" in str(found[0].help)
     # With 16-bit types a half takes two bytes.
     found = lint_text(code, select=("HL102",), enable_16bit_types=True)
     assert "256 of its 512 bytes of LDS" in found[0].message
@@ -114,7 +117,7 @@ float4 main(float4 c : COLOR0, float2 off : TEXCOORD0, float d : TEXCOORD1) : SV
     return mask + float4(v, s, 0);
 }
 """
-    found = [d.message for d in lint_text(text, select=("HL105",))]
+    found = [d.long_message() for d in lint_text(text, select=("HL105",))]
     assert len(found) == 2, found
     assert "`select(off < 0, -off.yx, off.yx)`" in found[0]
     assert "`(d - 0.5 < 0 ? -d : d)`" in found[1]
@@ -146,7 +149,7 @@ float4 main(float4 c : COLOR0, float magnitude : TEXCOORD0) : SV_Target
         "{ const float3 magnitude3 = normalize(c.xyz); c.xyz = (c.w < 0 ? -magnitude3 : magnitude3); }"
     )
     assert fixes[3] == ()  # a loop's condition: no place to bind, and no duplicating fix
-    assert "(c.y < 0 ? -(c.x + i) : (c.x + i))" in found[3].message
+    assert "(c.y < 0 ? -(c.x + i) : (c.x + i))" in str(found[3].help)
 
 
 def test_hl101_message_counts_components_read_and_says_why_uniform() -> None:
@@ -171,9 +174,9 @@ void one(uint3 group : SV_GroupID)
 """
     found = lint_text(src, ("HL101",))
     assert len(found) == 1  # the one-thread group has no other lanes
-    assert "(a wave-uniform address, from `SV_GroupID`; `i`)" in found[0].message
+    assert found[0].notes == ("the address is wave-uniform (from `SV_GroupID`; `i`)",)
     assert "filling 1 VGPR per lane" in found[0].message
-    assert "StructuredBuffer or ByteAddressBuffer" in found[0].message  # a typed buffer
+    assert "StructuredBuffer or ByteAddressBuffer" in str(found[0].help)  # a typed buffer
 
 
 def test_hl101_one_off_uniform_loads_and_invariant_loop_loads_are_silent() -> None:
@@ -198,7 +201,7 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
     assert lint_text(src, ("HL101",)) == []
     texture_list = src.replace("acc += gTable[gRow] * i;", "acc += gExposure.Load(int3(i, 0, 0));")
     (d,) = lint_text(texture_list, ("HL101",))
-    assert "`WaveReadLaneAt`" in d.message and "StructuredBuffer" not in d.message
+    assert "`WaveReadLaneAt`" in str(d.help) and "StructuredBuffer" not in d.long_message()
 
 
 def test_hl104_float_flags_tested_or_selecting_but_not_weights_alone() -> None:
@@ -227,7 +230,8 @@ float4 main(float2 uv : TEXCOORD0, float ref : TEXCOORD1, float4 c : COLOR0) : S
     assert "is only tested" in found["shadowed"].message
     assert "only selects between two values" in found["lit"].message
     assert "tested and used as a 0/1 weight" in found["both"].message
-    assert all("readability" in d.message and "SGPR" not in d.message for d in found.values())
+    assert all("readability" in d.long_message() and "SGPR" not in d.long_message() for d in found.values())
+    assert all(d.help == "declare it `bool` to say it is a flag" for d in found.values())
     fixes = {name: d.fix for name, d in found.items()}
     assert fixes["shadowed"] is not None and fixes["shadowed"].applicability.value == "safe"
     assert fixes["lit"] is not None and fixes["lit"].applicability.value == "unsafe"
@@ -293,11 +297,10 @@ struct Out
     assert not lint_text(full, select=("HL107",))
     mesh = struct + "Out main(float4 p : POSITION) { Out o = (Out)0; o.pos = p; return o; }\n"
     found = lint_text(mesh, select=("HL107",))
-    assert [d.message.split(":")[0] for d in found] == [
-        "`Out` declares 2 slots (one location per member) for data that fits in 1 slot"
-    ]
+    (d,) = found
+    assert d.message == "`Out` declares 2 slots (one per member) for data that fits in 1 slot"
     over = lint_text(mesh, select=("HL107",), rule_options=(("HL107", (("max-slots", 1),)),))
-    assert "2 slots are over the budget of 1" in over[0].message
+    assert "fits in 1 slot, over the budget of 1" in over[0].message
 
 
 def test_hl106_constant_loops_above_the_unroll_limit_and_per_target_message() -> None:
@@ -327,11 +330,11 @@ void main(uint3 id : SV_DispatchThreadID)
         found = lint_text(src, ("HL106",))
         assert bool(found) == fires, header
         if fires:
-            assert "the compiler unrolls at most 128" in found[0].message
+            assert "the compiler unrolls at most 128" in found[0].long_message()
             assert "`gTex.Load(int3(id.x, i, 0))`" in found[0].message
     text = (FIXTURES / "HL106" / "bad_single_fetch_loops.hlsl").read_text(encoding="utf-8")
-    rdna = [d.message for d in lint_text(text, ("HL106",), target="rdna2")]
-    gcn = [d.message for d in lint_text(text, ("HL106",), target="gcn")]
+    rdna = [d.long_message() for d in lint_text(text, ("HL106",), target="rdna2")]
+    gcn = [d.long_message() for d in lint_text(text, ("HL106",), target="gcn")]
     assert "of 16 wave64s per SIMD on rdna2" in rdna[0] and "of 10 wave64s per SIMD on gcn" in gcn[0]
     assert "marked `[loop]`" in rdna[0]
     assert "`numSteps` is a constant-buffer value" in rdna[1]

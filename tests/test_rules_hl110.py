@@ -11,7 +11,7 @@ def _hl110(body: str, helpers: str = "") -> list[str]:
         "cbuffer C : register(b0) { uint count; };\n"
         f"{helpers}\n[numthreads(64, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID)\n{{\n{body}\n}}\n"
     )
-    return [d.message for d in lint_text(text, select=("HL110",))]
+    return [d.long_message() for d in lint_text(text, select=("HL110",))]
 
 
 FILL8 = "    float4 a[8];\n    for (uint i = 0; i < 8; i++) a[i] = src[id.x + i];\n"
@@ -19,7 +19,7 @@ FILL8 = "    float4 a[8];\n    for (uint i = 0; i < 8; i++) a[i] = src[id.x + i]
 
 def test_per_lane_index_names_the_value_and_the_registers() -> None:
     (msg,) = _hl110(FILL8 + "    dst[id.x] = a[id.x & 7];")
-    assert "`a[id.x & 7]` reads local array `a` (8 × float4, 32 registers per lane)" in msg
+    assert "local array `a` (8 × float4, 32 registers per lane) is read" in msg
     assert "(`id.x`)" in msg and "selects through them" in msg
 
 
@@ -56,7 +56,7 @@ def test_dynamic_loop_counter_and_one_finding_per_array() -> None:
         "    dst[id.x] = float4(r[0], r[1], r[2], r[3]);"
     )
     (msg,) = _hl110(body)
-    assert "`r[i]` writes local array `r`" in msg
+    assert "local array `r` (4 × float, 4 registers per lane) is written" in msg
     assert "the counter of a loop whose trip count is not a compile-time constant" in msg
 
 
@@ -64,9 +64,9 @@ def test_literal_tables_are_folded_unless_written_at_a_run_time_index() -> None:
     table = "    float w[4] = { 0.1, 0.2, 0.3, -0.4 };\n"
     assert _hl110(table + "    dst[id.x] = w[id.x & 3];") == []
     (msg,) = _hl110(table + "    w[id.x & 3] = 1;\n    dst[id.x] = w[0];")
-    assert "writes local array `w`" in msg
+    assert "local array `w` (4 × float, 4 registers per lane) is written" in msg
     (msg,) = _hl110(table + "    w[1] = src[0].x;\n    dst[id.x] = w[id.x & 3];")
-    assert "reads local array `w`" in msg
+    assert "local array `w` (4 × float, 4 registers per lane) is read" in msg
 
 
 def test_helper_parameter_is_constant_when_every_caller_passes_one() -> None:
@@ -86,7 +86,7 @@ def test_locals_written_in_straight_line_or_unrolled_code_are_constant() -> None
         "    uint m = 2;\n    if (id.x > 3) m = 5;\n    dst[id.x] = s + a[m];"
     )
     (msg,) = _hl110(body)
-    assert "`a[m]`" in msg and "written under a run-time condition" in msg
+    assert "(`m`)" in msg and "`m` is written under a run-time condition" in msg
 
 
 def test_a_comma_update_still_steps_the_counter() -> None:

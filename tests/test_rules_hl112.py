@@ -27,13 +27,13 @@ def _shader(body: str, *, guard: str = "if (any(id.xy >= size)) return;") -> str
 
 
 def _hl112(text: str) -> list[str]:
-    return [d.message for d in lint_text(text, select=("HL112",))]
+    return [d.long_message() for d in lint_text(text, select=("HL112",))]
 
 
 def test_centre_of_own_texel_fires_with_an_unsafe_fix() -> None:
     text = _shader("tex.SampleLevel(s, (id.xy + 0.5) / float2(size), 0)")
     (diag,) = lint_text(text, select=("HL112",))
-    assert "`tex[id.xy]` needs no sampler descriptor" in diag.message
+    assert "`tex[id.xy]` needs no sampler descriptor" in diag.long_message()
     assert diag.fix is not None and diag.fix.applicability.value == "unsafe"
     fixed = apply_fixes({diag.path: text}, [diag], unsafe=True)[diag.path].text
     assert "dst[id.xy] = tex[id.xy];" in fixed

@@ -24,7 +24,7 @@ void main(uint3 id : SV_DispatchThreadID)
 
 
 def _hl113(text: str) -> list[str]:
-    return [d.message for d in lint_text(text, select=("HL113",))]
+    return [d.long_message() for d in lint_text(text, select=("HL113",))]
 
 
 def _blur(size: str = "8, 8, 1", r: int = 1, extra: str = "", use: str = "") -> str:
@@ -40,9 +40,9 @@ def test_overhead_formula() -> None:
 @pytest.mark.parametrize(
     ("size", "r", "expected"),
     [
-        ("8, 8, 1", 1, ("9 texels", "3×3 neighbourhood, radius 1", "10×10 tile", "56% extra")),
+        ("8, 8, 1", 1, ("9 texels", "3×3 neighbourhood", "(radius 1)", "10×10 tile", "56% extra")),
         ("16, 16, 1", 1, ("9 texels", "18×18 tile", "27% extra")),
-        ("8, 8, 1", 2, ("25 texels", "5×5 neighbourhood, radius 2", "12×12 tile", "125% extra")),
+        ("8, 8, 1", 2, ("25 texels", "5×5 neighbourhood", "(radius 2)", "12×12 tile", "125% extra")),
         ("64, 1, 1", 1, ("66×3 tile", "209% extra")),
     ],
 )
@@ -88,7 +88,7 @@ void main(int2 id : SV_DispatchThreadID)
 }
 """
     (msg,) = _hl113(text)
-    assert "9 texels of `depthTex`" in msg and "56% extra" in msg
+    assert "neighbourhood of `depthTex` (9 texels)" in msg and "56% extra" in msg
 
 
 def test_runtime_step_and_strided_coordinates_are_silent() -> None:

@@ -67,7 +67,7 @@ def test_hl201_reports_at_each_entry_with_the_peak_as_related_location() -> None
         # At the entry point's name in the includer, not on the header's line.
         assert d.path == main and d.start.row == 5
         name = "BlurCS" if main == "a.hlsl" else "SharpenCS"
-        assert d.message.startswith(f"`{name}` keeps ~")
+        assert d.message.startswith(f"`{name}` peaks at ~")
         assert "of heavy.hlsli" in d.message  # where the peak is
         # The peak line is a related location (SARIF relatedLocations, LSP relatedInformation).
         assert [r.path for r in d.related] == ["heavy.hlsli"]
@@ -92,8 +92,8 @@ def _spilling_shader(n: int) -> str:
 def test_hl201_past_256_vgprs_says_spill_not_zero_waves() -> None:
     (d,) = [d for d in lint_text(_spilling_shader(72), select=("HL201",)) if d.code == "HL201"]
     assert "more than the 256 a wave can address" in d.message
-    assert "scratch memory" in d.message
-    assert " 0 of " not in d.message
+    assert "scratch memory" in d.long_message()
+    assert " 0 of " not in d.long_message()
     assert d.extra["spilled_vgprs"] > 0 and d.extra["max_live_vgprs"] == 256
 
 
@@ -115,8 +115,10 @@ def test_hl201_fixture_message_names_entry_and_peak_line() -> None:
     path = FIXTURES / "HL201" / "bad_large_group.hlsl"
     result = lint_unit(str(path), Settings(select=("HL201",)))
     (d,) = result.diagnostics
-    assert d.message.startswith("`main` keeps ~73 VGPRs live at its peak (line 18:")
+    assert d.message.startswith("`main` peaks at ~73 VGPRs (line 18):")
     assert "only one 1024-thread group fits per WGP on rdna2 (4 of 16 wave64s per SIMD)" in d.message
+    assert d.help == "two groups need at most 64 VGPRs"
+    assert d.notes[0].startswith("live at the peak: `a` (4)")
     assert Path(d.related[0].path).name == "bad_large_group.hlsl" and d.related[0].start.row == 18
 
 
@@ -139,8 +141,8 @@ def test_tiny_dispatch_fixtures_fire_once_the_group_is_full() -> None:
 def test_hl203_says_why_the_arm_looks_rare() -> None:
     path = FIXTURES / "HL203" / "bad_material_branch.hlsl"
     (d,) = lint_unit(str(path), Settings(select=("HL203",))).diagnostics
-    assert "looks rarely taken: its condition tests one value (`material == 3`)" in d.message
-    assert "not inside a loop" in d.message
+    assert "looks rarely taken: its condition tests one value (`material == 3`)" in d.long_message()
+    assert "not inside a loop" in d.long_message()
     assert d.extra["why"]
     # The same arm behind a depth test is the main path, and inside a loop it is not rare.
     text = path.read_text()
@@ -180,11 +182,11 @@ def test_hl202_figures_match_regtruth() -> None:
     assert max_lds_for_waves(resolve_target("gcn"), 64, 64, 5) == 3584
     path = FIXTURES / "HL202" / "bad_small_group_large_tile.hlsl"
     (d,) = lint_unit(str(path), Settings(select=("HL202",))).diagnostics
-    assert "20 KiB of groupshared memory per 64-thread group fits 6 group(s) per WGP" in d.message
-    assert "2 of 16 wave64s per SIMD; keep it at or below 4 KiB for 8 waves" in d.message
+    assert "20 KiB of groupshared memory per 64-thread group gives 2 of 16 wave64s per SIMD" in d.message
+    assert d.help == "keep it at or below 4 KiB for 8 waves" and d.notes == ("6 group(s) fit per WGP",)
     (g,) = lint_unit(str(path), Settings(select=("HL202",), target="gcn")).diagnostics
-    assert "fits 3 group(s) per CU on gcn, 1 of 10 wave64s per SIMD" in g.message
-    assert "keep it at or below 3.5 KiB for 5 waves" in g.message
+    assert "gives 1 of 10 wave64s per SIMD on gcn" in g.message and g.notes == ("3 group(s) fit per CU",)
+    assert g.help == "keep it at or below 3.5 KiB for 5 waves"
 
 
 def test_hl204_names_the_values_the_wave_they_buy_and_the_error_band() -> None:
@@ -192,11 +194,11 @@ def test_hl204_names_the_values_the_wave_they_buy_and_the_error_band() -> None:
     (d,) = lint_unit(str(path), Settings(select=("HL204",))).diagnostics
     assert d.start.row == 12  # the entry point's name
     assert "peaks at ~72 VGPRs (line 29), 8 above the 64 that give 8 instead of 7 wave64s" in d.message
-    assert "measured error is about ±7 VGPRs here" in d.message
-    assert (
-        "`hi`, `lo`, `sq` and `sum` (16 VGPRs together) are carried through the loop at line 23" in d.message
+    assert "measured error is about ±7 VGPRs here" in d.long_message()
+    assert "`hi`, `lo`, `sq` and `sum` (16 VGPRs together) are carried through the loop at line 23" in str(
+        d.help
     )
-    assert "groupshared memory" in d.message and "GroupMemoryBarrier()" in d.message
+    assert "groupshared memory" in str(d.help) and "GroupMemoryBarrier()" in str(d.help)
     assert {r.start.row for r in d.related} == {29, 14}  # the peak and the declarations
     assert d.extra["savings"] == [16] and d.extra["error_band"] == 7
     # With a budget of 0 VGPRs above the step nothing is within reach.
@@ -220,9 +222,9 @@ def test_hl204_never_parks_values_in_lds_when_that_lowers_occupancy() -> None:
     """With a 2 KiB tile, 4 KiB more per group would give 6 waves, not 8 (regtruth)."""
     path = FIXTURES / "HL204" / "bad_parking_would_cost_lds.hlsl"
     (d,) = lint_unit(str(path), Settings(select=("HL204",))).diagnostics
-    assert "recompute or reload them after the loop" in d.message
-    assert "would take 4 KiB more per group and cost the wave in LDS occupancy" in d.message
-    assert "GroupMemoryBarrier" not in d.message
+    assert "recompute or reload them after the loop" in d.long_message()
+    assert "would take 4 KiB more per group and cost the wave in LDS occupancy" in d.long_message()
+    assert "GroupMemoryBarrier" not in d.long_message()
 
 
 def test_hl201_does_not_rest_on_groupshared_rows_at_the_peak() -> None:

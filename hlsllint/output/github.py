@@ -35,7 +35,7 @@ def annotation(d: Diagnostic, root: str) -> str:
         "endColumn": str(d.end.column),
         "title": f"{d.code} {d.name}",
     }
-    message = d.message + (f" [{d.variant}]" if d.variant else "")
+    message = "\n".join([d.message + (f" [{d.variant}]" if d.variant else ""), *d.details()])
     joined = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
     return f"::{COMMANDS[d.severity]} {joined}::{escape_data(message)}"
 

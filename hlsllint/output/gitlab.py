@@ -26,17 +26,18 @@ def gitlab_report(
     for d, line_print in zip(diagnostics, fingerprints(diagnostics, sources), strict=True):
         path = relative_path(d.path, root)
         key = f"{path}\0{d.code}\0{line_print}\0{d.variant or ''}"
-        report.append(
-            {
-                "type": "issue",
-                "check_name": f"{d.code} {d.name}",
-                "description": f"{d.code}: {d.message}" + (f" [{d.variant}]" if d.variant else ""),
-                "categories": ["Performance"] if d.code[2] in "12" else ["Bug Risk"],
-                "severity": SEVERITIES[d.severity],
-                "fingerprint": hashlib.md5(key.encode("utf-8")).hexdigest(),
-                "location": {"path": path, "lines": {"begin": d.start.row, "end": d.end.row}},
-            }
-        )
+        issue: dict[str, Any] = {
+            "type": "issue",
+            "check_name": f"{d.code} {d.name}",
+            "description": f"{d.code}: {d.message}" + (f" [{d.variant}]" if d.variant else ""),
+            "categories": ["Performance"] if d.code[2] in "12" else ["Bug Risk"],
+            "severity": SEVERITIES[d.severity],
+            "fingerprint": hashlib.md5(key.encode("utf-8")).hexdigest(),
+            "location": {"path": path, "lines": {"begin": d.start.row, "end": d.end.row}},
+        }
+        if d.details():  # GitLab shows `content.body` (Markdown) under the description
+            issue["content"] = {"body": "\n\n".join(d.details())}
+        report.append(issue)
     return report
 
 

@@ -44,6 +44,10 @@ def diagnostic_to_json(d: Diagnostic) -> dict[str, Any]:
         "noqa_row": d.noqa_row,
         "url": rule_url(d.code),
     }
+    if d.help:
+        obj["help"] = d.help
+    if d.notes:
+        obj["notes"] = list(d.notes)
     if d.variant:
         obj["variant"] = d.variant
     return obj

@@ -30,8 +30,12 @@ def junit_tree(diagnostics: Sequence[Diagnostic], errors: Sequence[str] = ()) ->
                 line=str(d.start.row),
             )
             failure = ET.SubElement(case, "failure", message=d.message, type=d.severity.value)
-            failure.text = f"{path}:{d.start.row}:{d.start.column}: {d.code} {d.message}" + (
-                f" [{d.variant}]" if d.variant else ""
+            failure.text = "\n".join(
+                [
+                    f"{path}:{d.start.row}:{d.start.column}: {d.code} {d.message}"
+                    + (f" [{d.variant}]" if d.variant else ""),
+                    *d.details(),
+                ]
             )
     if errors:
         suite = ET.SubElement(root, "testsuite", name="hlsllint", tests=str(len(errors)), failures="0")

@@ -33,7 +33,7 @@ def rdjson_report(diagnostics: Sequence[Diagnostic], sources: Mapping[str, Sourc
     for d in diagnostics:
         src = sources.get(d.path)
         item: dict[str, Any] = {
-            "message": d.message + (f" [{d.variant}]" if d.variant else ""),
+            "message": "\n".join([d.message + (f" [{d.variant}]" if d.variant else ""), *d.details()]),
             "location": {"path": d.path, "range": _range(d.start, d.end, src)},
             "severity": SEVERITIES[d.severity],
             "source": SOURCE,

@@ -163,7 +163,7 @@ def _result(d: Diagnostic, rule_index: int, fingerprint: str, root: str) -> dict
         "ruleId": d.code,
         "ruleIndex": rule_index,
         "level": LEVELS[d.severity],
-        "message": {"text": d.message},
+        "message": {"text": d.long_message()},
         "locations": [{"physicalLocation": _physical(d.path, d.start, d.end, root)}],
         "partialFingerprints": {"primaryLocationLineHash": fingerprint},
     }

@@ -60,8 +60,12 @@ def print_full(
         src = sources.get(d.path)
         if src is not None and src.text:
             _frame(console, src, d)
-        if d.fix is not None:
-            console.print(Text(f"  = help: {d.fix.message}", style="cyan"))
+        # A rule's help says what its fix does; without one, the fix's title is the help (as ruff's).
+        help = d.help or (d.fix.message if d.fix is not None else None)
+        if help:
+            console.print(Text(f"  = help: {help}", style="cyan"))
+        for n in d.notes:
+            console.print(Text(f"  = note: {n}", style="dim"))
         for r in d.related:
             console.print(
                 Text(f"  = note: {r.path}:{r.start.row}:{r.start.column}: {r.message}", style="dim")

@@ -75,7 +75,7 @@ def to_lsp(
     """The LSP diagnostic of a finding; its related locations (a register peak in a header, a
     declaration) become `relatedInformation`, positioned with the text of their own file when
     `sources` holds it."""
-    message = d.message + (f" [{d.variant}]" if d.variant else "")
+    message = "\n".join([d.message + (f" [{d.variant}]" if d.variant else ""), *d.details()])
     tags = [types.DiagnosticTag.Unnecessary] if d.code == "HL001" else None
     related = None
     if d.related:

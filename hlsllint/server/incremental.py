@@ -469,7 +469,7 @@ def _owner(functions: list[Func], path: str, offset: int) -> int | None:
 
 
 def _quotes_row_from(d: Diagnostic, row: int) -> bool:
-    return any(int(n) >= row for n in _NUMBER.findall(d.message + repr(d.extra)))
+    return any(int(n) >= row for n in _NUMBER.findall(d.long_message() + repr(d.extra)))
 
 
 def _risky(text: str, start: int, end: int) -> bool:

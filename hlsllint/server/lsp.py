@@ -571,7 +571,9 @@ def create_server() -> HlslLintServer:
         for d, item in zip(outcome.diagnostics, outcome.items, strict=True):
             if contains(item.range, params.position):
                 rule = find_rule(d.code)
-                parts.append(f"**{d.code}** {d.message}\n\n" + (rule.documentation() if rule else ""))
+                details = "".join(f"\n\n{line}" for line in d.details())
+                doc = rule.documentation() if rule else ""
+                parts.append(f"**{d.code}** {d.message}{details}\n\n{doc}")
         if parts:
             return _markdown("\n\n---\n\n".join(parts))
         view = await ls.pressure_for(params.text_document.uri)
