@@ -410,7 +410,7 @@ void main(uint3 id : SV_DispatchThreadID)
                 f"the compiler keeps all {regs} registers of the array live and selects through "
                 "them on every access"
             )
-        shape = f"{length} × {el.name}, {size}"
+        shape = f"{length} × {el.display_name}, {size}"
         return f"local array `{sym.name}` ({shape}) is {verb} at a run-time index (`{culprit_text}`)", notes
 
     @staticmethod

@@ -96,3 +96,22 @@ def test_a_comma_update_still_steps_the_counter() -> None:
         "    dst[id.x] = s + bits;"
     )
     assert _hl110(body) == []
+
+
+def test_a_struct_without_a_name_is_shown_by_its_typedef_or_described() -> None:
+    fill = "    for (uint i = 0; i < 8; i++) {{ {a}[i].v = src[id.x + i]; }}\n"
+    typedef = "typedef struct { float4 v; float4 w; } Pair;"
+    (msg,) = _hl110("    Pair p[8];\n" + fill.format(a="p") + "    dst[id.x] = p[id.x & 7].v;", typedef)
+    assert "(8 × Pair, 64 registers per lane)" in msg
+    body = "    struct { float4 v; } q[8];\n" + fill.format(a="q") + "    dst[id.x] = q[id.x & 7].v;"
+    (msg,) = _hl110(body)
+    assert "(8 × unnamed struct, 32 registers per lane)" in msg and "<anonymous" not in msg
+
+
+def test_a_typedef_names_its_anonymous_struct_in_the_model() -> None:
+    from hlsllint.semantic import build_model
+    from hlsllint.syntax import parse
+
+    model = build_model(parse("typedef struct { float a; } Named;\nNamed g;\n"))
+    assert model.typedefs["Named"].name == "Named" and model.typedefs["Named"].kind == "struct"
+    assert model.globals["g"].type.name == "Named"

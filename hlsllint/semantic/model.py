@@ -34,6 +34,7 @@ import re
 from collections.abc import Iterator
 
 from hlsllint.deadline import Deadline, current
+from hlsllint.semantic import types as T
 from hlsllint.semantic.entries import find_entry_points
 from hlsllint.semantic.scopes import Scopes
 from hlsllint.semantic.symbols import Attribute, CBuffer, Symbol
@@ -155,7 +156,12 @@ class Model(Scopes):
                     if n.field_name_for_child(j) == "declarator":
                         d = self._unpack_declarator(c, base)
                         if d is not None:
-                            self.typedefs[d.name] = d.type
+                            t = d.type
+                            if t is base and t.kind == "struct" and t.name.startswith("<anonymous@"):
+                                # `typedef struct { ... } Name;`: the struct is known by its typedef's name
+                                t = base = T.struct_type(d.name, t.members)
+                                self.structs[d.name] = t
+                            self.typedefs[d.name] = t
                             self._named_types.clear()
             elif kind == "declaration":
                 if type_node is not None and type_node.type in (

@@ -248,6 +248,12 @@ class Type:
     def scalar_type(self) -> Type:
         return numeric(self.scalar or "float", 1, 1)
 
+    @property
+    def display_name(self) -> str:
+        """The name to show a user: a struct without a name of its own (`struct { ... } x;`) has an
+        internal one (`<anonymous@N>`), shown as `unnamed struct`."""
+        return "unnamed struct" if self.name.startswith("<anonymous@") else self.name
+
     def __str__(self) -> str:
         return self.name
 
