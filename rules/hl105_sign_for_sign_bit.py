@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from hlsllint.context import PendingEdit, RuleContext
 from hlsllint.diagnostics import Applicability, FixAvailability
 from hlsllint.rule import Rule
+from hlsllint.semantic.queries import assignments, uses_of
 from hlsllint.syntax import Node
+from hlsllint.syntax.queries import same, unparen_up
 
 # Comparisons of sign(x) with a constant, and the equivalent test on x.
 # Safe: identical for every input, NaN included (sign(NaN) is 0; NaN compares false).
@@ -291,6 +293,16 @@ float3 flipIfBackFacing(float3 n, float facing)
                 self._product(ctx, parent, other, x, arg)
             elif op in ("&&", "||"):
                 self._truth_test(ctx, site, x)
+        elif parent.type == "assignment_expression" and parent.child_by_field_name("right") is not None:
+            op_node = parent.child_by_field_name("operator")
+            right = parent.child_by_field_name("right")
+            if op_node is not None and right is not None and right.id == site.id:
+                if ctx.node_text(op_node) == "*=":  # `v *= sign(x)`
+                    self._applied(ctx, parent, x, arg, "multiplied in with `*=`")
+                elif ctx.node_text(op_node) == "=":
+                    self._kept(ctx, call, parent.child_by_field_name("left"), x, arg)
+        elif parent.type == "init_declarator":
+            self._kept(ctx, call, parent.child_by_field_name("declarator"), x, arg)
         elif (
             parent.type == "condition_clause"
             or (
@@ -349,6 +361,45 @@ float3 flipIfBackFacing(float3 n, float facing)
             notes=["the select differs from the product only when the value is 0"],
             fix=(f"Replace with {advice}", Applicability.UNSAFE, edits) if edits else None,
         )
+
+    def _applied(self, ctx: RuleContext, site: Node, x: str, arg: Node, how: str) -> None:
+        if _never_negative(arg, ctx):
+            return  # a 0/1 mask
+        y = "-y" if ctx.model.type_of(arg).components() == 1 else "select(...)"
+        ctx.report(
+            site,
+            f"`sign({x})` {how} to apply a sign costs compares, selects and a multiply; select on "
+            f"the sign instead (`{x} < 0 ? {y} : y`; differs only when the value is 0)",
+        )
+
+    def _kept(self, ctx: RuleContext, call: Node, target: Node | None, x: str, arg: Node) -> None:
+        """`float s = sign(x);` whose every use multiplies by it (`v * s`, `v *= s`): the same
+        sign application, one variable away. A use of any other kind (stored, added, returned)
+        needs the value itself."""
+        sym = ctx.model.resolve(target) if target is not None and target.type == "identifier" else None
+        if sym is None or sym.kind != "local":
+            return
+        writes = assignments(ctx.model, sym)
+        if writes is None or len(writes) != 1:
+            return  # written again: not a plain copy of the sign
+        uses = uses_of(ctx.model, sym)
+        if not uses:
+            return
+        for use in uses:
+            site, parent = unparen_up(use)
+            if parent is None:
+                return
+            op_node = parent.child_by_field_name("operator")
+            op = ctx.node_text(op_node) if op_node is not None else ""
+            product = parent.type == "binary_expression" and op == "*"
+            scaled = (
+                parent.type == "assignment_expression"
+                and op == "*="
+                and same(parent.child_by_field_name("right"), site)
+            )
+            if not (product or scaled):
+                return
+        self._applied(ctx, call, x, arg, f"kept in `{sym.name}` and only multiplied in")
 
     def _truth_test(self, ctx: RuleContext, site: Node, x: str) -> None:
         replacement = f"({x} != 0)"

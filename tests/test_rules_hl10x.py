@@ -381,3 +381,19 @@ def test_hl107_d3d9_position_variants_and_methods_are_read() -> None:
         str(FIXTURES / "HL107" / "bad_position_beside_sv_position.hlsl"), Settings(select=("HL107",))
     )
     assert [d.message.split(" ")[0] for d in near.diagnostics] == ["`world`", "`debug`"]
+
+
+def test_hl105_sign_kept_in_a_variable_or_applied_with_times_equals() -> None:
+    """`float s = sign(w); v * s` and `v *= sign(x)` apply a sign as `v * sign(w)` does; a kept
+    sign whose 0 is used (`1 - s`) is needed as a value."""
+    from conftest import FIXTURES
+
+    from hlsllint.config import Settings
+    from hlsllint.lint import lint_unit
+
+    bad = lint_unit(str(FIXTURES / "HL105" / "bad_sign_kept_or_scaled.hlsl"), Settings(select=("HL105",)))
+    assert [d.start.row for d in bad.diagnostics] == [11, 21]
+    assert "kept in `handedness` and only multiplied in" in bad.diagnostics[0].message
+    assert "multiplied in with `*=`" in bad.diagnostics[1].message
+    good = lint_unit(str(FIXTURES / "HL105" / "good_sign_kept.hlsl"), Settings(select=("HL105",)))
+    assert not good.diagnostics
