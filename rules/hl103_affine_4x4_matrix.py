@@ -75,7 +75,48 @@ def _discards_w(ctx: RuleContext, expr: Node) -> bool:
     return False
 
 
-def _use_kind(ctx: RuleContext, use: Node) -> str | None:
+def _blended_kind(ctx: RuleContext, use: Node, depth: int) -> str | None:
+    """A matrix blended into a local (`skin = B[i] * w.x + B[j] * w.y`, `skin += B[i] * w`):
+    the kind of every use of that local, or None when one needs the whole matrix."""
+    model: Model = ctx.model
+    site, parent = unparen_up(use)
+    while parent is not None and parent.type == "binary_expression":
+        op = parent.child_by_field_name("operator")
+        if op is None or ctx.node_text(op) not in ("*", "+") or model.type_of(parent).kind != "matrix":
+            return None
+        site, parent = unparen_up(parent)
+    target = None
+    if (
+        parent is not None
+        and parent.type == "init_declarator"
+        and same(parent.child_by_field_name("value"), site)
+    ):
+        target = parent.child_by_field_name("declarator")
+    elif parent is not None and parent.type == "assignment_expression":
+        op = parent.child_by_field_name("operator")
+        if same(parent.child_by_field_name("right"), site) and (
+            op is None or ctx.node_text(op) in ("=", "+=")
+        ):
+            target = parent.child_by_field_name("left")
+    if target is None or target.type != "identifier" or same(site, use):
+        return None  # not blended: a plain copy is not followed
+    sym = model.resolve(target)
+    if sym is None or sym.kind != "local" or sym.type.kind != "matrix":
+        return None
+    kinds: set[str] = set()
+    for local_use in uses_of(ctx, sym):
+        if is_assignment_target(local_use) is not None:
+            continue
+        kind = _use_kind(ctx, local_use, depth + 1)
+        if kind is None or kind == WRITE:
+            return None
+        kinds.add(kind)
+    if not kinds or {ROW, COL} <= kinds:
+        return None
+    return ROW if ROW in kinds else COL if COL in kinds else CAST
+
+
+def _use_kind(ctx: RuleContext, use: Node, depth: int = 0) -> str | None:
     """ROW, COL, CAST or WRITE for a use that leaves the fourth column or row unused, else None."""
     model: Model = ctx.model
     if is_assignment_target(use) == "=":
@@ -83,6 +124,8 @@ def _use_kind(ctx: RuleContext, use: Node) -> str | None:
     site, parent = unparen_up(use)
     if parent is None:
         return None
+    if parent.type in ("binary_expression", "init_declarator", "assignment_expression"):
+        return _blended_kind(ctx, use, depth) if depth < 2 else None
     if parent.type == "cast_expression":
         t = model.type_from_node(parent.child_by_field_name("type"))
         if t.kind == "matrix" and t.rows <= 3 and t.cols <= 3:

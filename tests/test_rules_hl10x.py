@@ -397,3 +397,18 @@ def test_hl105_sign_kept_in_a_variable_or_applied_with_times_equals() -> None:
     assert "multiplied in with `*=`" in bad.diagnostics[1].message
     good = lint_unit(str(FIXTURES / "HL105" / "good_sign_kept.hlsl"), Settings(select=("HL105",)))
     assert not good.diagnostics
+
+
+def test_hl103_matrix_keyword_and_blended_bone_palettes() -> None:
+    """`matrix` is float4x4; a palette blended by weights into a local that is only used
+    affinely is reported, one whose blend is applied whole is not."""
+    from conftest import FIXTURES
+
+    from hlsllint.config import Settings
+    from hlsllint.lint import lint_unit
+
+    bad = lint_unit(str(FIXTURES / "HL103" / "bad_matrix_palette_blended.hlsl"), Settings(select=("HL103",)))
+    (d,) = bad.diagnostics
+    assert "`gBones` holds float4x4 matrices" in d.message and "4,096 bytes" in d.message
+    good = lint_unit(str(FIXTURES / "HL103" / "good_blended_palette_whole.hlsl"), Settings(select=("HL103",)))
+    assert not good.diagnostics

@@ -282,7 +282,12 @@ BOOL = numeric("bool")
 
 @cache
 def parse_numeric(name: str) -> Type | None:
-    """`float4` -> vector, `half3x3` -> matrix, `uint` -> scalar; None when not numeric."""
+    """`float4` -> vector, `half3x3` -> matrix, `uint` -> scalar; None when not numeric. The
+    bare `matrix` and `vector` keywords are `float4x4` and `float4`."""
+    if name == "matrix":
+        return numeric("float", 4, 4, matrix=True)
+    if name == "vector":
+        return numeric("float", 1, 4)
     m = _NUMERIC_RE.match(name)
     if not m:
         return None
