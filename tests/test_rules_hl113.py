@@ -141,4 +141,4 @@ def test_tile_resolution_passes_are_left_alone() -> None:
     assert not lint_unit(str(good), Settings(select=("HL113",))).diagnostics
     bad = FIXTURES / "HL113" / "bad_full_resolution_neighbour_max.hlsl"
     (d,) = lint_unit(str(bad), Settings(select=("HL113",))).diagnostics
-    assert "9 texels of `gVelocity`" in d.message
+    assert "neighbourhood of `gVelocity` (9 texels)" in d.message
