@@ -25,6 +25,7 @@ from hlsllint.config import (
 )
 from hlsllint.output import FORMATS, PRESSURE_FORMATS
 from hlsllint.registry import RegistryError, unknown_selector
+from hlsllint.writing import Terminated
 
 COMMANDS = ("check", "rule", "pressure", "config", "server")
 
@@ -189,6 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Terminated as e:  # SIGTERM while writing: the temporary file is gone
+        return 128 + e.signum
     except BrokenPipeError:  # `hlsllint ... | head`
         sys.stderr.close()
         return 0

@@ -1,10 +1,8 @@
-"""Applying fixes: non-overlapping edits per file, written atomically, or shown as a diff."""
+"""Applying fixes: non-overlapping edits per file, shown as a diff or written (`hlsllint.writing`)."""
 
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -58,25 +56,6 @@ def apply_fixes(
 
 def _overlaps(ranges: list[tuple[int, int]], e: Edit) -> bool:
     return any((s < e.end and e.start < t) or (s == t == e.start == e.end) for s, t in ranges)
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    """Write through a temporary file in the same folder and rename it over the original."""
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else None
-    fd, tmp = tempfile.mkstemp(prefix=".hlsllint-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def unified_diff(path: str, before: str, after: str) -> str:

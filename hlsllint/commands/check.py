@@ -18,10 +18,11 @@ from hlsllint.config import ConfigResolver
 from hlsllint.diagnostics import Severity
 from hlsllint.discovery import discover, force_excluded
 from hlsllint.driver import STDIN, LintResult, lint_paths
-from hlsllint.fix import apply_fixes, unified_diff, write_atomic
+from hlsllint.fix import apply_fixes, unified_diff
 from hlsllint.output import FORMATS, printer
 from hlsllint.progress import ProgressBar
 from hlsllint.source import SourceFile
+from hlsllint.writing import Refused, signals_raise, write_report, write_source
 
 MAX_FIX_ITERATIONS = 10
 MAX_REFUSED_SHOWN = 20
@@ -109,23 +110,57 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
             n = sum(fixed.values())
             print(f"\nWould fix {n} finding{'s' if n != 1 else ''}.", file=sys.stderr)
         return 2 if result.errors else (1 if changed_paths else 0)
+    failed_write = False
     if args.fix:
-        for p in changed_paths:
-            if p == stdin_name:
-                continue
-            src = original_sources.get(p)  # keeps the BOM of the file on disk
-            write_atomic(p, (src or SourceFile(p, "")).to_bytes(overrides[p]))
+        # Each file as it was read (its BOM kept), and the bytes it had then: a file edited on
+        # disk since is not written.
+        writes = {
+            p: (original_sources[p].to_bytes(overrides[p]), original_sources[p].to_bytes())
+            for p in changed_paths
+            if p != stdin_name
+        }
+        unwritten, failed_write = write_sources(writes, "fixes")
+        if unwritten:  # the report shows those files as they are on disk
+            for p in unwritten:
+                del overrides[p]
+                del fixed[p]
+            result = lint_paths(
+                paths, resolver, jobs=args.jobs, overrides=overrides, cache=cache, shard=args.shard
+            )
         if stdin_name is not None:
             sys.stdout.write(overrides.get(stdin_name, originals.get(stdin_name, "")))
             _report(args, result, fixed, stream=sys.stderr)
-            return _exit_code(args, result, fixed)
+            return _exit_code(args, result, fixed, failed_write)
 
-    _write_report(args, result, fixed)
-    return _exit_code(args, result, fixed)
+    failed_write = not _write_report(args, result, fixed) or failed_write
+    return _exit_code(args, result, fixed, failed_write)
 
 
-def _exit_code(args: argparse.Namespace, result: LintResult, fixed: Counter[str]) -> int:
-    if result.errors:
+def write_sources(files: dict[str, tuple[bytes, bytes]], what: str) -> tuple[list[str], bool]:
+    """Write each file's new bytes (given with the bytes it was read with); one that cannot be
+    written is named on stderr and the others are written all the same. Returns the files not
+    written and whether an OS error (rather than a read-only or changed file) was among them."""
+    unwritten: list[str] = []
+    failed = False
+    with signals_raise():  # SIGTERM mid-write removes the temporary file on its way out
+        for path, (data, before) in files.items():
+            try:
+                write_source(path, data, before)
+            except Refused as e:
+                print(f"hlsllint: warning: {e}; {what} not written", file=sys.stderr)
+                unwritten.append(path)
+            except OSError as e:
+                why = e.strerror or str(e)
+                print(f"hlsllint: error: write {path}: {why}; {what} not written", file=sys.stderr)
+                unwritten.append(path)
+                failed = True
+    return unwritten, failed
+
+
+def _exit_code(
+    args: argparse.Namespace, result: LintResult, fixed: Counter[str], failed_write: bool = False
+) -> int:
+    if result.errors or failed_write:
         return 2
     if args.exit_non_zero_on_fix and sum(fixed.values()):
         return 1
@@ -134,16 +169,22 @@ def _exit_code(args: argparse.Namespace, result: LintResult, fixed: Counter[str]
     return 1 if any(d.severity.counts_for_exit for d in result.diagnostics) else 0
 
 
-def _write_report(args: argparse.Namespace, result: LintResult, fixed: Counter[str]) -> None:
-    """The report on stdout, or in `--output-file` (written whole, atomically)."""
+def _write_report(args: argparse.Namespace, result: LintResult, fixed: Counter[str]) -> bool:
+    """The report on stdout, or in `--output-file` (a regular file written whole, atomically; a
+    FIFO or a device written into). False when the file could not be written (said on stderr)."""
     if not args.output_file:
         _report(args, result, fixed, stream=sys.stdout)
-        return
+        return True
     buffer = io.StringIO()
     _report(args, result, fixed, stream=buffer)
-    directory = os.path.dirname(os.path.abspath(args.output_file))
-    os.makedirs(directory, exist_ok=True)
-    write_atomic(args.output_file, buffer.getvalue().encode("utf-8"))
+    try:
+        with signals_raise():
+            write_report(args.output_file, buffer.getvalue().encode("utf-8"))
+    except (OSError, Refused) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        print(f"hlsllint: error: write {args.output_file}: {why}; the report is not written", file=sys.stderr)
+        return False
+    return True
 
 
 def _report(args: argparse.Namespace, result: LintResult, fixed: Counter[str], stream: IO[str]) -> None:
@@ -238,9 +279,9 @@ def _verbose(result: LintResult) -> None:
 
 def _add_noqa(result: LintResult, stdin: str | None) -> int:
     added = add_noqa_all(result.sources, result.diagnostics, stdin=stdin)
-    for path, data in added.files.items():
-        write_atomic(path, data)
-    n = added.directives
+    writes = {path: (data, added.originals[path]) for path, data in added.files.items()}
+    unwritten, failed = write_sources(writes, "noqa comments")
+    n = added.directives - sum(added.counts.get(p, 0) for p in unwritten)
     print(f"Added {n} noqa directive{'s' if n != 1 else ''}.", file=sys.stderr)
     if added.refused:
         k = len(added.refused)
@@ -249,7 +290,7 @@ def _add_noqa(result: LintResult, stdin: str | None) -> int:
             print(f"  {d.path}:{d.start.row}:{d.start.column}: {d.code} ({why})", file=sys.stderr)
         if k > MAX_REFUSED_SHOWN:
             print(f"  ... and {k - MAX_REFUSED_SHOWN} more", file=sys.stderr)
-    return 2 if result.errors else 0
+    return 2 if result.errors or failed else 0
 
 
 # -- watch ----------------------------------------------------------------------------------------

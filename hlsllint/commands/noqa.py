@@ -11,19 +11,21 @@ can carry; each of those is returned with the reason, for the summary to say so:
 - a finding on a line continued with `\\` (a comment there would end the macro or directive);
 - a finding in a file that cannot be read as text (binary, over the size limit) or rewritten
   byte for byte, or read from standard input.
-A file that is not valid UTF-8, or is UTF-16, is edited through a lossless decoding of its bytes,
-so every byte outside the added comments stays as it was.
+A file that is not valid UTF-8, or is UTF-16 or UTF-32, is edited through a lossless decoding of
+its bytes, so every byte outside the added comments stays as it was.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from hlsllint.diagnostics import Diagnostic
+from hlsllint.files import read_regular
 from hlsllint.noqa import CODE_RE, LINE_RE
-from hlsllint.source import SourceFile
+from hlsllint.source import SourceError, SourceFile
 
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 """A file's lines with their endings, split where SourceFile counts rows (LF, CRLF, a lone CR);
@@ -36,6 +38,10 @@ class Added:
     or extended, and the findings no directive can carry (with why)."""
 
     files: dict[str, bytes] = field(default_factory=dict)
+    originals: dict[str, bytes] = field(default_factory=dict)
+    """The bytes each changed file held when it was read (it is not written if it changed since)."""
+    counts: dict[str, int] = field(default_factory=dict)
+    """Directives added or extended per file."""
     directives: int = 0
     refused: list[tuple[Diagnostic, str]] = field(default_factory=list)
 
@@ -97,31 +103,37 @@ def add_noqa_all(
         if editable is None:
             out.refused += [(d, "its file cannot be read as text") for d in found]
             continue
-        text, encode = editable
+        text, encode, original = editable
         new, n, refused = add_noqa(text, found)
         out.refused += refused
         if n:
             out.files[path] = encode(new)
+            out.originals[path] = original
+            out.counts[path] = n
             out.directives += n
     out.refused.sort(key=lambda r: r[0].sort_key())
     return out
 
 
-def _lossless(src: SourceFile) -> tuple[str, Callable[[str], bytes]] | None:
-    """The file's text, and how to write it back with only the edits changed: the loaded text for
-    a clean UTF-8 file; the bytes on disk decoded without loss for one that is not valid UTF-8
-    (invalid bytes kept as surrogates) or is UTF-16 (its byte order and BOM kept)."""
+def _lossless(src: SourceFile) -> tuple[str, Callable[[str], bytes], bytes] | None:
+    """The file's text, how to write it back with only the edits changed, and its bytes as read:
+    the loaded text for a clean UTF-8 file; the bytes on disk decoded without loss for one that is
+    not valid UTF-8 (invalid bytes kept as surrogates) or is UTF-16 or UTF-32 (its byte order and
+    BOM kept). None when the file on disk no longer reads as the text that was linted."""
     if src.writable:
-        return src.text, src.to_bytes
+        return src.text, src.to_bytes, src.to_bytes()
     try:
-        with open(src.path, "rb") as f:
-            raw = f.read()
-        if src.encoding == "utf-16":
-            bom = raw[:2]
-            codec = "utf-16-le" if bom == b"\xff\xfe" else "utf-16-be"
-            return raw[2:].decode(codec), lambda text: bom + text.encode(codec)
+        raw = read_regular(src.path)
+        if SourceFile.from_bytes(src.path, raw).text != src.text:  # changed since the lint
+            return None
+        if src.encoding in ("utf-16", "utf-32"):
+            width = 2 if src.encoding == "utf-16" else 4
+            bom = raw[:width]
+            little = bom in (codecs.BOM_UTF16_LE, codecs.BOM_UTF32_LE)
+            codec = f"{src.encoding}-{'le' if little else 'be'}"
+            return raw[width:].decode(codec), lambda text: bom + text.encode(codec), raw
         utf8_bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
         text = raw[len(utf8_bom) :].decode("utf-8", "surrogateescape")
-    except (OSError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError, SourceError):
         return None
-    return text, lambda new: utf8_bom + new.encode("utf-8", "surrogateescape")
+    return text, lambda new: utf8_bom + new.encode("utf-8", "surrogateescape"), raw
