@@ -195,6 +195,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `hlsllint ... | head`
         sys.stderr.close()
         return 0
+    except OSError as e:  # one line, never a traceback
+        what = f"{e.filename}: {e.strerror or e}" if e.filename else str(e)
+        print(f"hlsllint: error: {what}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("hlsllint: error: out of memory", file=sys.stderr)
+        return 2
 
 
 def _resolver(args: argparse.Namespace) -> ConfigResolver:

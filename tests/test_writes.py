@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from hlsllint import driver
 from hlsllint.cli import main
 from hlsllint.commands import check
 
@@ -250,6 +251,30 @@ def test_add_noqa_keeps_a_utf32_file_utf32(
 
 
 # -- errors and signals --------------------------------------------------------------------------
+
+
+def test_out_of_memory_during_discovery_is_one_line(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A MemoryError while walking the tree was a traceback with exit 1 (the code for findings)."""
+
+    def walk(*_args: object) -> list[str]:
+        raise MemoryError
+
+    monkeypatch.setattr(driver, "discover", walk)
+    code, out, err = run(capsys, ".")
+    assert (code, out, err) == (2, "", "hlsllint: error: out of memory\n")
+
+
+def test_an_os_error_anywhere_is_one_line_and_exit_2(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def walk(*_args: object) -> list[str]:
+        raise PermissionError(13, "Permission denied", "shaders/private")
+
+    monkeypatch.setattr(driver, "discover", walk)
+    code, _, err = run(capsys, ".")
+    assert (code, err) == (2, "hlsllint: error: shaders/private: Permission denied\n")
 
 
 def test_sigterm_while_writing_leaves_no_temporary_file(folder: Path) -> None:
