@@ -24,10 +24,11 @@ def applicable(diag: Diagnostic, unsafe: bool) -> bool:
     return unsafe and diag.fix.applicability is Applicability.UNSAFE
 
 
-def apply_fixes(
+def chosen_edits(
     texts: dict[str, str], diagnostics: Iterable[Diagnostic], unsafe: bool
-) -> dict[str, FixedFile]:
-    """Apply every applicable fix whose edits do not overlap an earlier one. Returns changed files."""
+) -> tuple[dict[str, list[Edit]], dict[str, int]]:
+    """The edits of every applicable fix whose edits do not overlap an earlier one, per file
+    (sorted by place), and how many fixes each file gets."""
     by_file: dict[str, list[Edit]] = {}
     counts: dict[str, int] = {}
     taken: dict[str, list[tuple[int, int]]] = {}
@@ -44,6 +45,16 @@ def apply_fixes(
             taken.setdefault(e.path, []).append((e.start, e.end))
             by_file.setdefault(e.path, []).append(e)
         counts[edits[0].path] = counts.get(edits[0].path, 0) + 1
+    for file_edits in by_file.values():
+        file_edits.sort(key=lambda e: (e.start, e.end))
+    return by_file, counts
+
+
+def apply_fixes(
+    texts: dict[str, str], diagnostics: Iterable[Diagnostic], unsafe: bool
+) -> dict[str, FixedFile]:
+    """Apply every applicable fix whose edits do not overlap an earlier one. Returns changed files."""
+    by_file, counts = chosen_edits(texts, diagnostics, unsafe)
     out: dict[str, FixedFile] = {}
     for path, file_edits in by_file.items():
         text = texts[path]

@@ -210,9 +210,54 @@ async def test_code_actions(client: LanguageClient, workspace: Path) -> None:
     assert isinstance(action, types.CodeAction)
     assert action.kind == "source.fixAll.hlsllint"
     assert action.edit is not None and action.edit.changes is not None
-    (edit,) = action.edit.changes[uri]
+    edits = list(action.edit.changes[uri])
     # The safe fixes: HL105 on line 3 and HL001 (the unknown code's noqa); not the unsafe one.
-    assert edit.new_text == text.replace("sign(x) < 0", "x < 0").replace(" // noqa: HL999", "")
+    # Each is its own edit of the changed range, not the whole document.
+    assert edits == [
+        types.TextEdit(range=rng(2, 11, 2, 22), new_text="x < 0"),
+        types.TextEdit(range=rng(6, 24, 6, 39), new_text=""),
+    ]
+    assert apply_edits(text, edits) == text.replace("sign(x) < 0", "x < 0").replace(" // noqa: HL999", "")
+    close_doc(client, uri)
+
+
+def apply_edits(text: str, edits: Sequence[types.TextEdit]) -> str:
+    """The text after an editor applies `edits` (ASCII text: characters are code points)."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(p: types.Position) -> int:
+        return starts[p.line] + p.character
+
+    ordered = sorted(edits, key=lambda e: offset(e.range.start), reverse=True)
+    for e in ordered:
+        text = text[: offset(e.range.start)] + e.new_text + text[offset(e.range.end) :]
+    return text
+
+
+async def test_fix_all_edits_only_the_changed_ranges(client: LanguageClient, workspace: Path) -> None:
+    """source.fixAll returns one small edit per fix: a long document with two fixes far apart
+    gets two edits on their own lines, every other line untouched."""
+    filler = "".join(f"static const float k{i} = {i}.0;\n" for i in range(200))
+    text = BAD + filler + BAD.replace("f(float x)", "g(float x)")
+    uri = open_doc(client, workspace / "fixall.hlsl", text)
+    diags = await published(client, uri, lambda ds: codes(ds).count("HL105") == 2)
+    assert {d.range.start.line for d in diags} == {2, 206}
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=rng(0, 0, 0, 0),
+            context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.hlsllint"]),
+        )
+    )
+    assert actions is not None and len(actions) == 1
+    action = actions[0]
+    assert isinstance(action, types.CodeAction) and action.edit is not None and action.edit.changes
+    edits = list(action.edit.changes[uri])
+    assert [(e.range.start.line, e.range.end.line) for e in edits] == [(2, 2), (206, 206)]
+    assert all(len(e.new_text) < 10 for e in edits)
+    assert apply_edits(text, edits) == text.replace("sign(x) < 0", "x < 0")
     close_doc(client, uri)
 
 

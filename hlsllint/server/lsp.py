@@ -47,7 +47,7 @@ from hlsllint import __version__
 from hlsllint.config import CONFIG_NAMES, ConfigError, ConfigResolver, Settings, Variant
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Applicability, Diagnostic
-from hlsllint.fix import apply_fixes
+from hlsllint.fix import chosen_edits
 from hlsllint.lint import FileLoader, analysis_settings, apply_suppressions, front_end, lint_unit
 from hlsllint.noqa import CODE_RE, FILE_RE, LINE_RE
 from hlsllint.registry import find_rule
@@ -662,16 +662,17 @@ def _quick_fixes(outcome: Outcome, at: types.Range) -> list[types.CodeAction]:
 
 
 def _fix_all(outcome: Outcome) -> types.CodeAction | None:
-    """Every safe fix in the document, as one edit of the whole text."""
+    """Every safe fix in the document, as the edits of those fixes (the changed ranges only: an
+    editor keeps its cursor, folds and undo steps everywhere else)."""
     text = outcome.source.text
-    fixed = apply_fixes({outcome.path: text}, outcome.diagnostics, unsafe=False).get(outcome.path)
-    if fixed is None:
+    chosen, counts = chosen_edits({outcome.path: text}, outcome.diagnostics, unsafe=False)
+    edits = [e for e in chosen.get(outcome.path, []) if text[e.start : e.end] != e.content]
+    if not edits:
         return None
-    edit = types.TextEdit(range=outcome.positions.whole(), new_text=fixed.text)
     return types.CodeAction(
-        title=f"hlsllint: fix all safe fixes ({fixed.fixes})",
+        title=f"hlsllint: fix all safe fixes ({counts.get(outcome.path, 0)})",
         kind=FIX_ALL_KIND,
-        edit=types.WorkspaceEdit(changes={outcome.uri: [edit]}),
+        edit=types.WorkspaceEdit(changes={outcome.uri: [text_edit(e, outcome.positions) for e in edits]}),
     )
 
 
