@@ -464,4 +464,67 @@ async def test_help_and_notes_follow_the_message(client: LanguageClient, workspa
     assert first == "multiplying by `sign()` to apply a sign costs compares, selects and a multiply"
     assert help == "help: select on the sign instead: `(x < 0 ? -y : y)`"
     assert note == "note: the select differs from the product only when the value is 0"
+
+
+HELPERS = """\
+RWStructuredBuffer<float4> Out : register(u0);
+Texture2D<float4> Tex : register(t0);
+SamplerState S : register(s0);
+
+float4 scale(float4 v, float t)
+{
+
+    return v * t;
+}
+
+float4 blend(float4 a, float4 b, float t)
+{
+    float4 m = scale(a, t);
+
+    // a comment inside
+    return m + b * (1.0 - t);
+}
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 a = Tex.SampleLevel(S, float2(id.x, 0) / 64.0, 0);
+    float4 b = Tex.SampleLevel(S, float2(id.x, 1) / 64.0, 0);
+    float4 c = blend(a, b, 0.5);
+    Out[id.x] = c + a;
+}
+"""
+
+
+async def test_pressure_hover_on_every_line_of_an_inlined_helper(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """Every line of a helper the entry inlines answers with the entry's registers at the call
+    (line 24, 0-based 23); a helper called from a helper's line (`scale`) reaches it too."""
+    uri = open_doc(client, workspace / "helpers.hlsl", HELPERS)
+    await published(client, uri, lambda ds: True)
+
+    async def hover(line: int) -> str:
+        h = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=line, character=0),
+            )
+        )
+        assert h is not None and isinstance(h.contents, types.MarkupContent), line
+        return h.contents.value
+
+    at_call = await hover(23)
+    counts = at_call.split("`main`: ", 1)[1].split("\n", 1)[0]  # "N VGPRs, M SGPRs"
+    for line in range(10, 16):  # blend: signature, braces, blank line, comment, statements
+        assert f"t the call of `blend` (line 24: {counts})" in await hover(line), line
+    for line in range(4, 8):  # scale, called from blend's line 13 (its own figures)
+        text = await hover(line)
+        assert "the call of `scale` (line 13: " in text and "VGPRs" in text, line
+    outside = await client.text_document_hover_async(  # outside every function: no figures
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=2, character=0)
+        )
+    )
+    assert outside is None
     close_doc(client, uri)

@@ -11,9 +11,14 @@ import logging
 import math
 from dataclasses import dataclass
 
+from hlsllint.analysis.occupancy import reachable_functions
 from hlsllint.config import Settings
 from hlsllint.context import RuleContext
+from hlsllint.preprocess import PreprocessResult
 from hlsllint.pressure_report import analyse_model
+from hlsllint.semantic import Model
+from hlsllint.semantic.symbols import EntryPoint
+from hlsllint.syntax.queries import call_name
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +37,38 @@ class EntryLines:
     max_vgprs: int
     rows: dict[int, tuple[int, int]]
     """row -> (live VGPRs, live SGPRs) in the document."""
+    helpers: tuple[Helper, ...] = ()
+    """The functions the entry inlines that are defined in the document."""
+
+    def at_calls(self, helper: Helper) -> list[tuple[int, tuple[int, int]]]:
+        """(call row, the entry's live registers there) for each call of `helper`: a call from
+        another helper's line without instructions of its own takes that helper's figures."""
+        out: list[tuple[int, tuple[int, int]]] = []
+        seen = {helper.name}
+        todo = [helper]
+        while todo:
+            h = todo.pop()
+            for row in h.calls:
+                counts = self.rows.get(row)
+                if counts is not None:
+                    out.append((row, counts))
+                    continue
+                outer = next((o for o in self.helpers if o.first <= row <= o.last), None)
+                if outer is not None and outer.name not in seen:
+                    seen.add(outer.name)
+                    todo.append(outer)
+        return sorted(set(out))
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A function an entry point calls (inlined into it), by rows of the document."""
+
+    name: str
+    first: int
+    last: int
+    calls: tuple[int, ...]
+    """The rows of its calls inside the entry or another function the entry reaches."""
 
 
 @dataclass(frozen=True)
@@ -58,18 +95,69 @@ class PressureView:
         return [(row, " · ".join(labels), "\n\n".join(tips)) for row, (labels, tips) in sorted(out.items())]
 
     def hover(self, path: str, row: int) -> str | None:
+        """The live registers of each entry on the line; on a line of a helper the entry inlines,
+        also the entry's figures at the helper's calls (so every line of its body answers)."""
         if path != self.path:
             return None
         parts = []
         for e in self.entries:
             counts = e.rows.get(row)
-            if counts is None:
-                continue
-            text = f"**Live registers** in `{e.entry}`: {counts[0]} VGPRs, {counts[1]} SGPRs"
-            if row == e.peak_row:
-                text += f" (the peak)\n\nLive here: {e.peak_values}"
-            parts.append(text + f"\n\n{e.summary}")
+            helper = next((h for h in e.helpers if h.first <= row <= h.last), None)
+            text = ""
+            if counts is not None:
+                text = f"**Live registers** in `{e.entry}`: {counts[0]} VGPRs, {counts[1]} SGPRs"
+                if row == e.peak_row:
+                    text += f" (the peak)\n\nLive here: {e.peak_values}"
+            if helper is not None:
+                calls = e.at_calls(helper)
+                if calls:
+                    where = ", ".join(f"line {r}: {v} VGPRs, {s} SGPRs" for r, (v, s) in calls[:4])
+                    more = f" and {len(calls) - 4} more" if len(calls) > 4 else ""
+                    prefix = f"**Live registers** in `{e.entry}` a" if not text else text + "\n\nA"
+                    text = f"{prefix}t the call of `{helper.name}` ({where}{more})"
+            if text:
+                parts.append(text + f"\n\n{e.summary}")
         return "\n\n---\n\n".join(parts) or None
+
+
+def helpers_of(pp: PreprocessResult, model: Model, entry: EntryPoint, path: str) -> tuple[Helper, ...]:
+    """The functions `entry` reaches, other than its own, defined in `path`, with the rows (in
+    `path`) of their calls from the functions it reaches."""
+    reached = reachable_functions(model, entry)
+    tree = model.tree
+    calls: dict[str, list[int]] = {}
+    for fn in reached:
+        if fn.body is None:
+            continue
+        stack = [fn.body]
+        while stack:
+            node = stack.pop()
+            if node.type == "call_expression":
+                name = call_name(tree, node)
+                if name is not None and name != fn.name:
+                    row = _row(pp, tree.span(node), path)
+                    if row is not None:
+                        calls.setdefault(name, []).append(row)
+            stack.extend(node.named_children)
+    out = []
+    for fn in reached:
+        if fn is entry.function or fn.body is None:
+            continue
+        start, end = tree.span(fn.node)
+        first, last = _row(pp, (start, start + 1), path), _row(pp, (max(start, end - 1), end), path)
+        if first is None or last is None or last < first:
+            continue
+        out.append(Helper(fn.name, first, last, tuple(sorted(set(calls.get(fn.name, ()))))))
+    return tuple(out)
+
+
+def _row(pp: PreprocessResult, span: tuple[int, int], path: str) -> int | None:
+    """The row in `path` where a span of the preprocessed text starts (None elsewhere)."""
+    mapped = pp.sourcemap.map_range(span[0], max(span[1], span[0] + 1))
+    src = pp.sources.get(mapped.path)
+    if src is None or mapped.path != path:
+        return None
+    return src.location(mapped.start).row
 
 
 def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> PressureView | None:
@@ -81,7 +169,8 @@ def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> 
         log.exception("pressure analysis failed for %s", path)
         return None
     entries = []
-    for r in unit.reports:
+    model = context.model
+    for r, ep in zip(unit.reports, model.entry_points, strict=True):
         occ = r.occupancy
         values = ", ".join(
             f"`{v.name}` ({v.vgprs} VGPR)" if v.vgprs else f"`{v.name}` ({v.sgprs} SGPR)"
@@ -93,5 +182,12 @@ def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> 
         )
         rows = r.lines.get(unit.path, {})
         peak_row = r.peak_row if r.peak_path == unit.path else None
-        entries.append(EntryLines(r.entry, summary, peak_row, values or "nothing", r.max_live_vgprs, rows))
+        try:
+            helpers = helpers_of(context.pp, model, ep, unit.path)
+        except Exception:  # an extra as well
+            log.exception("helper rows failed for %s", path)
+            helpers = ()
+        entries.append(
+            EntryLines(r.entry, summary, peak_row, values or "nothing", r.max_live_vgprs, rows, helpers)
+        )
     return PressureView(unit.path, tuple(entries))
