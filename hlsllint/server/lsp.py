@@ -44,7 +44,16 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 from hlsllint import __version__
-from hlsllint.config import CONFIG_NAMES, ConfigError, ConfigResolver, Settings, Variant
+from hlsllint.config import (
+    CONFIG_NAMES,
+    TARGETS,
+    ConfigError,
+    ConfigResolver,
+    Settings,
+    Variant,
+    load_config_file,
+    parse_define,
+)
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Applicability, Diagnostic
 from hlsllint.fix import chosen_edits
@@ -72,6 +81,8 @@ STATS_COMMAND = "hlsllint.stats"
 CONFIG_GLOB = "**/{" + ",".join(CONFIG_NAMES) + "}"
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.hlsllint"
 MODES = ("auto", "push", "pull", "both")
+PRESSURE_REQUEST = "hlsllint/pressure"
+PRESSURE_PAGE_REQUEST = "hlsllint/pressurePage"
 
 T = TypeVar("T")
 
@@ -123,6 +134,11 @@ class HlslLintServer(LanguageServer):
         self.push = True
         self.debounce = DEBOUNCE_SECONDS
         self.pressure_hints = True
+        self.options: dict[str, Any] = {}
+        self.root: str | None = None
+        self.option_errors: list[str] = []
+        """What did not fit in the initialization options (said once the session is up)."""
+        """The editor's settings (`target`, `waveSize`, `configFile`, `defines`): above config files."""
         self.snapshots: dict[str, tuple[int, Snapshot]] = {}
         """Per document: what its last lint leaves for an incremental one (with the generation)."""
         self.incremental = os.environ.get("HLSLLINT_LSP_INCREMENTAL", "1") != "0"
@@ -182,7 +198,8 @@ class HlslLintServer(LanguageServer):
             self.reload_config()
 
     def reload_config(self) -> None:
-        self.resolver = ConfigResolver()
+        self.resolver, errors = resolver_for(self.options, self.root)
+        self.tell([(types.MessageType.Error, f"hlsllint: {e}") for e in errors])
         self.generation += 1
         self.pressure.clear()
 
@@ -420,6 +437,57 @@ def unit_context(path: str, text: str, settings: Settings) -> RuleContext:
     )
 
 
+def resolver_for(options: dict[str, Any], root: str | None) -> tuple[ConfigResolver, list[str]]:
+    """The configuration with the editor's settings on top, as the command line's flags are
+    (`--config FILE`, `--target`, `--wave-size`, `-D`); what does not fit is left out and said."""
+    errors: list[str] = []
+    overrides: dict[str, Any] = {}
+    target = options.get("target")
+    if target not in (None, ""):
+        if target in TARGETS:
+            overrides["target"] = target
+        else:
+            errors.append(f"setting target: unknown target {target!r} (one of {', '.join(TARGETS)})")
+    wave = options.get("waveSize")
+    if wave not in (None, 0, ""):
+        if wave in (32, 64) and not isinstance(wave, bool):
+            overrides["wave_size"] = wave
+        else:
+            errors.append(f"setting waveSize: {wave!r} is not 32 or 64")
+    defines = options.get("defines")
+    if defines:
+        if isinstance(defines, list) and all(isinstance(d, str) and d.strip() for d in defines):
+            overrides["defines"] = tuple(parse_define(d.strip()) for d in defines)
+        else:
+            errors.append(f"setting defines: expected a list of NAME or NAME=VALUE, got {defines!r}")
+    forced = None
+    config_file = options.get("configFile")
+    if config_file not in (None, ""):
+        if not isinstance(config_file, str):
+            errors.append(f"setting configFile: expected a path, got {config_file!r}")
+        else:
+            path = os.path.join(root or os.getcwd(), os.path.expanduser(config_file))
+            try:
+                if not os.path.isfile(path):
+                    raise ConfigError(f"{path}: config file not found")
+                forced = load_config_file(path)
+            except ConfigError as e:
+                errors.append(f"setting configFile: {e}")
+    return ConfigResolver(overrides=overrides, forced=forced), errors
+
+
+def _settings_from(value: Any) -> dict[str, Any] | None:
+    """The `hlsllint` section of what an editor sends as its settings (or the section itself)."""
+    if isinstance(value, dict) and isinstance(value.get("hlsllint"), dict):
+        return dict(value["hlsllint"])
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if k in OPTION_KEYS}
+    return None
+
+
+OPTION_KEYS = ("target", "waveSize", "configFile", "defines")
+
+
 def _message_diagnostic(message: str) -> types.Diagnostic:
     return types.Diagnostic(
         range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=1)),
@@ -427,6 +495,28 @@ def _message_diagnostic(message: str) -> types.Diagnostic:
         severity=types.DiagnosticSeverity.Error,
         source=SOURCE,
     )
+
+
+def pressure_html(path: str, text: str, settings: Settings, resolver: ConfigResolver) -> str:
+    """The HTML pressure page of the unsaved `text` of `path` (its includes from disk)."""
+    import io
+
+    from hlsllint.output import pressure_printer
+    from hlsllint.pressure_report import analyse_file
+
+    loader = FileLoader({path: text}, resolver=resolver)
+    unit = analyse_file(path, settings, loader=loader, with_values=True)
+    out = io.StringIO()
+    pressure_printer("html")([unit], out)
+    return out.getvalue()
+
+
+def _param(params: Any, key: str, field_name: str) -> Any:
+    """`params[key][field_name]` of a custom request (pygls hands it over as an object)."""
+    part = getattr(params, key, None) if not isinstance(params, dict) else params.get(key)
+    if isinstance(part, dict):
+        return part.get(field_name)
+    return getattr(part, field_name, None)
 
 
 def _init_option(params: types.InitializeParams, key: str) -> Any:
@@ -450,9 +540,18 @@ def create_server() -> HlslLintServer:
             ls.debounce = debounce / 1000
         if _init_option(params, "pressureHints") is False:
             ls.pressure_hints = False
+        if params.root_uri and params.root_uri.startswith("file:"):
+            ls.root = uris.to_fs_path(params.root_uri)
+        elif params.root_path:
+            ls.root = params.root_path
+        options = _settings_from(params.initialization_options)
+        if options:
+            ls.options = options
+            ls.resolver, ls.option_errors = resolver_for(options, ls.root)
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: HlslLintServer, params: types.InitializedParams) -> None:
+        ls.tell([(types.MessageType.Error, f"hlsllint: {e}") for e in ls.option_errors])
         caps = ls.client_capabilities.workspace
         watched = caps.did_change_watched_files if caps else None
         if watched is not None and watched.dynamic_registration:
@@ -476,6 +575,53 @@ def create_server() -> HlslLintServer:
         if any(os.path.basename(urllib.parse.urlparse(c.uri).path) in CONFIG_NAMES for c in params.changes):
             ls.reload_config()
             ls.relint_open_documents()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def changed_configuration(ls: HlslLintServer, params: types.DidChangeConfigurationParams) -> None:
+        """The editor's settings changed (`{"hlsllint": {"target": ..., "waveSize": ...,
+        "configFile": ..., "defines": [...]}}`): lint the open documents with them."""
+        options = _settings_from(params.settings)
+        if options is None or options == ls.options:
+            return
+        ls.options = options
+        ls.reload_config()
+        ls.relint_open_documents()
+
+    @server.feature(PRESSURE_REQUEST)
+    async def pressure_summary(ls: HlslLintServer, params: Any) -> dict[str, Any] | None:
+        """`hlsllint/pressure` {textDocument: {uri}, position?}: each entry point's peak registers
+        and waves, and `current`, the entry whose code (its body or a helper it inlines) holds the
+        position (else the only entry point). Null when the document is not open."""
+        uri = _param(params, "textDocument", "uri")
+        if not isinstance(uri, str):
+            return None
+        view = await ls.pressure_for(uri)
+        if view is None:
+            return None if ls.document(uri) is None else {"entries": [], "current": None}
+        line = _param(params, "position", "line")
+        row = line + 1 if isinstance(line, int) else None
+        entries = [e.figures for e in view.entries]
+        current = next((e.entry for e in view.entries if row is not None and e.covers(row)), None)
+        if current is None and len(entries) == 1:
+            current = view.entries[0].entry
+        return {"entries": entries, "current": current}
+
+    @server.feature(PRESSURE_PAGE_REQUEST)
+    async def pressure_page(ls: HlslLintServer, params: Any) -> dict[str, Any] | None:
+        """`hlsllint/pressurePage` {textDocument: {uri}}: the page `hlsllint pressure
+        --output-format html` prints, for the buffer's text (`{"html": ...}`)."""
+        uri = _param(params, "textDocument", "uri")
+        if not isinstance(uri, str):
+            return None
+        outcome = await ls.refresh(uri)
+        if outcome is None or outcome.settings is None:
+            return None
+        path, text, settings = outcome.path, outcome.source.text, outcome.settings
+
+        def render() -> str:
+            return pressure_html(path, text, settings, ls.resolver)
+
+        return {"html": await ls.in_worker(render)}
 
     @server.command(STATS_COMMAND)
     def stats(ls: HlslLintServer, *args: Any) -> dict[str, Any]:

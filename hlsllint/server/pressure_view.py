@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hlsllint.analysis.occupancy import reachable_functions
 from hlsllint.config import Settings
@@ -39,6 +39,15 @@ class EntryLines:
     """row -> (live VGPRs, live SGPRs) in the document."""
     helpers: tuple[Helper, ...] = ()
     """The functions the entry inlines that are defined in the document."""
+    rows_of_entry: tuple[int, int] | None = None
+    """The first and last row of the entry point's own definition in the document."""
+    figures: dict[str, object] = field(default_factory=dict)
+    """The entry's figures for the `hlsllint/pressure` request (JSON)."""
+
+    def covers(self, row: int) -> bool:
+        """Whether `row` lies in the entry point's definition or in a helper it inlines."""
+        own = self.rows_of_entry is not None and self.rows_of_entry[0] <= row <= self.rows_of_entry[1]
+        return own or any(h.first <= row <= h.last for h in self.helpers)
 
     def at_calls(self, helper: Helper) -> list[tuple[int, tuple[int, int]]]:
         """(call row, the entry's live registers there) for each call of `helper`: a call from
@@ -187,7 +196,34 @@ def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> 
         except Exception:  # an extra as well
             log.exception("helper rows failed for %s", path)
             helpers = ()
+        start, end = model.tree.span(ep.function.node)
+        first, last = (
+            _row(context.pp, (start, start + 1), unit.path),
+            _row(context.pp, (max(start, end - 1), end), unit.path),
+        )
+        figures: dict[str, object] = {
+            "name": r.entry,
+            "stage": r.stage,
+            "target": r.target,
+            "waveSize": r.wave_size,
+            "vgprs": r.max_live_vgprs,
+            "sgprs": r.max_live_sgprs,
+            "waves": occ.waves_per_simd,
+            "maxWaves": occ.max_waves,
+            "limiter": occ.limiter,
+            "peakLine": peak_row - 1 if peak_row is not None else None,
+        }
         entries.append(
-            EntryLines(r.entry, summary, peak_row, values or "nothing", r.max_live_vgprs, rows, helpers)
+            EntryLines(
+                r.entry,
+                summary,
+                peak_row,
+                values or "nothing",
+                r.max_live_vgprs,
+                rows,
+                helpers,
+                (first, last) if first is not None and last is not None else None,
+                figures,
+            )
         )
     return PressureView(unit.path, tuple(entries))
