@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hlsllint.diagnostics import Applicability, Diagnostic, Edit, Fix, Related
@@ -45,6 +44,7 @@ class RuleContext:
     function: Function | None = None
     """During the driver's walk: the function whose body holds the visited node (None outside)."""
     _scratch: dict[str, Any] = field(default_factory=dict, repr=False)
+    _model: Model | None = field(default=None, repr=False)
 
     def scratch(self, factory: Callable[[], _T]) -> _T:
         """The running rule's per-unit state, made by `factory()` on first use (shared by its
@@ -59,10 +59,15 @@ class RuleContext:
     def text(self) -> str:
         return self.tree.text
 
-    @cached_property
+    @property
     def model(self) -> Model:
-        """The semantic model of the unit (structs, globals, functions, entry points, types)."""
-        return build_model(self.tree, self.settings)
+        """The semantic model of the unit (structs, globals, functions, entry points, types),
+        built on first use. Not a `functools.cached_property`: on Python 3.11 its lock is one per
+        class, so a slow unit's model being built on one thread held up every other unit's on the
+        others (the language server analyses documents on threads of their own)."""
+        if self._model is None:
+            self._model = build_model(self.tree, self.settings)
+        return self._model
 
     # -- helpers for rules --------------------------------------------------------------------
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from hlsllint.checker import run_rules
 from hlsllint.config import Settings
 from hlsllint.context import RuleContext
@@ -94,3 +98,38 @@ def test_scratch_is_per_rule_and_per_unit() -> None:
     run_rules(first, [rule], "unit.hlsl")
     run_rules(second, [rule], "unit.hlsl")
     assert second.diagnostics[0].message == "f@- q@- q@f"
+
+
+def test_a_model_being_built_on_one_thread_holds_up_no_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The language server builds documents' models on threads of their own: while one unit's
+    model is being built (held here until released), another unit's is built at once. A
+    `functools.cached_property` on Python 3.11 has one lock per class, so the second waited for
+    the first (a slow document held up every other document's diagnostics)."""
+    import threading
+
+    import hlsllint.context as context
+
+    slow, quick = _ctx(), _ctx()
+    building, release = threading.Event(), threading.Event()
+    real = context.build_model
+
+    def build(tree: Any, settings: Any) -> Any:
+        if tree is slow.tree:
+            building.set()
+            release.wait(60)
+        return real(tree, settings)
+
+    monkeypatch.setattr(context, "build_model", build)
+    first = threading.Thread(target=lambda: slow.model)
+    first.start()
+    try:
+        assert building.wait(60)
+        second = threading.Thread(target=lambda: quick.model)
+        second.start()
+        second.join(60)
+        assert not second.is_alive(), "the second unit's model waited for the first's"
+        assert first.is_alive()  # the first is still being built
+    finally:
+        release.set()
+        first.join()
+    assert slow.model.functions and quick.model.functions
