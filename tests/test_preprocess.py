@@ -639,3 +639,22 @@ def test_copies_of_a_header_are_lexed_once() -> None:
     # mapped to its own path.
     assert code(r) == ["int answer = 42;", "int answer = 42;"]
     assert [map_back(r, "answer =", n)[0] for n in (0, 1)] == ["a/common.hlsli", "b/common.hlsli"]
+
+
+def test_a_cache_hit_survives_another_thread_clearing_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The language server analyses documents on several threads, and a cancelled analysis
+    clears the lexer cache: a hit that another thread's clear removes before it is marked recent
+    is still returned (it used to raise KeyError, an internal error in the other document)."""
+    from collections import OrderedDict
+
+    import hlsllint.preprocess.lexer as lexer
+
+    class ClearedMeanwhile(OrderedDict[str, object]):
+        def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+            found = super().get(key, default)
+            self.clear()  # what the other thread's stop does between get and move_to_end
+            return found
+
+    monkeypatch.setattr(lexer, "_CACHE", ClearedMeanwhile())
+    first = lexer.lexed("a.hlsl", "float a;\n")
+    assert lexer.lexed("a.hlsl", "float a;\n") is first

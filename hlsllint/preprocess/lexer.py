@@ -9,6 +9,7 @@ offsets stay offsets into the original text.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -281,7 +282,8 @@ def lexed(path: str, text: str) -> LexedFile:
     `path` is not part of the key: lexing does not depend on it."""
     hit = _CACHE.get(text)
     if hit is not None:
-        _CACHE.move_to_end(text)
+        with contextlib.suppress(KeyError):  # another thread's stop cleared the cache, or evicted it
+            _CACHE.move_to_end(text)
         return hit
     STATS.lexed += 1
     result = lex_file(text)
