@@ -24,7 +24,10 @@
   incremental result against a lint from scratch (slow: tests). The `hlsllint.stats` command
   counts both kinds of lint.
 
-Linting runs on one worker thread so the server keeps answering while a file is analysed.
+Each document is analysed on a worker thread of its own (`LINT_THREADS` at most at once), so
+the server keeps answering while a file is analysed and a slow document holds up no other. A
+document has one analysis at a time: a newer version cancels the running one (`Analysis`), which
+stops at its next check, and is analysed once it has.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from hlsllint.config import (
     parse_define,
 )
 from hlsllint.context import RuleContext
+from hlsllint.deadline import BudgetExceeded, Cancelled, Deadline, Stop, active
 from hlsllint.diagnostics import Applicability, Diagnostic
 from hlsllint.fix import chosen_edits
 from hlsllint.lint import FileLoader, analysis_settings, apply_suppressions, front_end, lint_unit
@@ -85,6 +89,41 @@ PRESSURE_REQUEST = "hlsllint/pressure"
 PRESSURE_PAGE_REQUEST = "hlsllint/pressurePage"
 
 T = TypeVar("T")
+
+LINT_THREADS = 8
+"""Documents analysed at once, each on its own thread."""
+
+
+class Analysis:
+    """The analysis of one version of one document, which a newer version makes stale: `cancel`
+    (from the event loop) stops it at the stages' next check (`hlsllint.deadline`). Each unit it
+    lints has a token of its own, with the unit's time budget."""
+
+    def __init__(self, version: int | None) -> None:
+        self.version = version
+        self.cancelled = False
+        self._tokens: list[Deadline] = []
+
+    def cancel(self) -> None:
+        self.cancelled = True  # before the tokens are read: `token` sees one or the other
+        for token in list(self._tokens):
+            token.cancel()
+
+    def token(self, seconds: float) -> Deadline:
+        """A token for one unit of this analysis: `seconds` of budget, cancelled with it."""
+        token = Deadline(seconds)
+        self._tokens.append(token)
+        if self.cancelled:
+            token.cancel()
+        return token
+
+
+@dataclass
+class Running:
+    """A document's analysis on its worker thread."""
+
+    analysis: Analysis
+    future: asyncio.Future[Outcome | None]
 
 
 @dataclass
@@ -128,7 +167,11 @@ class HlslLintServer(LanguageServer):
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.last_change: dict[str, float] = {}
         self.pressure: dict[str, tuple[str, PressureView | None]] = {}
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hlsllint-lint")
+        self.worker = ThreadPoolExecutor(max_workers=LINT_THREADS, thread_name_prefix="hlsllint-lint")
+        self.running: dict[str, Running] = {}
+        """Per document: the analysis on a worker thread, if one is."""
+        self.cancelled = 0
+        """Analyses stopped because a newer version made them stale (`hlsllint.stats`)."""
         self.shown: set[str] = set()
         self.mode = "auto"
         self.push = True
@@ -206,10 +249,15 @@ class HlslLintServer(LanguageServer):
     # -- linting ----------------------------------------------------------------------------------
 
     def lint(
-        self, uri: str, version: int | None, text: str, is_current: Callable[[], bool]
+        self,
+        uri: str,
+        version: int | None,
+        text: str,
+        is_current: Callable[[], bool],
+        analysis: Analysis | None = None,
     ) -> Outcome | None:
-        """Lint one document version (runs on the worker thread). None when it is already stale."""
-        if not is_current():
+        """Lint one document version (runs on a worker thread). None when it is already stale."""
+        if not is_current() or (analysis is not None and analysis.cancelled):
             return None
         path = self.path_for(uri)
         src = SourceFile(path=path, text=text)
@@ -224,7 +272,7 @@ class HlslLintServer(LanguageServer):
             return outcome
         try:
             began = time.perf_counter()
-            done = self.lint_text(uri, path, text, settings)
+            done = self.lint_text(uri, path, text, settings, analysis or Analysis(version))
             self.lint_ms.append((time.perf_counter() - began) * 1000)
         except Exception:  # a bug must not take the server down: report it and carry on
             trace = traceback.format_exc()
@@ -241,14 +289,23 @@ class HlslLintServer(LanguageServer):
         outcome.items = [to_lsp(d, pos, outcome.sources) for d in found]
         return outcome
 
-    def lint_text(self, uri: str, path: str, text: str, settings: Settings) -> DocumentLint:
+    def lint_text(
+        self, uri: str, path: str, text: str, settings: Settings, analysis: Analysis
+    ) -> DocumentLint:
         """Lint the document's text: again only where the last version's results cannot be
         reused (`incremental.relint`), else from scratch."""
         resolver = self.resolver
         last = self.snapshots.pop(uri, None)
         usable = last is not None and last[0] == self.generation and last[1].settings == settings
         if self.incremental and last is not None and usable:
-            again = relint(last[1], text)
+            try:
+                with active(analysis.token(settings.time_budget)):
+                    again = relint(last[1], text)
+            except Cancelled:
+                self.snapshots[uri] = last  # still the last version analysed to the end
+                raise
+            except BudgetExceeded:  # a lint from scratch reports it (HL006)
+                again = None
             if again is not None:
                 self.snapshots[uri] = (self.generation, again.snapshot)
                 done = DocumentLint(
@@ -256,9 +313,14 @@ class HlslLintServer(LanguageServer):
                 )
                 self.relints += 1
                 if self.verify:
-                    self._verify(path, text, settings, done)
+                    self._verify(path, text, settings, done, analysis)
                 return done
-        done = lint_document(path, text, resolver, settings)
+        try:
+            done = lint_document(path, text, resolver, settings, analysis)
+        except Cancelled:
+            if last is not None and usable:
+                self.snapshots[uri] = last
+            raise
         self.full_lints += 1
         variants = settings.variants_for(path)
         if self.incremental and len(variants) <= 1 and done.context is not None and not done.messages:
@@ -273,9 +335,11 @@ class HlslLintServer(LanguageServer):
                 self.snapshots[uri] = last
         return done
 
-    def _verify(self, path: str, text: str, settings: Settings, done: DocumentLint) -> None:
+    def _verify(
+        self, path: str, text: str, settings: Settings, done: DocumentLint, analysis: Analysis
+    ) -> None:
         """HLSLLINT_LSP_VERIFY=1: check an incremental result against a lint from scratch (tests)."""
-        fresh = lint_document(path, text, self.resolver, settings)
+        fresh = lint_document(path, text, self.resolver, settings, analysis)
         if fresh.diagnostics != done.diagnostics:
             self.mismatches += 1
             done.messages.append(
@@ -308,16 +372,55 @@ class HlslLintServer(LanguageServer):
         return self.outcomes.get(uri)
 
     async def _lint_version(self, uri: str, version: int | None, text: str) -> Outcome | None:
+        """The outcome of analysing `version` of the document, or None when it went stale. The
+        document's running analysis of another version is cancelled and waited for (a document
+        has one analysis at a time: it keeps the document's incremental state); one of this
+        version serves as it is."""
+
         def is_current() -> bool:
             current = self.document(uri)
             return current is not None and current.version == version
 
-        outcome = await self.in_worker(lambda: self.lint(uri, version, text, is_current))
-        if outcome is None or not is_current():
+        while (running := self.running.get(uri)) is not None:
+            if running.analysis.version != version:
+                running.analysis.cancel()
+            await asyncio.wait([running.future])
+            if running.analysis.version == version:
+                outcome = self.outcomes.get(uri)
+                return outcome if outcome is not None and outcome.version == version else None
+        if not is_current():
             return None
-        self.outcomes[uri] = outcome
-        self.tell(outcome.messages)
-        return outcome
+        analysis = Analysis(version)
+        future = asyncio.get_running_loop().run_in_executor(
+            self.worker, lambda: self.lint(uri, version, text, is_current, analysis)
+        )
+        mine = self.running[uri] = Running(analysis, future)
+        future.add_done_callback(lambda _: self._finished(uri, mine, is_current))
+        # Shielded: a request that stops waiting (a newer edit cancels its task) leaves the
+        # analysis to finish or stop on its own; the next one for the document waits for it.
+        try:
+            outcome = await asyncio.shield(future)
+        except Stop:  # cancelled: a newer version is on its way
+            return None
+        return outcome if outcome is not None and self.outcomes.get(uri) is outcome else None
+
+    def _finished(self, uri: str, running: Running, is_current: Callable[[], bool]) -> None:
+        """An analysis ended (on the event loop): keep its outcome if its version is current."""
+        if self.running.get(uri) is running:
+            del self.running[uri]
+        if running.future.cancelled():
+            return
+        error = running.future.exception()
+        if error is not None:  # the lint caught every Exception: a stop from outside
+            if isinstance(error, Cancelled):
+                self.cancelled += 1
+            else:
+                self.tell([(types.MessageType.Log, f"hlsllint: analysis stopped: {error!r}")])
+            return
+        outcome = running.future.result()
+        if outcome is not None and is_current():
+            self.outcomes[uri] = outcome
+            self.tell(outcome.messages)
 
     async def lint_and_publish(self, uri: str, delay: float) -> None:
         if delay > 0:
@@ -386,16 +489,22 @@ class DocumentLint:
 
 
 def lint_document(
-    path: str, text: str, resolver: ConfigResolver, settings: Settings | None = None
+    path: str,
+    text: str,
+    resolver: ConfigResolver,
+    settings: Settings | None = None,
+    analysis: Analysis | None = None,
 ) -> DocumentLint:
-    """Lint the unsaved `text` of the document at `path` from scratch (its includes from disk)."""
+    """Lint the unsaved `text` of the document at `path` from scratch (its includes from disk).
+    Each unit gets its time budget; `analysis.cancel()` stops them (`Cancelled` is raised)."""
     settings = settings or resolver.for_path(path)
     loader = FileLoader({path: text})
     done = DocumentLint([], [], {}, None, [])
     seen: set[tuple[str, str, int, int, str]] = set()
     variants: list[Variant | None] = [*settings.variants_for(path)] or [None]
     for variant in variants:
-        result = lint_unit(path, settings, variant, loader)
+        token = analysis.token(settings.time_budget) if analysis is not None else None
+        result = lint_unit(path, settings, variant, loader, deadline=token)
         done.sources.update(result.sources)
         if done.context is None:
             done.context = result.context
@@ -631,6 +740,8 @@ def create_server() -> HlslLintServer:
             "relints": ls.relints,
             "fullLints": ls.full_lints,
             "mismatches": ls.mismatches,
+            "cancelled": ls.cancelled,
+            "running": sorted(ls.running),
             "lastFallback": incremental.last_reason,
             "lintMs": [round(ms, 1) for ms in ls.lint_ms[-1000:]],
         }
@@ -662,6 +773,9 @@ def create_server() -> HlslLintServer:
         task = ls.pending.pop(uri, None)
         if task is not None:
             task.cancel()
+        running = ls.running.get(uri)
+        if running is not None:
+            running.analysis.cancel()
         ls.outcomes.pop(uri, None)
         ls.pressure.pop(uri, None)
         ls.snapshots.pop(uri, None)

@@ -1,0 +1,99 @@
+"""The language server under a slow document: other documents are not held up behind it, and an
+edit cancels its stale analysis (a pytest-lsp client talks to `hlsllint server`)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+from test_lsp import BAD, change, codes, open_doc, published
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+def slow_shader(entries: int = 8, loops: int = 20) -> str:
+    """A legitimate shader that takes seconds to analyse: many entry points of many loops (not a
+    pathological one that a depth bound would cut short)."""
+    parts = [
+        "RWStructuredBuffer<float4> Out : register(u0);\nTexture2D<float4> Tex : register(t0);\n"
+        "SamplerState S : register(s0);\ncbuffer C : register(b0) { uint n; }\n"
+    ]
+    for e in range(entries):
+        body = "\n".join(
+            f"    for (uint i{j} = 0; i{j} < n; ++i{j})"
+            f" {{ acc += Tex.SampleLevel(S, float2(i{j}, {e}) / 64.0, 0) * {j + 1}.0;"
+            f" if (acc.x > {j}) acc.y += acc.z; }}"
+            for j in range(loops)
+        )
+        parts.append(
+            f"[numthreads(64, 1, 1)]\nvoid main{e}(uint3 id : SV_DispatchThreadID)\n{{\n"
+            f"    float4 acc = 0;\n{body}\n    Out[id.x] = acc;\n}}\n"
+        )
+    return "".join(parts)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("slow")
+    # No time budget: the slow document runs until it is done or cancelled.
+    (root / "hlsllint.toml").write_text('select = ["HL"]\ntime-budget = 0\n', encoding="utf-8")
+    return root
+
+
+@pytest_lsp.fixture(
+    scope="module",
+    config=ClientServerConfig(server_command=[str(Path(sys.executable).with_name("hlsllint")), "server"]),
+)
+async def client(lsp_client: LanguageClient, workspace: Path) -> AsyncIterator[None]:
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            root_uri=workspace.as_uri(),
+            initialization_options={"diagnosticMode": "push", "debounceMs": 0},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def stats(client: LanguageClient) -> dict[str, Any]:
+    found = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="hlsllint.stats"))
+    assert isinstance(found, dict)
+    return found
+
+
+async def running(client: LanguageClient, uri: str) -> None:
+    """Wait until the server is analysing `uri`."""
+    while uri not in (await stats(client)).get("running", ()):
+        await asyncio.sleep(0.02)
+
+
+async def test_a_slow_document_holds_up_no_other(client: LanguageClient, workspace: Path) -> None:
+    """While a slow document is analysed, another one opened after it gets its diagnostics (they
+    used to wait in one queue behind it)."""
+    slow = open_doc(client, workspace / "slow.hlsl", slow_shader())
+    quick = open_doc(client, workspace / "quick.hlsl", BAD)
+    assert codes(await published(client, quick, lambda ds: len(ds) > 0, timeout=60)) == ["HL105"]
+    assert slow not in client.diagnostics, "the slow document finished first"
+    assert slow in (await stats(client))["running"]
+    change(client, slow, 2, None, BAD)  # done with it: a small text, cancelling the slow run
+    assert codes(await published(client, slow, lambda ds: len(ds) > 0, timeout=60)) == ["HL105"]
+
+
+async def test_an_edit_cancels_the_stale_analysis(client: LanguageClient, workspace: Path) -> None:
+    """An edit to a document being analysed stops that analysis (`cancelled` in the stats) and
+    the new version is analysed at once, not after the stale one ran to its end."""
+    before = (await stats(client)).get("cancelled", 0)
+    slow = open_doc(client, workspace / "stale.hlsl", slow_shader(entries=40))
+    await asyncio.wait_for(running(client, slow), 30)
+    change(client, slow, 2, None, BAD)
+    assert codes(await published(client, slow, lambda ds: len(ds) > 0, timeout=60)) == ["HL105"]
+    assert (await stats(client)).get("cancelled", 0) == before + 1
+    assert slow not in (await stats(client))["running"]
