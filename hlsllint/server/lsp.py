@@ -586,11 +586,12 @@ def resolver_for(options: dict[str, Any], root: str | None) -> tuple[ConfigResol
 
 
 def _settings_from(value: Any) -> dict[str, Any] | None:
-    """The `hlsllint` section of what an editor sends as its settings (or the section itself)."""
+    """The server's keys of the `hlsllint` section of what an editor sends as its settings (or of
+    the section itself): an editor's own keys (VS Code's `path`) do not count as a change."""
     if isinstance(value, dict) and isinstance(value.get("hlsllint"), dict):
-        return dict(value["hlsllint"])
+        value = value["hlsllint"]
     if isinstance(value, dict):
-        return {k: v for k, v in value.items() if k in OPTION_KEYS}
+        return {k: value[k] for k in OPTION_KEYS if k in value}
     return None
 
 
