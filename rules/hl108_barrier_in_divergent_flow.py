@@ -189,17 +189,25 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
     def _barrier(self, ctx: RuleContext, node: Node, jumps: list[Node]) -> None:
         name = call_name(ctx.tree, node)
         model = ctx.model
-        found = self._earlier_jump(model, node, jumps) or self._enclosing_branch(model, node)
+        jump = self._earlier_jump(model, node, jumps)
+        found = jump[:2] if jump is not None else self._enclosing_branch(model, node)
         if found is None:
             return
         statement, part = found
         why = f"`{ctx.node_text(part)}` differs between the group's threads"
         if part.type == "call_expression" and (call_name(ctx.tree, part) or "").startswith("Wave"):
             why = f"`{ctx.node_text(part)}` is the same within a wave only, not across the group"
+        advice = "move the barrier out of the branch"
+        if jump is not None and jump[2].type == "return_statement":
+            # The barrier is in no branch: the threads that returned are the ones missing.
+            advice = (
+                "don't return early: restructure so that every thread reaches the barrier (guard "
+                "the work around it with the condition instead)"
+            )
         ctx.report(
             node,
             f"`{name}` is reached under per-thread control flow: the group can hang",
-            help="move the barrier out of the branch",
+            help=advice,
             notes=[f"{why}: threads that skip the barrier never arrive"],
             related=[(statement, "the per-thread branch")],
         )
@@ -217,9 +225,12 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
             child, cur = cur, cur.parent
         return None
 
-    def _earlier_jump(self, model: Model, call: Node, in_function: list[Node]) -> tuple[Node, Node] | None:
+    def _earlier_jump(
+        self, model: Model, call: Node, in_function: list[Node]
+    ) -> tuple[Node, Node, Node] | None:
         """A return/break/continue before the barrier taken only by some threads (`in_function`:
-        the jumps of the barrier's function, in document order)."""
+        the jumps of the barrier's function, in document order): its branch, the per-thread part
+        of the branch's condition, and the jump."""
         if enclosing(call, frozenset({_FUNCTION})) is None:
             return None
         loops = [lp for lp in _ancestors(call) if lp.type in LOOP_TYPES]
@@ -236,7 +247,7 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
                     continue
             found = self._enclosing_branch(model, jump)
             if found is not None:
-                return found
+                return (*found, jump)
         return None
 
 

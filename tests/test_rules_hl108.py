@@ -34,6 +34,15 @@ def test_early_return_and_break_before_the_next_iteration() -> None:
     assert len(_hl108(loop)) == 1, "a per-thread break skips the barrier of the next iteration"
 
 
+def test_early_return_is_told_not_to_return_early() -> None:
+    # The barrier is in no branch: "move the barrier out of the branch" cannot be followed.
+    (msg,) = _hl108("if (gi >= count) return;\nGroupMemoryBarrierWithGroupSync();\n")
+    assert "don't return early" in msg and "every thread reaches the barrier" in msg
+    assert "move the barrier out of the branch" not in msg
+    (msg,) = _hl108("if (data[id.x] > 0) { GroupMemoryBarrierWithGroupSync(); }\n")
+    assert "move the barrier out of the branch" in msg and "return early" not in msg
+
+
 def test_group_uniform_conditions_are_silent() -> None:
     assert _hl108("if (group.x == 0) GroupMemoryBarrierWithGroupSync();\n") == []
     assert _hl108("for (uint i = 0; i < count; ++i) GroupMemoryBarrierWithGroupSync();\n") == []
