@@ -352,7 +352,8 @@ class _DynamicLoops:
 
     def __init__(self) -> None:
         self._loops: dict[tuple[int, int], tuple[bool, int | None]] | None = None
-        self.hiding: dict[str, str] = {}
+        self.hiding: dict[str, str | None] = {}
+        """Entry point -> its occupancy note; None at full occupancy, "" when not estimated."""
         self.callees: dict[int, bool] = {}
         """Body id of a called function -> it fetches or calls a user function."""
 
@@ -374,32 +375,43 @@ def _fetches_or_calls(ctx: RuleContext, body: Node) -> bool:
     )
 
 
-def _hiding(ctx: RuleContext) -> str:
-    """The waves per SIMD that hide the wait, estimated for the configured target."""
+def _hiding(ctx: RuleContext) -> str | None:
+    """The waves per SIMD that hide the wait, estimated for the configured target; None when every
+    entry point that reaches the loop fits the most waves a SIMD holds: the other waves hide the
+    wait then, and unrolling buys nothing."""
     target = resolve_target(ctx.settings.target)
     wave = target.wave_for(ctx.settings.wave_size)
     fn = ctx.function
     cache = ctx.scratch(_DynamicLoops).hiding
     model = ctx.model
+    full = 0
+    reached = 0
     for e in sorted(model.entry_points, key=lambda e: e.name):
         if e.stage not in ("compute", "pixel", "vertex") or fn is None:
             continue
         if not any(f is fn for f in reachable_functions(model, e)):
             continue
+        reached += 1
         if e.name not in cache:
             try:
                 demand = analyse_entry(model, e, wave)
                 threads = e.threads_per_group if e.stage == "compute" else None
                 lds = lds_bytes(model, e) if e.stage == "compute" else 0
                 occ = occupancy(target, wave, demand.max_live_vgprs, demand.max_live_sgprs, lds, threads)
-                cache[e.name] = (
+                note = (
                     f"only the other waves on the SIMD hide the wait: `{e.name}` fits ~{occ.waves_per_simd} "
                     f"of {occ.max_waves} wave{wave}s per SIMD on {target.name} (estimated)"
                 )
+                cache[e.name] = None if occ.waves_per_simd >= occ.max_waves else note
             except Exception:  # the estimate is optional here
                 cache[e.name] = ""
-        if cache[e.name]:
-            return cache[e.name]
+        known = cache[e.name]
+        if known is None:
+            full += 1
+        elif known:
+            return known
+    if reached and full == reached:
+        return None
     return (
         f"only the other waves on the SIMD hide the wait: at most {target.max_waves} wave{wave}s on "
         f"{target.name}"
@@ -431,7 +443,9 @@ class UnbatchedLoopFetch(Rule):
         "or more independent fetches, or whose next address depends on the fetched data (sphere "
         "tracing, pointer chasing, binary search), are left alone. The message gives the "
         "estimated waves per SIMD of the entry point on the configured target: the fewer, the "
-        "less of each wait is hidden."
+        "less of each wait is hidden. Where every entry point that runs the loop is estimated to "
+        "fit all the waves a SIMD holds (16 on RDNA, 10 on GCN), the other waves hide the wait "
+        "and nothing is reported."
     )
     bad_example = """\
 Texture2D<float> depthTex : register(t0);
@@ -538,11 +552,14 @@ float march(float2 uv, float2 dir, float z, int steps)
             if len(fetches) == 1
             else f"{len(fetches)} chained fetches, each waiting for the previous ({first}, ...)"
         )
+        hiding = _hiding(ctx)
+        if hiding is None:
+            return  # full occupancy: the other waves hide each wait
         ctx.report(
             keyword,
             f"loop waits for memory every iteration: {what}",
             help="unroll by 2-4 and issue the independent fetches back to back",
-            notes=[f"the compiler keeps the loop ({reason()})", _hiding(ctx)],
+            notes=[f"the compiler keeps the loop ({reason()})", hiding],
         )
 
     @staticmethod

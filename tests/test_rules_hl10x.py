@@ -315,16 +315,20 @@ def test_hl106_constant_loops_above_the_unroll_limit_and_per_target_message() ->
         "uint i = 0; 300 > i; i += 2": True,  # 150
     }
     for header, fires in loops.items():
+        # The 16 KiB tile holds the shader at 2 of 16 waves: below full occupancy, where it speaks.
         src = f"""
 Texture2D<float4> gTex : register(t0);
 RWStructuredBuffer<float4> gOut : register(u0);
+groupshared float4 gTile[1024];
 [numthreads(64, 1, 1)]
-void main(uint3 id : SV_DispatchThreadID)
+void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
 {{
     float4 acc = 0;
     for ({header})
         acc += gTex.Load(int3(id.x, i, 0));
-    gOut[id.x] = acc;
+    gTile[gi * 16] = acc;
+    GroupMemoryBarrierWithGroupSync();
+    gOut[id.x] = gTile[(gi * 16 + 16) % 1024];
 }}
 """
         found = lint_text(src, ("HL106",))
@@ -339,6 +343,40 @@ void main(uint3 id : SV_DispatchThreadID)
     assert "marked `[loop]`" in rdna[0]
     assert "`numSteps` is a constant-buffer value" in rdna[1]
     assert "`itemCount` is a constant-buffer value" in rdna[2]
+
+
+def test_hl106_is_silent_at_full_occupancy() -> None:
+    # One kept loop with one fetch per iteration; with a 16 KiB groupshared tile the entry fits
+    # 2 of 16 waves per SIMD, without it all 16: then the other waves hide each wait.
+    loop = """
+Texture2D<float4> gTex : register(t0);
+RWStructuredBuffer<float4> gOut : register(u0);
+cbuffer P : register(b0) { uint count; };
+groupshared float4 gTile[1024];
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    float4 acc = 0;
+    for (uint i = 0; i < count; i++)
+        acc += gTex.Load(int3(id.x, i, 0));
+    STORE
+}
+"""
+    tiled = (
+        "gTile[gi * 16] = acc; GroupMemoryBarrierWithGroupSync(); gOut[id.x] = gTile[(gi * 16 + 16) % 1024];"
+    )
+    (low,) = lint_text(loop.replace("STORE", tiled), ("HL106",))
+    assert "`main` fits ~2 of 16 wave64s per SIMD on rdna2" in low.message
+    assert lint_text(loop.replace("STORE", "gOut[id.x] = acc;"), ("HL106",)) == []
+    # gcn holds 10 waves per SIMD: the light shader fits them all there too
+    assert lint_text(loop.replace("STORE", "gOut[id.x] = acc;"), ("HL106",), target="gcn") == []
+    # A function no entry point reaches has no estimate: it is still reported.
+    helper = loop.replace(
+        "[numthreads(64, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)",
+        "float4 helper(uint3 id)",
+    )
+    (unknown,) = lint_text(helper.replace("STORE", "return acc;"), ("HL106",))
+    assert "at most 16 wave64s on rdna2" in unknown.message
 
 
 def test_hl101_counts_the_components_read_from_the_local_that_holds_the_load() -> None:
