@@ -70,7 +70,7 @@ def test_select_and_ignore(project: Path, capsys: pytest.CaptureFixture[str]) ->
 
 def test_statistics(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "shaders", "--statistics")
-    assert out.split() == ["1", "HL105", "[*]", "sign-for-sign-bit"]
+    assert out.split() == ["1", "HL105", "[*]", "sign-for-sign-bit", "1", "total"]
 
 
 def test_fix_writes_atomically_and_is_idempotent(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -110,7 +110,7 @@ def test_unsafe_fixes_need_the_flag(project: Path, capsys: pytest.CaptureFixture
     f = project / "shaders" / "mul.hlsl"
     f.write_text("float3 g(float3 n, float s) { return n * sign(s); }\n")
     _, out, _ = run(capsys, str(f), "--fix")
-    assert "sign(s)" in f.read_text() and "1 hidden fixes can be enabled" in out
+    assert "sign(s)" in f.read_text() and "1 hidden fix can be enabled" in out
     run(capsys, str(f), "--fix", "--unsafe-fixes")
     assert f.read_text() == "float3 g(float3 n, float s) { return (s < 0 ? -n : n); }\n"
 

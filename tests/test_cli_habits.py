@@ -79,7 +79,7 @@ def test_show_settings_names_every_origin(project: Path, capsys: pytest.CaptureF
     assert re.search(r'^target = "gcn"  # .*pyproject\.toml$', out, re.M)
     assert re.search(r'^select = \["HL1"\]  # command line$', out, re.M)
     assert re.search(r"^time-budget = 10\.0  # default$", out, re.M)
-    assert set(re.findall(r"^([a-z0-9-]+) = ", out, re.M)) == set(OPTIONS)
+    assert set(re.findall(r"^(?:# )?([a-z0-9-]+)(?: = |: not set)", out, re.M)) == set(OPTIONS)
 
 
 # -- hlsllint config ------------------------------------------------------------------------------

@@ -366,7 +366,7 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         "gTile[gi * 16] = acc; GroupMemoryBarrierWithGroupSync(); gOut[id.x] = gTile[(gi * 16 + 16) % 1024];"
     )
     (low,) = lint_text(loop.replace("STORE", tiled), ("HL106",))
-    assert "`main` fits ~2 of 16 wave64s per SIMD on rdna2" in low.message
+    assert "`main` fits ~2 of 16 wave64s per SIMD on rdna2" in low.long_message()
     assert lint_text(loop.replace("STORE", "gOut[id.x] = acc;"), ("HL106",)) == []
     # gcn holds 10 waves per SIMD: the light shader fits them all there too
     assert lint_text(loop.replace("STORE", "gOut[id.x] = acc;"), ("HL106",), target="gcn") == []
@@ -376,7 +376,7 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         "float4 helper(uint3 id)",
     )
     (unknown,) = lint_text(helper.replace("STORE", "return acc;"), ("HL106",))
-    assert "at most 16 wave64s on rdna2" in unknown.message
+    assert "at most 16 wave64s on rdna2" in unknown.long_message()
 
 
 def test_hl101_counts_the_components_read_from_the_local_that_holds_the_load() -> None:

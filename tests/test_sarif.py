@@ -75,7 +75,7 @@ def test_cli_sarif_is_schema_valid_and_github_ready(repo: Path, capsys: pytest.C
     assert uris == {"shaders/main.hlsl", "shaders/common.hlsli"}  # the header finding is at the header
     for r in results:
         loc = r["locations"][0]["physicalLocation"]["artifactLocation"]
-        assert "uriBaseId" not in loc
+        assert loc["uriBaseId"] == "%SRCROOT%"
         assert driver["rules"][r["ruleIndex"]]["id"] == r["ruleId"] == "HL105"
         assert r["level"] == "warning"
         assert r["partialFingerprints"]["primaryLocationLineHash"]
@@ -90,7 +90,8 @@ def test_rule_descriptor_from_metadata() -> None:
     assert desc["helpUri"] == rule_url("HL105")
     assert "if (sign(facing) < 0)" in desc["help"]["markdown"]  # the bad example
     assert "if (facing < 0)" in desc["help"]["markdown"]  # the good example
-    assert desc["help"]["text"] == rule.documentation()
+    assert desc["help"]["markdown"] == rule.documentation()
+    assert desc["help"]["text"].startswith("sign-for-sign-bit (HL105)\n\nDefault severity: warning\n")
     assert desc["defaultConfiguration"]["level"] == "warning"
     assert desc["properties"] == {"tags": list(rule.tags), "precision": rule.precision}
     assert desc["shortDescription"]["text"].startswith("`sign(x)` compared")

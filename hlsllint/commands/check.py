@@ -82,6 +82,8 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
             shard=args.shard,
             progress=bar.update,
         )
+    if not result.files and args.shard is None and not args.quiet:
+        _no_files(paths, resolver)
     if args.verbose:
         _verbose(result)
     if args.add_noqa:
@@ -106,9 +108,12 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
     if args.diff:
         for p in changed_paths:
             sys.stdout.write(unified_diff(p, originals[p], overrides[p]))
-        if not args.quiet and changed_paths:
+        if not args.quiet:
             n = sum(fixed.values())
-            print(f"\nWould fix {n} finding{'s' if n != 1 else ''}.", file=sys.stderr)
+            if changed_paths:
+                print(f"\nWould fix {plural(n, 'finding')}{_hidden(result, args, ' ({})')}.", file=sys.stderr)
+            elif _hidden(result, args):
+                print(f"No fixes available{_hidden(result, args, ' ({})')}.", file=sys.stderr)
         return 2 if result.errors else (1 if changed_paths else 0)
     failed_write = False
     if args.fix:
@@ -134,6 +139,17 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
 
     failed_write = not _write_report(args, result, fixed) or failed_write
     return _exit_code(args, result, fixed, failed_write)
+
+
+def _no_files(paths: list[str], resolver: ConfigResolver) -> None:
+    """ruff's `No Python files found under the given path(s)`: a run that lints nothing says so."""
+    where = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    extensions = ", ".join(resolver.for_path(os.path.join(paths[0] if paths else ".", "x")).extensions)
+    print(
+        f"hlsllint: warning: No HLSL files found under {where or 'the given paths'} "
+        f"(extensions: {extensions}; see `hlsllint config extensions`)",
+        file=sys.stderr,
+    )
 
 
 def write_sources(files: dict[str, tuple[bytes, bytes]], what: str) -> tuple[list[str], bool]:
@@ -216,6 +232,7 @@ def _statistics(result: LintResult, stream: IO[str], fmt: str) -> None:
     for code, n in rows:
         mark = "[*]" if code in fixable else "   "
         stream.write(f"{n:>5}\t{code}\t{mark} {names[code]}\n")
+    stream.write(f"{len(result.diagnostics):>5}\ttotal\n")
 
 
 def severity_counts(result: LintResult) -> str:
@@ -226,8 +243,25 @@ def severity_counts(result: LintResult) -> str:
         n = counts.get(sev, 0)
         if n:
             noun = {"error": "error", "warning": "warning", "info": "info finding"}[sev.value]
-            parts.append(f"{n} {noun}{'s' if n != 1 else ''}")
+            parts.append(plural(n, noun))
     return ", ".join(parts)
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """`1 finding`, `2 findings`; `nouns` for an irregular plural (`1 hidden fix`, `2 hidden fixes`)."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
+def _hidden(result: LintResult, args: argparse.Namespace, template: str = "{}") -> str:
+    """`8 hidden fixes can be enabled with the `--unsafe-fixes` option` in `template`, or "" when
+    no unsafe fix is held back."""
+    if args.unsafe_fixes:
+        return ""
+    unsafe = sum(1 for d in result.diagnostics if d.fix and d.fix.applicability.value == "unsafe")
+    if not unsafe:
+        return ""
+    hint = f"{plural(unsafe, 'hidden fix', 'hidden fixes')} can be enabled with the `--unsafe-fixes` option"
+    return template.format(hint)
 
 
 def _summary(result: LintResult, fixed: Counter[str], args: argparse.Namespace, stream: IO[str]) -> None:
@@ -239,22 +273,14 @@ def _summary(result: LintResult, fixed: Counter[str], args: argparse.Namespace, 
     if n_fixed and remaining:
         stream.write(f"Fixed {n_fixed}; found {severity_counts(result)} remaining.\n")
     elif n_fixed:
-        stream.write(f"Fixed {n_fixed} finding{'s' if n_fixed != 1 else ''}; none remaining.\n")
+        stream.write(f"Fixed {plural(n_fixed, 'finding')}; none remaining.\n")
     else:
         stream.write(f"Found {severity_counts(result)}.\n")
     safe = sum(1 for d in result.diagnostics if d.fix and d.fix.applicability.value == "safe")
-    unsafe = sum(1 for d in result.diagnostics if d.fix and d.fix.applicability.value == "unsafe")
     if safe and not args.fix:
-        stream.write(f"[*] {safe} fixable with the `--fix` option")
-        stream.write(
-            f" ({unsafe} hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
-            if unsafe and not args.unsafe_fixes
-            else ".\n"
-        )
-    elif unsafe and not args.unsafe_fixes:
-        stream.write(
-            f"No fixes available ({unsafe} hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
-        )
+        stream.write(f"[*] {safe} fixable with the `--fix` option{_hidden(result, args, ' ({})')}.\n")
+    elif _hidden(result, args):
+        stream.write(f"No fixes available{_hidden(result, args, ' ({})')}.\n")
 
 
 def _verbose(result: LintResult) -> None:
@@ -274,7 +300,7 @@ def _verbose(result: LintResult) -> None:
             totals[name.split(" (")[0]] += t
     if totals:
         top = ", ".join(f"{name} {t:.2f} s" for name, t in sorted(totals.items(), key=lambda kv: -kv[1])[:8])
-        print(f"hlsllint: time per stage over {len(result.units)} units: {top}", file=sys.stderr)
+        print(f"hlsllint: time per stage over {plural(len(result.units), 'unit')}: {top}", file=sys.stderr)
 
 
 def _add_noqa(result: LintResult, stdin: str | None) -> int:
@@ -282,10 +308,10 @@ def _add_noqa(result: LintResult, stdin: str | None) -> int:
     writes = {path: (data, added.originals[path]) for path, data in added.files.items()}
     unwritten, failed = write_sources(writes, "noqa comments")
     n = added.directives - sum(added.counts.get(p, 0) for p in unwritten)
-    print(f"Added {n} noqa directive{'s' if n != 1 else ''}.", file=sys.stderr)
+    print(f"Added {plural(n, 'noqa directive')}.", file=sys.stderr)
     if added.refused:
         k = len(added.refused)
-        print(f"{k} finding{'s' if k != 1 else ''} cannot take a noqa comment:", file=sys.stderr)
+        print(f"{plural(k, 'finding')} cannot take a noqa comment:", file=sys.stderr)
         for d, why in added.refused[:MAX_REFUSED_SHOWN]:
             print(f"  {d.path}:{d.start.row}:{d.start.column}: {d.code} ({why})", file=sys.stderr)
         if k > MAX_REFUSED_SHOWN:

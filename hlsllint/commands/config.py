@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 from pathlib import Path
 from typing import IO, Any
 
@@ -39,12 +40,42 @@ def run_config(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
-def _value(value: Any) -> str:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return json.dumps(dataclasses.asdict(value))
-    if isinstance(value, tuple):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    return json.dumps(value) if isinstance(value, str | bool | int | float) or value is None else repr(value)
+def _config_value(field: str, value: Any) -> Any:
+    """A Settings field as the config file writes it (the inverse of `table_changes`)."""
+    match field:
+        case "per_file_ignores" | "rule_options":
+            return {k: dict(v) if field == "rule_options" else list(v) for k, v in value}
+        case "defines":
+            return dict(value)
+        case "variants":
+            out: dict[str, list[dict[str, str]]] = {}
+            for v in value:
+                out.setdefault(v.glob, []).append(dict(v.defines))
+            return out
+    return list(value) if isinstance(value, tuple) else value
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def toml_value(value: Any) -> str:
+    """One TOML value on one line (tables inline), for `key = value  # origin` lines: strings as
+    JSON writes them unescaped beyond ASCII (its escapes are TOML's) and DEL escaped, which TOML
+    forbids raw."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = [
+            (k if _BARE_KEY.fullmatch(k) else toml_value(k)) + " = " + toml_value(v) for k, v in value.items()
+        ]
+        return "{ " + ", ".join(items) + " }" if items else "{}"
+    raise TypeError(f"no TOML form for {value!r}")
 
 
 def show_settings(path: str, resolver: ConfigResolver, out: IO[str]) -> int:
@@ -55,8 +86,10 @@ def show_settings(path: str, resolver: ConfigResolver, out: IO[str]) -> int:
     if settings.config_path:
         table = config_table(Path(settings.config_path))
         config_keys = set(table or ())
-    out.write(f"Resolved settings for: {os.path.abspath(path)}\n")
-    out.write(f"Settings path: {settings.config_path or '(none: defaults)'}\n\n")
+    # Comments, then `key = value  # origin` lines: the whole output is TOML, and read back as a
+    # config file it gives these settings.
+    out.write(f"# Resolved settings for: {os.path.abspath(path)}\n")
+    out.write(f"# Settings path: {settings.config_path or '(none: defaults)'}\n\n")
     cli = {f.removeprefix("cli_") for f in resolver.overrides} | {
         f.removeprefix("cli_")
         for f in ("cli_select", "cli_extend_select", "cli_ignore")
@@ -74,5 +107,10 @@ def show_settings(path: str, resolver: ConfigResolver, out: IO[str]) -> int:
             origin = settings.config_path or ""
         else:
             origin = "default" if value == getattr(defaults, field) else "derived"
-        out.write(f"{key} = {_value(value)}  # {origin}\n")
+        if value is None:  # wave-size, compile-commands: TOML has no null
+            default = OPTIONS[key].default
+            unset = f"# {key}: not set" + ("" if default == "none" else f", so {default}")
+            out.write(f"{unset}  # {origin}\n")
+        else:
+            out.write(f"{key} = {toml_value(_config_value(field, value))}  # {origin}\n")
     return 0

@@ -16,10 +16,15 @@ def run_rule(args: argparse.Namespace) -> int:
         if args.output_format == "json":
             print(json.dumps([_rule_json(r) for r in rules], indent=2))
         else:
+            # Columns as wide as their longest entry (plugins bring their own codes and names).
+            code_w = max(len(r.code) for r in rules)
+            name_w = max(len(r.name) for r in rules)
+            sev_w = max(len(r.severity.value) for r in rules)
             for r in rules:
-                fix = " [*]" if r.fix.value != "none" else ""
+                fix = "[*]" if r.fix.value != "none" else "   "
                 print(
-                    f"{r.code}  {r.name:<28} {r.severity.value:<8}{fix}  {r.summary.strip().splitlines()[0]}"
+                    f"{r.code:<{code_w}}  {r.name:<{name_w}}  {r.severity.value:<{sev_w}}  {fix}  "
+                    f"{r.summary.strip().splitlines()[0]}"
                 )
         return 0
     rule = find_rule(args.code)

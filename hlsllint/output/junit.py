@@ -1,6 +1,7 @@
 """JUnit XML (`--output-format junit`), for CI test reporters: one test suite per file, one failing
-test case per finding; a run without findings is one passing case. Internal errors (a crashing
-rule) are `<error>` cases."""
+test case per finding (a passing one, with the finding in `<system-out>`, for an info finding, which
+fails no run); a run without findings is one passing case. Internal errors (a crashing rule) are
+`<error>` cases."""
 
 from __future__ import annotations
 
@@ -17,8 +18,11 @@ def junit_tree(diagnostics: Sequence[Diagnostic], errors: Sequence[str] = ()) ->
     by_path: dict[str, list[Diagnostic]] = {}
     for d in diagnostics:
         by_path.setdefault(d.path, []).append(d)
+    failures = 0
     for path, found in by_path.items():
-        suite = ET.SubElement(root, "testsuite", name=path, tests=str(len(found)), failures=str(len(found)))
+        failing = sum(1 for d in found if d.severity.counts_for_exit)
+        failures += failing
+        suite = ET.SubElement(root, "testsuite", name=path, tests=str(len(found)), failures=str(failing))
         suite.set("errors", "0")
         for d in found:
             case = ET.SubElement(
@@ -29,14 +33,18 @@ def junit_tree(diagnostics: Sequence[Diagnostic], errors: Sequence[str] = ()) ->
                 file=path,
                 line=str(d.start.row),
             )
-            failure = ET.SubElement(case, "failure", message=d.message, type=d.severity.value)
-            failure.text = "\n".join(
+            text = "\n".join(
                 [
                     f"{path}:{d.start.row}:{d.start.column}: {d.code} {d.message}"
                     + (f" [{d.variant}]" if d.variant else ""),
                     *d.details(),
                 ]
             )
+            if d.severity.counts_for_exit:
+                failure = ET.SubElement(case, "failure", message=d.message, type=d.severity.value)
+                failure.text = text
+            else:  # an info finding (HL000) fails no run, so it fails no test: a passing case
+                ET.SubElement(case, "system-out").text = text
     if errors:
         suite = ET.SubElement(root, "testsuite", name="hlsllint", tests=str(len(errors)), failures="0")
         suite.set("errors", str(len(errors)))
@@ -49,7 +57,7 @@ def junit_tree(diagnostics: Sequence[Diagnostic], errors: Sequence[str] = ()) ->
         ET.SubElement(suite, "testcase", name="no findings", classname="hlsllint")
     total = sum(len(v) for v in by_path.values())
     root.set("tests", str(max(total + len(errors), 1)))
-    root.set("failures", str(total))
+    root.set("failures", str(failures))
     root.set("errors", str(len(errors)))
     return root
 

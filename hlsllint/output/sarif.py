@@ -2,8 +2,10 @@
 
 - `tool.driver.rules` is generated from the rule metadata (the same documentation as
   `hlsllint rule`), so code scanning shows each rule's help with its bad/good example.
-- Locations are repository-relative URIs (relative to the git root, else the working folder),
+- Locations are URIs relative to `%SRCROOT%` (the git root, else the working folder), which
+  `originalUriBaseIds` declares; a file outside it gets an absolute `file:` URI. Regions are
   1-based with an exclusive end column, counted in code points (`columnKind`).
+- A rule's `help` holds plain text in `text` and the Markdown documentation in `markdown`.
 - `partialFingerprints.primaryLocationLineHash` hashes the rule, the normalised text of the line
   and the occurrence of that pair in the file, so alerts survive unrelated lines moving.
 - GitHub's upload limits (25,000 results per run, 10 MB) are respected: extra results are dropped
@@ -15,9 +17,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 import urllib.parse
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 import hlsllint
@@ -82,8 +86,35 @@ def relative_text(text: str, root: str) -> str:
     return text
 
 
+SRCROOT = "%SRCROOT%"
+"""The base of every URI inside the repository, declared in the run's `originalUriBaseIds`."""
+
+
+def _inside(path: str, root: str) -> str | None:
+    """`path` relative to `root` with `/` separators, or None when it lies outside."""
+    try:
+        rel = os.path.relpath(os.path.abspath(path), root)
+    except ValueError:  # another drive on Windows
+        return None
+    return None if rel == ".." or rel.startswith(".." + os.sep) else rel.replace(os.sep, "/")
+
+
 def artifact_uri(path: str, root: str) -> str:
-    return urllib.parse.quote(relative_path(path, root), safe="/._-~")
+    """A URI relative to `root` (the %SRCROOT% base), or an absolute file URI outside it."""
+    rel = _inside(path, root)
+    if rel is None:
+        return Path(os.path.abspath(path)).as_uri()
+    return urllib.parse.quote(rel, safe="/._-~")
+
+
+def artifact_location(path: str, root: str) -> dict[str, str]:
+    uri = artifact_uri(path, root)
+    return {"uri": uri} if uri.startswith("file:") else {"uri": uri, "uriBaseId": SRCROOT}
+
+
+def root_uri(root: str) -> str:
+    uri = Path(os.path.abspath(root)).as_uri()
+    return uri if uri.endswith("/") else uri + "/"
 
 
 # -- rules -----------------------------------------------------------------------------------------
@@ -97,11 +128,69 @@ def rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
         "name": rule.name,
         "shortDescription": {"text": " ".join(rule.summary.split())},
         "fullDescription": {"text": full},
-        "help": {"text": doc, "markdown": doc},
+        "help": {"text": plain_text(doc), "markdown": doc},
         "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {"tags": list(rule.tags), "precision": rule.precision},
     }
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown as plain text (SARIF's `help.text`, for viewers that do not render Markdown): the
+    words without markup, code blocks indented, list items dashed, tables in aligned columns."""
+    from markdown_it import MarkdownIt  # only for SARIF: not imported by other runs
+
+    out: list[str] = []
+    table: list[list[str]] = []
+    row: list[str] | None = None
+    in_item = 0
+    for tok in MarkdownIt("commonmark").enable("table").parse(markdown):
+        match tok.type:
+            case "inline":
+                text = _inline_text(tok.children or [])
+                if row is not None:
+                    row.append(text)
+                else:
+                    out.append(("- " if in_item else "") + text)
+            case "fence" | "code_block":
+                out += [("    " + line).rstrip() for line in tok.content.rstrip("\n").split("\n")] + [""]
+            case "list_item_open":
+                in_item += 1
+            case "list_item_close":
+                in_item -= 1
+            case "tr_open":
+                row = []
+            case "tr_close":
+                table.append(row or [])
+                row = None
+            case "table_close":
+                widths = [max(len(r[i]) for r in table if i < len(r)) for i in range(max(map(len, table)))]
+                out += [
+                    "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in table
+                ]
+                out.append("")
+                table = []
+            case "heading_close" | "paragraph_close" | "bullet_list_close" | "ordered_list_close":
+                if not tok.hidden:
+                    out.append("")
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def _inline_text(children: Sequence[Any]) -> str:
+    parts: list[str] = []
+    href = ""
+    start = 0
+    for c in children:
+        if c.type in ("text", "code_inline", "html_inline", "image"):
+            parts.append(c.content)
+        elif c.type in ("softbreak", "hardbreak"):
+            parts.append("\n")
+        elif c.type == "link_open":
+            href = str(c.attrs.get("href", ""))
+            start = len(parts)
+        elif c.type == "link_close" and href and href != "".join(parts[start:]):
+            parts.append(f" ({href})")
+    return "".join(parts)
 
 
 def _unknown_rule_descriptor(d: Diagnostic) -> dict[str, Any]:
@@ -129,7 +218,7 @@ def region(start: Location, end: Location) -> dict[str, int]:
 
 def _physical(path: str, start: Location, end: Location, root: str) -> dict[str, Any]:
     return {
-        "artifactLocation": {"uri": artifact_uri(path, root)},
+        "artifactLocation": artifact_location(path, root),
         "region": region(start, end),
     }
 
@@ -151,7 +240,7 @@ def _fix(fix: Fix, root: str) -> dict[str, Any]:
     return {
         "description": {"text": fix.message},
         "artifactChanges": [
-            {"artifactLocation": {"uri": artifact_uri(p, root)}, "replacements": reps}
+            {"artifactLocation": artifact_location(p, root), "replacements": reps}
             for p, reps in by_path.items()
         ],
         "properties": {"applicability": fix.applicability.value},
@@ -251,6 +340,7 @@ def sarif_log(
                         }
                     },
                     "invocations": [invocation],
+                    "originalUriBaseIds": {SRCROOT: {"uri": root_uri(root)}},
                     "columnKind": "unicodeCodePoints",
                     "results": kept,
                 }
