@@ -1207,7 +1207,7 @@ def load_seeds(corpus: Path, limit: int, rng: random.Random, max_bytes: int = 20
 
 
 MODES = ("hostile", "grammar", "mutant", "fs", "lsp")
-WEIGHTS = {"grammar": 5, "mutant": 4, "fs": 1}
+WEIGHTS = {"grammar": 50, "mutant": 45, "fs": 3}
 """How often each random mode comes up (hostile cases run once each, first; an LSP session
 every `--lsp-every` cases)."""
 
