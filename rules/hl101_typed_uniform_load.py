@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-from hlsllint.rules._common import (
-    Fetch,
-    as_fetch,
-    call_name,
-    is_assignment_target,
-    is_uniform,
-    is_written,
-    loop_of,
-    same,
-    unparen_up,
-    uses_of,
-)
-
 from hlsllint.analysis import analyze
+from hlsllint.analysis.local_uniformity import is_uniform
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model
 from hlsllint.semantic.intrinsics import INTRINSICS
+from hlsllint.semantic.queries import Fetch, as_fetch, uses_of
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import swizzle_of
+from hlsllint.syntax.queries import (
+    call_name,
+    is_assignment_target,
+    is_written,
+    loop_of,
+    same,
+    swizzle_of,
+    unparen_up,
+)
 
 _SAMPLE_METHODS = frozenset(
     {"Sample", "SampleLevel", "SampleBias", "SampleGrad", "SampleCmp", "SampleCmpLevelZero", "SampleCmpLevel"}
@@ -32,12 +29,12 @@ def _atomic_operand(ctx: RuleContext, node: Node) -> bool:
     """True for `InterlockedAdd(tex[coord], ...)`: the element is the destination of an atomic."""
     _site, parent = unparen_up(node)
     call = parent.parent if parent is not None and parent.type == "argument_list" else None
-    return call is not None and (call_name(ctx, call) or "").startswith("Interlocked")
+    return call is not None and (call_name(ctx.tree, call) or "").startswith("Interlocked")
 
 
 def _wave_uniform(ctx: RuleContext, node: Node) -> bool:
     """The same value in every lane (a typed load at a uniform address is uniform data)."""
-    return is_uniform(ctx, node)
+    return is_uniform(ctx.model, node)
 
 
 def _single_lane(ctx: RuleContext, node: Node) -> bool:
@@ -79,13 +76,13 @@ def _components_read_through(ctx: RuleContext, node: Node) -> int | None:
     if sym is None or sym.kind != "local" or sym.type.kind != "vector":
         return None
     used: set[int] = set()
-    for use in uses_of(ctx, sym):
+    for use in uses_of(ctx.model, sym):
         if is_assignment_target(use) == "=":
             continue
         swizzle = swizzle_of(model.tree, use)
         if swizzle is None:
             return None
-        if is_written(ctx, use):
+        if is_written(ctx.tree, use):
             continue  # `row.w = 1`: a write of that component, not a read
         used |= {_COMPONENT[c] for c in swizzle}
     return len(used)
@@ -109,7 +106,7 @@ def _why_uniform(ctx: RuleContext, address: list[Node]) -> str:
                 elif sym.kind in ("local", "param", "static_const"):
                     text = f"`{sym.name}`"
             elif n.type == "call_expression":
-                name = call_name(ctx, n) or ""
+                name = call_name(ctx.tree, n) or ""
                 if INTRINSICS.get(name, ("", ""))[1] == "uniform":
                     text = f"`{name}`"
             if text and text not in sources:
@@ -202,10 +199,10 @@ void main(uint3 px : SV_DispatchThreadID, uint3 tile : SV_GroupID)
     def visit(self, ctx: RuleContext, node: Node) -> None:
         if ctx.function is None:
             return
-        fetch = as_fetch(ctx, node)
+        fetch = as_fetch(ctx.model, node)
         if fetch is None or not self._typed_candidate(fetch):
             return
-        if is_written(ctx, node) or _atomic_operand(ctx, node):
+        if is_written(ctx.tree, node) or _atomic_operand(ctx, node):
             return  # a store, read-modify-write or atomic through a RW resource
         if not fetch.address or not all(_wave_uniform(ctx, a) for a in fetch.address):
             return
@@ -288,7 +285,7 @@ def _varies_in(ctx: RuleContext, loop: Node, expr: Node, depth: int) -> bool:
         sym = model.resolve(n)
         if sym is None or sym.kind not in ("local", "param"):
             continue
-        if any(_inside(u, loop) and is_written(ctx, u) for u in uses_of(ctx, sym)):
+        if any(_inside(u, loop) and is_written(ctx.tree, u) for u in uses_of(ctx.model, sym)):
             return True
         declared_inside = sym.node is not None and _inside(sym.node, loop)
         if declared_inside and sym.init is not None and _varies_in(ctx, loop, sym.init, depth + 1):

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hlsllint.rules._common import in_main_file, is_assignment_target, same, swizzle_of, unparen_up
-
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic import types as T
 from hlsllint.semantic.queries import uses_of
 from hlsllint.syntax import Node
+from hlsllint.syntax.queries import is_assignment_target, same, swizzle_of, unparen_up
 
 _XYZW = "xyzw"
 _RGBA = {"r": "x", "g": "y", "b": "z", "a": "w"}
@@ -58,7 +57,7 @@ def _element(ctx: RuleContext, use: Node, depth: int) -> Node | None:
 def _components_read(ctx: RuleContext, element: Node) -> set[str] | None:
     """Components of the element this use reads: a swizzle's, none for a plain store, None (all)
     for anything else (a compound assignment, a whole-vector read)."""
-    sw = swizzle_of(ctx, element)
+    sw = swizzle_of(ctx.tree, element)
     if sw is not None:
         site, parent = unparen_up(element)
         swizzle_node = parent
@@ -167,7 +166,7 @@ void main(uint i : SV_GroupIndex, uint3 id : SV_DispatchThreadID)
             entry = reads.get(id(sym))
             if shape is None or entry is None or entry.read is None or sym.node is None:
                 continue
-            if not in_main_file(ctx, sym.node):
+            if not ctx.in_main_file(sym.node):
                 continue
             unused = [c for c in _XYZW if c not in entry.read]
             if not unused or len(unused) == 4:

@@ -4,24 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hlsllint.rules._common import (
-    call_args,
-    call_name,
-    in_main_file,
-    is_assignment_target,
-    same,
-    struct_node,
-    swizzle_of,
-    unparen_up,
-    uses_of,
-)
-
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic import types as T
-from hlsllint.semantic.queries import declared_symbols, functions
+from hlsllint.semantic.queries import declared_symbols, functions, struct_node, uses_of
 from hlsllint.syntax import Node
+from hlsllint.syntax.queries import call_args, call_name, is_assignment_target, same, swizzle_of, unparen_up
 
 
 @dataclass
@@ -55,7 +44,7 @@ def _struct_of(sym: Symbol | None) -> T.Type | None:
 
 def _discards_w(ctx: RuleContext, expr: Node) -> bool:
     """True when only the first three components of the vector `expr` are read."""
-    sw = swizzle_of(ctx, expr)
+    sw = swizzle_of(ctx.tree, expr)
     if sw is not None:
         return not any(c in "wa" for c in sw)
     site, parent = unparen_up(expr)
@@ -104,7 +93,7 @@ def _blended_kind(ctx: RuleContext, use: Node, depth: int) -> str | None:
     if sym is None or sym.kind != "local" or sym.type.kind != "matrix":
         return None
     kinds: set[str] = set()
-    for local_use in uses_of(ctx, sym):
+    for local_use in uses_of(ctx.model, sym):
         if is_assignment_target(local_use) is not None:
             continue
         kind = _use_kind(ctx, local_use, depth + 1)
@@ -134,7 +123,7 @@ def _use_kind(ctx: RuleContext, use: Node, depth: int = 0) -> str | None:
     if parent.type != "argument_list" or parent.parent is None:
         return None
     call = parent.parent
-    if call_name(ctx, call) != "mul":
+    if call_name(ctx.tree, call) != "mul":
         return None
     args = call_args(call)
     if len(args) != 2:
@@ -258,7 +247,7 @@ float3 skin(float3 p, uint bone)
                 found.append((n, sym))
             symbols.append(sym)
         for sym in symbols:
-            found += [(use, sym) for use in uses_of(ctx, sym)]
+            found += [(use, sym) for use in uses_of(ctx.model, sym)]
         found.sort(key=lambda pair: pair[0].start_byte)
         return found
 
@@ -288,9 +277,9 @@ float3 skin(float3 p, uint bone)
         model: Model = ctx.model
         for struct_name, members in sorted((k, v) for k, v in state.member_uses.items() if v is not None):
             struct_type = model.structs.get(struct_name)
-            node = struct_node(ctx, struct_name)
+            node = struct_node(ctx.model, struct_name)
             holder = state.holders.get(struct_name)
-            if struct_type is None or node is None or holder is None or not in_main_file(ctx, node):
+            if struct_type is None or node is None or holder is None or not ctx.in_main_file(node):
                 continue
             for member in struct_type.members:
                 if not _is_4x4(member.type):
@@ -313,10 +302,10 @@ float3 skin(float3 p, uint bone)
     def _check_holder(
         self, ctx: RuleContext, sym: Symbol, t: T.Type, count: int | None, storage: str
     ) -> None:
-        if sym.node is None or not in_main_file(ctx, sym.node):
+        if sym.node is None or not ctx.in_main_file(sym.node):
             return
         elements = []
-        for use in uses_of(ctx, sym):
+        for use in uses_of(ctx.model, sym):
             element = _element_of(ctx, use)
             if element is None:
                 return  # the array is used whole (passed on, copied): not followed

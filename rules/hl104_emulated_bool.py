@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from hlsllint.rules._common import (
-    assignments,
-    call_args,
-    call_name,
-    in_main_file,
-    is_assignment_target,
-    is_condition,
-    is_uniform,
-    same,
-    unparen_up,
-    uses_of,
-)
-
+from hlsllint.analysis.local_uniformity import is_uniform
 from hlsllint.context import PendingEdit, RuleContext
 from hlsllint.diagnostics import Applicability, FixAvailability
 from hlsllint.rule import Rule
 from hlsllint.semantic import Symbol
-from hlsllint.semantic.queries import declared_symbols, zero_or_one
+from hlsllint.semantic.queries import assignments, declared_symbols, uses_of, zero_or_one
 from hlsllint.syntax import Node
+from hlsllint.syntax.queries import call_args, call_name, is_assignment_target, is_condition, same, unparen_up
 
 _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 _LOGICAL = frozenset({"&&", "||"})
@@ -67,7 +56,7 @@ def _use_kind(ctx: RuleContext, use: Node) -> str:
         return "scale" if same(parent.child_by_field_name("right"), site) else "value"
     if parent.type == "argument_list" and parent.parent is not None:
         call = parent.parent
-        name = call_name(ctx, call)
+        name = call_name(ctx.tree, call)
         args = call_args(call)
         if name == "select" and len(args) == 3 and same(args[0], site):
             return "select"
@@ -149,7 +138,7 @@ float4 main(float4 color : COLOR0) : SV_Target
         # read as numbers, which settles them before their writes and values are looked at.
         reads: list[Node] = []
         kinds: set[str] = set()
-        for u in uses_of(ctx, sym):
+        for u in uses_of(ctx.model, sym):
             if is_assignment_target(u) is not None:
                 continue
             kind = _use_kind(ctx, u)
@@ -161,15 +150,15 @@ float4 main(float4 color : COLOR0) : SV_Target
             return  # unread
         if "test" not in kinds and "scale" in kinds:
             return  # a 0/1 weight in arithmetic (`color * shadowed`) that is never tested
-        writes = assignments(ctx, sym)
+        writes = assignments(ctx.model, sym)
         if not writes:
             return
         for op, value, _site in writes:
             if op not in _BOOL_WRITES or value is None or not holds_zero_or_one(ctx, value):
                 return
-        if all(is_uniform(ctx, u) for u in reads):
+        if all(is_uniform(ctx.model, u) for u in reads):
             return  # a wave-uniform flag, read from constants: left alone
-        if not in_main_file(ctx, name):
+        if not ctx.in_main_file(name):
             return
         bool_type = "bool" if sym.type.kind == "scalar" else f"bool{sym.type.cols}"
         how = {

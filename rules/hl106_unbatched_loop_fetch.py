@@ -4,21 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hlsllint.rules._common import (
-    LOOP_TYPES,
-    Fetch,
-    as_fetch,
-    call_args,
-    call_name,
-    fetches_in,
-    in_main_file,
-    is_written,
-    lvalue_top,
-    same,
-    struct_node,
-    unparen_up,
-)
-
 from hlsllint.analysis import analyze
 from hlsllint.analysis.occupancy import occupancy, reachable_functions, resolve_target
 from hlsllint.analysis.pressure import analyse_entry, lds_bytes
@@ -27,8 +12,18 @@ from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import FETCH_KINDS, RESOURCE_METHODS
+from hlsllint.semantic.queries import Fetch, as_fetch, fetches_in, struct_node
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import for_header
+from hlsllint.syntax.queries import (
+    LOOP_TYPES,
+    call_args,
+    call_name,
+    for_header,
+    is_written,
+    lvalue_top,
+    same,
+    unparen_up,
+)
 
 _BRANCHES = frozenset({"if_statement", "conditional_expression", "switch_statement"})
 
@@ -169,7 +164,7 @@ class _LoopData:
                 continue
             if sym.node is not None and sym.node.id == n.id and sym.init is not None:
                 self._add(sym, sym.init, n)
-            elif is_written(ctx, n):
+            elif is_written(ctx.tree, n):
                 _site, parent = unparen_up(lvalue_top(n))
                 assert parent is not None
                 value = (
@@ -248,7 +243,7 @@ def _why_dynamic(ctx: RuleContext, loop: Node) -> str:
             init = next((c for c in init.named_children if c.type == "init_declarator"), init)
         decl = init.child_by_field_name("declarator") or init.child_by_field_name("left") if init else None
         var = ctx.node_text(decl) if decl is not None else ""
-    written = (n for n in ctx.tree.walk(loop) if n.type == "identifier" and is_written(ctx, n))
+    written = (n for n in ctx.tree.walk(loop) if n.type == "identifier" and is_written(ctx.tree, n))
     counters = {ctx.node_text(n) for n in written}
     for n in ctx.tree.walk(cond):
         if n.type == "call_expression":
@@ -278,7 +273,7 @@ def _status_of_fetch(ctx: RuleContext, cond: Node, fetches: list[Fetch]) -> bool
     """The condition reads a variable that a fetch of the loop writes as an out argument
     (`tex.SampleLevel(s, uv, lod, 0, status)` ... `while (!CheckAccessFullyMapped(status))`)."""
     outs = {ctx.node_text(a) for f in fetches if f.node.type == "call_expression" for a in call_args(f.node)}
-    checks = (n for n in ctx.tree.walk(cond) if call_name(ctx, n) == "CheckAccessFullyMapped")
+    checks = (n for n in ctx.tree.walk(cond) if call_name(ctx.tree, n) == "CheckAccessFullyMapped")
     return any(ctx.node_text(a) in outs for c in checks for a in call_args(c))
 
 
@@ -291,7 +286,7 @@ def _method_definition(ctx: RuleContext, call: Node) -> Node | None:
     if obj is None or field is None:
         return None
     t = ctx.model.type_of(obj)
-    struct = struct_node(ctx, t.name) if t.kind == "struct" else None
+    struct = struct_node(ctx.model, t.name) if t.kind == "struct" else None
     body = struct.child_by_field_name("body") if struct is not None else None
     name = ctx.node_text(field)
     for member in body.named_children if body is not None else []:
@@ -307,7 +302,8 @@ def _method_definition(ctx: RuleContext, call: Node) -> Node | None:
 def _method_definition_calls(ctx: RuleContext, call: Node) -> bool:
     body = _method_definition(ctx, call)
     return body is not None and any(
-        c.type == "call_expression" and call_name(ctx, c) in ctx.model.functions for c in ctx.tree.walk(body)
+        c.type == "call_expression" and call_name(ctx.tree, c) in ctx.model.functions
+        for c in ctx.tree.walk(body)
     )
 
 
@@ -318,7 +314,7 @@ def _method_fetch(ctx: RuleContext, call: Node) -> Fetch | None:
     if body is None:
         return None
     for c in ctx.tree.walk(body):
-        inner = as_fetch(ctx, c)
+        inner = as_fetch(ctx.model, c)
         if inner is None and c.type == "call_expression":
             fn = c.child_by_field_name("function")
             field = (
@@ -370,7 +366,8 @@ def _fetches_or_calls(ctx: RuleContext, body: Node) -> bool:
     """A function body that makes a fetch, or calls a user function (not followed)."""
     functions = ctx.model.functions
     return any(
-        as_fetch(ctx, c) is not None or (c.type == "call_expression" and call_name(ctx, c) in functions)
+        as_fetch(ctx.model, c) is not None
+        or (c.type == "call_expression" and call_name(ctx.tree, c) in functions)
         for c in ctx.tree.walk(body)
     )
 
@@ -522,9 +519,9 @@ float march(float2 uv, float2 dir, float z, int steps)
         reason = self._dynamic_reason(ctx, loop, dynamic) if body is not None else None
         if body is None or reason is None:
             return
-        fetches = fetches_in(ctx, body, skip_loops=True) + _method_fetches(ctx, body)
+        fetches = fetches_in(ctx.model, body, skip_loops=True) + _method_fetches(ctx, body)
         fetches.sort(key=lambda f: f.node.start_byte)
-        fetches = [f for f in fetches if not is_written(ctx, f.node) and not _leaves_loop(f.node, body)]
+        fetches = [f for f in fetches if not is_written(ctx.tree, f.node) and not _leaves_loop(f.node, body)]
         if not fetches or self._hidden_fetches(ctx, body) or self._has_barrier(ctx, body):
             return
         most = _trip_count(ctx, loop, any_unsigned_start=True)
@@ -543,7 +540,7 @@ float march(float2 uv, float2 dir, float z, int steps)
                     deps |= data.expr_deps(a)
                 if i - 1 not in deps:
                     return  # at least two independent fetches already
-        if not in_main_file(ctx, loop):
+        if not ctx.in_main_file(loop):
             return
         keyword = loop.children[0] if loop.children else loop
         first = f"`{_short(ctx, fetches[0].node, 36)}`"
@@ -566,7 +563,7 @@ float march(float2 uv, float2 dir, float z, int steps)
     def _has_barrier(ctx: RuleContext, body: Node) -> bool:
         """A group barrier in the body: a cooperative tile loop, bound by the barrier's wait."""
         return any(
-            n.type == "call_expression" and "Barrier" in (call_name(ctx, n) or "")
+            n.type == "call_expression" and "Barrier" in (call_name(ctx.tree, n) or "")
             for n in ctx.tree.walk(body)
         )
 
@@ -582,14 +579,14 @@ float march(float2 uv, float2 dir, float z, int steps)
         while stack:
             n, searched = stack.pop()
             if n.type in LOOP_TYPES and not searched:
-                if fetches_in(ctx, n):
+                if fetches_in(ctx.model, n):
                     return True
                 searched = True
             if n.type == "call_expression" and _method_definition(ctx, n) is not None:
                 if _method_fetch(ctx, n) is None and _method_definition_calls(ctx, n):
                     return True  # a method calling other functions: not followed
             elif n.type == "call_expression":
-                name = call_name(ctx, n)
+                name = call_name(ctx.tree, n)
                 fn = model.function(name) if name else None
                 if fn is not None and fn.body is not None:
                     hides = callees.get(fn.body.id)

@@ -7,14 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hlsllint.rules._common import as_fetch, call_name, in_main_file, same, struct_node, unparen_up, uses_of
-
 from hlsllint.context import PendingEdit, RuleContext
 from hlsllint.diagnostics import Applicability, FixAvailability
 from hlsllint.rule import Option, Rule
 from hlsllint.semantic import EntryPoint, Model, Symbol
 from hlsllint.semantic import types as T
+from hlsllint.semantic.queries import as_fetch, struct_node, uses_of
 from hlsllint.syntax import Node
+from hlsllint.syntax.queries import call_name, same, unparen_up
 
 _OUTPUT_STAGES = frozenset({"vertex", "domain"})
 _MIDDLE_STAGES = frozenset({"hull", "geometry", "domain"})
@@ -55,7 +55,7 @@ def full_screen(ctx: RuleContext, entry: EntryPoint) -> bool:
     if "SV_VERTEXID" not in semantics or not all(s in _VERTEX_IDS for s in semantics):
         return False
     body = entry.function.body
-    return body is not None and not any(as_fetch(ctx, n) is not None for n in ctx.tree.walk(body))
+    return body is not None and not any(as_fetch(ctx.model, n) is not None for n in ctx.tree.walk(body))
 
 
 def _may_have_effect(ctx: RuleContext, expr: Node) -> bool:
@@ -64,7 +64,7 @@ def _may_have_effect(ctx: RuleContext, expr: Node) -> bool:
         if c.type in ("assignment_expression", "update_expression"):
             return True
         if c.type == "call_expression":
-            name = call_name(ctx, c)
+            name = call_name(ctx.tree, c)
             fn = c.child_by_field_name("function")
             method = (
                 fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
@@ -166,7 +166,7 @@ def _pack_advice(attrs: list[_Attribute]) -> str:
 def _method_reads(ctx: RuleContext, struct: T.Type, method: str) -> set[str] | None:
     """The members of `struct` that its method `method` names (`uv`, `this.uv`), or None when
     the method is not found in the struct's declaration."""
-    node = struct_node(ctx, struct.name)
+    node = struct_node(ctx.model, struct.name)
     body = node.child_by_field_name("body") if node is not None else None
     members = {m.name for m in struct.members}
     for child in body.named_children if body is not None else []:
@@ -311,19 +311,19 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         pixel = {n: [ep for ep in eps if ep[0].stage == "pixel"] for n, eps in inputs.items()}
         for name in sorted(set(outputs) | {n for n, eps in pixel.items() if eps}):
             struct = model.structs.get(name)
-            node = struct_node(ctx, name)
+            node = struct_node(ctx.model, name)
             if struct is None or node is None:
                 continue
             makers = outputs.get(name, [])
             if makers and all(full_screen(ctx, e) for e in makers):
                 continue  # a full-screen pass: a handful of vertices, nothing to save
-            if in_main_file(ctx, node):
+            if ctx.in_main_file(node):
                 self._report_struct(ctx, node, struct)
             # Unread inputs: when the producer is in this unit, or the struct is this file's own
             # with explicit Vulkan locations (inputs match outputs by location, so the pixel
             # shader may drop one). A D3D struct whose producer is elsewhere is a layout contract
             # with that shader's output signature, and a shared header's struct serves others.
-            own_locations = in_main_file(ctx, node) and "vk::location" in ctx.node_text(node)
+            own_locations = ctx.in_main_file(node) and "vk::location" in ctx.node_text(node)
             if pixel.get(name) and (makers or own_locations):
                 self._report_unread(ctx, node, struct, pixel[name], inputs[name])
 
@@ -408,11 +408,11 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
             reads[e.name] = None if got is None or prev is None else prev | got
         if any(r is None for r in reads.values()):
             return  # the struct is passed whole somewhere: any member may be read
-        mains = sorted({e.name for e, _p in readers if in_main_file(ctx, e.function.node)})
+        mains = sorted({e.name for e, _p in readers if ctx.in_main_file(e.function.node)})
         if not mains:
             return
         fields = self._field_nodes(ctx, node)
-        local = in_main_file(ctx, node)
+        local = ctx.in_main_file(node)
         for m in struct.members:
             if _system_value(struct, m.semantic) or m.name not in fields:
                 continue
@@ -440,7 +440,7 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         """The members of parameter `p` its function reads, or None when it is used whole. A
         method called on it (`input.GetUVs()`) reads the members its body names."""
         read: set[str] = set()
-        for use in uses_of(ctx, p):
+        for use in uses_of(ctx.model, p):
             _site, parent = unparen_up(use)
             field = parent.child_by_field_name("field") if parent is not None else None
             if parent is None or parent.type != "field_expression" or field is None:

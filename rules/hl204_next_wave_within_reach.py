@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hlsllint.rules._common import assignments
 from hlsllint.rules._pressure import entry_anchor, row_of, too_small_to_fill
 
 from hlsllint.analysis.ir import Instr, LoopRecord, Value
@@ -26,7 +25,7 @@ from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule
 from hlsllint.semantic import EntryPoint, Model
-from hlsllint.semantic.queries import zero_or_one
+from hlsllint.semantic.queries import assignments, zero_or_one
 from hlsllint.syntax import Node
 
 Span = tuple[int, int]
@@ -416,7 +415,7 @@ def _zero_one(ctx: RuleContext, v: Value) -> bool:
     sym = v.symbol
     if sym is None or sym.kind != "local":
         return False
-    writes = list(assignments(ctx, sym) or [])
+    writes = list(assignments(ctx.model, sym) or [])
     if not writes and sym.init is not None and sym.node is not None:
         writes = [("=", sym.init, sym.node)]  # only initialised (or written in ways not followed)
     return bool(writes) and all(
