@@ -365,11 +365,14 @@ float3 flipIfBackFacing(float3 n, float facing)
     def _applied(self, ctx: RuleContext, site: Node, x: str, arg: Node, how: str) -> None:
         if _never_negative(arg, ctx):
             return  # a 0/1 mask
-        y = "-y" if ctx.model.type_of(arg).components() == 1 else "select(...)"
+        choice = (
+            f"`{x} < 0 ? -y : y`" if ctx.model.type_of(arg).components() == 1 else f"`select({x} < 0, -y, y)`"
+        )
         ctx.report(
             site,
-            f"`sign({x})` {how} to apply a sign costs compares, selects and a multiply; select on "
-            f"the sign instead (`{x} < 0 ? {y} : y`; differs only when the value is 0)",
+            f"`sign()` {how}: compares, selects and a multiply to apply a sign",
+            help=f"select on the sign instead: {choice} for each value `y` it multiplies",
+            notes=["the select differs from the product only when the value is 0"],
         )
 
     def _kept(self, ctx: RuleContext, call: Node, target: Node | None, x: str, arg: Node) -> None:
@@ -399,7 +402,7 @@ float3 flipIfBackFacing(float3 n, float facing)
             )
             if not (product or scaled):
                 return
-        self._applied(ctx, call, x, arg, f"kept in `{sym.name}` and only multiplied in")
+        self._applied(ctx, call, x, arg, f"kept in `{sym.name}`, only multiplied in")
 
     def _truth_test(self, ctx: RuleContext, site: Node, x: str) -> None:
         replacement = f"({x} != 0)"

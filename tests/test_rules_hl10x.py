@@ -431,7 +431,7 @@ def test_hl105_sign_kept_in_a_variable_or_applied_with_times_equals() -> None:
 
     bad = lint_unit(str(FIXTURES / "HL105" / "bad_sign_kept_or_scaled.hlsl"), Settings(select=("HL105",)))
     assert [d.start.row for d in bad.diagnostics] == [11, 21]
-    assert "kept in `handedness` and only multiplied in" in bad.diagnostics[0].message
+    assert "kept in `handedness`, only multiplied in" in bad.diagnostics[0].message
     assert "multiplied in with `*=`" in bad.diagnostics[1].message
     good = lint_unit(str(FIXTURES / "HL105" / "good_sign_kept.hlsl"), Settings(select=("HL105",)))
     assert not good.diagnostics
