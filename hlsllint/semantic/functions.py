@@ -174,7 +174,8 @@ class Functions(Expressions):
 
     def _replay_define(self, node: Node, at: int, plan: FunctionPlan, attrs: list[Attribute]) -> None:
         define = plan.define
-        if define is None or define is NO_FUNCTION:
+        # `==`, not `is`: compiled, NO_FUNCTION is a native tuple boxed afresh at every use.
+        if define is None or define == NO_FUNCTION:
             return
         name, ret_sem, entries, body_rel = define
         nodes = self.tree.nodes()
