@@ -27,16 +27,17 @@ rasteriser, as `SV_Position` does later: the position, point size and fog are no
 interpolators, and deleting one removes the position."""
 
 
-def _system_value(struct: T.Type, semantic: str | None) -> bool:
+def _system_value(struct: T.Type, semantic: str | None, vulkan: bool = False) -> bool:
     """`SV_*`, or a D3D9 position/point size/fog in a struct without `SV_Position` (a struct
-    with `SV_Position` uses `POSITION` as an ordinary attribute, as D3D10+ does)."""
+    with `SV_Position`, or with explicit Vulkan locations, uses `POSITION` as an ordinary
+    attribute, as D3D10+ and SPIR-V do)."""
     if semantic is None:
         return True
     upper = semantic.upper()
     if upper.startswith("SV_"):
         return True
     has_sv_position = any((m.semantic or "").upper() == "SV_POSITION" for m in struct.members)
-    return upper in _D3D9_OUTPUTS and not has_sv_position
+    return upper in _D3D9_OUTPUTS and not has_sv_position and not vulkan
 
 
 def full_screen(ctx: RuleContext, entry: EntryPoint) -> bool:
@@ -338,7 +339,7 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
                     fields[ctx.node_text(c)] = fd
         out = []
         for m in struct.members:
-            if _system_value(struct, m.semantic):
+            if _system_value(struct, m.semantic, "vk::location" in ctx.node_text(node)):
                 continue
             field = fields.get(m.name)
             if field is not None and "vk::builtin" in self._field_text(ctx, field):
@@ -414,7 +415,10 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         fields = self._field_nodes(ctx, node)
         local = ctx.in_main_file(node)
         for m in struct.members:
-            if _system_value(struct, m.semantic) or m.name not in fields:
+            if (
+                _system_value(struct, m.semantic, "vk::location" in ctx.node_text(node))
+                or m.name not in fields
+            ):
                 continue
             if any(m.name in (r or set()) for r in reads.values()):
                 continue

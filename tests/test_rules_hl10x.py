@@ -450,3 +450,20 @@ def test_hl103_matrix_keyword_and_blended_bone_palettes() -> None:
     assert "`gBones` holds float4x4 matrices" in d.message and "4,096 bytes" in d.message
     good = lint_unit(str(FIXTURES / "HL103" / "good_blended_palette_whole.hlsl"), Settings(select=("HL103",)))
     assert not good.diagnostics
+
+
+def test_hl107_vulkan_position_is_an_attribute() -> None:
+    """A `POSITION0` member with an explicit Vulkan location is an attribute, not the D3D9
+    position (SaschaWillems/Vulkan `hdr/gbuffer.frag.hlsl`)."""
+    src = """
+struct VSOutput
+{
+[[vk::location(0)]] float3 Normal : NORMAL0;
+[[vk::location(1)]] float3 Pos : POSITION0;
+};
+struct VSIn { [[vk::location(0)]] float3 p : POSITION0; };
+VSOutput VSMain(VSIn i) { VSOutput o; o.Normal = i.p; o.Pos = i.p; return o; }
+float4 main(VSOutput input) : SV_TARGET { return float4(input.Normal, 1); }
+"""
+    found = [d.message for d in lint_text(src, ("HL107",))]
+    assert any(m.startswith("`Pos` (POSITION0)") for m in found), found
