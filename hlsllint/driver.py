@@ -538,19 +538,22 @@ def _parents(path: str, folders: Sequence[str]) -> list[str]:
 
 
 def merge_variants(found: Sequence[tuple[str, Diagnostic]], most: int = 3) -> list[Diagnostic]:
-    """One finding per place and code: the same line seen under several variants or includers
-    (a header) is reported once, naming the variants (or includers) that saw it; its message is
-    the first unit's (units are in file order)."""
-    groups: dict[tuple[str, str, int, int], list[tuple[str, Diagnostic]]] = {}
+    """One finding per place, code and text: the same finding seen under several variants or
+    includers (a header) is reported once, naming the variants (or includers) that saw it.
+    Findings whose texts differ there (figures that depend on the includer's or the variant's
+    defines: registers, occupancy) stay apart, each naming its own, so that no figure is shown
+    for a variant it was not measured in. A finding seen through an includer always names it,
+    even alone: its figures are the includer's, not the file's own (`hlsllint pressure FILE`)."""
+    groups: dict[tuple[str, str, int, int, str], list[tuple[str, Diagnostic]]] = {}
     for unit_path, d in found:
-        key = (os.path.normpath(d.path), d.code, d.start.row, d.start.column)
+        text = "\0".join([d.long_message(), *(r.message for r in d.related)])
+        key = (os.path.normpath(d.path), d.code, d.start.row, d.start.column, text)
         groups.setdefault(key, []).append((unit_path, d))
     out = []
     for group in groups.values():
         first = group[0][1]
-        labels = list(dict.fromkeys(_label(u, d) for u, d in group))
-        named = [x for x in labels if x]
-        if len(labels) > 1 or first.variant:
+        named = [x for x in dict.fromkeys(_label(u, d) for u, d in group) if x]
+        if named:
             shown = named[:most] + ([f"+{len(named) - most} more"] if len(named) > most else [])
             first = dataclasses.replace(first, variant=", ".join(shown))
         out.append(first)

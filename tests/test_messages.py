@@ -12,7 +12,8 @@ import jsonschema
 import pytest
 from conftest import FIXTURES, lint_text, run_cli
 
-from hlsllint.config import Settings
+from hlsllint.config import ConfigResolver, Settings
+from hlsllint.driver import lint_paths
 from hlsllint.lint import lint_unit
 from hlsllint.registry import all_rules
 
@@ -108,3 +109,64 @@ def test_help_and_notes_survive_the_cache(product: Path, capsys: pytest.CaptureF
         _code, out, _err = run_cli(capsys, "check", "--select", "HL105", "--output-format", "json", "a.hlsl")
         (d,) = json.loads(out)
         assert (d["help"], d["notes"]) == (HELP, [NOTE])
+
+
+# -- every figure names the variant it was measured in -------------------------------------------
+
+PEAK = """\
+#ifndef EXTRA
+#define EXTRA 0
+#endif
+Buffer<float4> gSrc : register(t0);
+RWStructuredBuffer<float4> gDst : register(u0);
+cbuffer Params : register(b0) { uint gCount; };
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint i = id.x;
+    float4 a = gSrc[i], b = gSrc[i + 1], c = gSrc[i + 2], d = gSrc[i + 3], e = gSrc[i + 4];
+    float4 f = gSrc[i + 5], g = gSrc[i + 6], h = gSrc[i + 7], k = gSrc[i + 8], l = gSrc[i + 9];
+    float4 m = gSrc[i + 10], n = gSrc[i + 11], o = gSrc[i + 12], p = gSrc[i + 13], q = gSrc[i + 14];
+    float4 r = gSrc[i + 15], s = gSrc[i + 16], t = gSrc[i + 17];
+#if EXTRA
+    float4 u = gSrc[i + 18], w = gSrc[i + 19], x = gSrc[i + 20];
+#endif
+    for (uint j = 0; j < gCount; ++j)
+    {
+        a = a * b + c; b = b * c + d; c = c * d + e; d = d * e + f; e = e * f + g; f = f * g + h;
+        g = g * h + k; h = h * k + l; k = k * l + m; l = l * m + n; m = m * n + o; n = n * o + p;
+        o = o * p + q; p = p * q + r; q = q * r + s; r = r * s + t; s = s * t + a; t = t * a + b;
+#if EXTRA
+        u = u * a + t; w = w * u + b; x = x * w + c;
+#endif
+    }
+    float4 sum = a + b + c + d + e + f + g + h + k + l + m + n + o + p + q + r + s + t;
+#if EXTRA
+    sum += u + w + x;
+#endif
+    gDst[i] = sum;
+}
+"""
+
+
+def test_figures_of_different_includers_are_not_merged_and_each_names_its_includer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shader that other files include with their own #defines is analysed through them: its
+    HL201 figures are theirs. Each figure names the includer it was measured through, and two
+    includers' different figures are two findings, not one message labelled with both."""
+    (tmp_path / "hlsllint.toml").write_text('select = ["HL201"]\n', encoding="utf-8")
+    (tmp_path / "shader.hlsl").write_text(PEAK, encoding="utf-8")
+    (tmp_path / "big.hlsl").write_text('#define EXTRA 1\n#include "shader.hlsl"\n', encoding="utf-8")
+    (tmp_path / "plain.hlsl").write_text('#define EXTRA 0\n#include "shader.hlsl"\n', encoding="utf-8")
+    found = lint_paths([str(tmp_path)], ConfigResolver()).diagnostics
+    assert [(d.start.row, d.variant) for d in found] == [(9, "via big.hlsl"), (9, "via plain.hlsl")]
+    big, plain = (d.message for d in found)
+    assert big != plain and "peaks at ~85 VGPRs" in big and "peaks at ~73 VGPRs" in plain
+    # One includer: its figures still say whose they are.
+    (tmp_path / "plain.hlsl").unlink()
+    (d,) = lint_paths([str(tmp_path)], ConfigResolver()).diagnostics
+    assert d.variant == "via big.hlsl"
+    code, out, _err = run_cli(capsys, "check", "--no-cache", "--output-format", "concise", str(tmp_path))
+    assert code == 1 and out.splitlines()[0].endswith("5 of 16 wave64s per SIMD on rdna2 [via big.hlsl]")
