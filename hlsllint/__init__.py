@@ -10,7 +10,7 @@ if _TYPE_CHECKING:
     from collections.abc import Sequence as _Sequence
     from importlib.machinery import ModuleSpec as _ModuleSpec
 
-__version__ = "0.1.0"
+__version__ = "0.9.0"
 """The one place the version is written: pyproject.toml reads it (`[tool.setuptools.dynamic]`), so
 that importing hlsllint needs no `importlib.metadata` (about 17 ms of every run's start-up)."""
 
