@@ -26,6 +26,7 @@ from hlsllint.rule import Rule
 from hlsllint.same_units import Key, SameUnits
 from hlsllint.source import MAX_FILE_BYTES, SourceError, SourceFile
 from hlsllint.syntax import SyntaxTree, parse
+from hlsllint.syntax.tree import MAX_DEPTH
 
 
 def tune_gc() -> None:
@@ -327,8 +328,25 @@ def _lint_main(
         )
         if diag is not None:
             result.diagnostics.append(diag)
+    for deep in tree.too_deep:
+        what = f"function `{deep.function}`" if deep.function else "the declaration holding it"
+        message = (
+            f"code nested {deep.depth:,} levels deep (the analysis follows {MAX_DEPTH}): "
+            f"{what} is not analysed"
+        )
+        diag = ctx.make_diagnostic("HL007", "nesting-too-deep", Severity.WARNING, deep.at, message)
+        if diag is not None:
+            result.diagnostics.append(diag)
     rules = [_rule_instance(cls, options) for cls, options in enabled]
     result.errors.extend(run_rules(ctx, rules, path, on_stage=budget.enter))
+    if "model" in ctx.__dict__:  # built (a rule asked for it): what it found wrong
+        for span, (code, message) in sorted(ctx.model.problems.items()):
+            cls = rule_by_code().get(code)
+            if cls is None or ctx.tree.in_unparsed(*span):
+                continue
+            diag = ctx.make_diagnostic(code, cls.name, cls.severity, span, message)
+            if diag is not None:
+                result.diagnostics.append(diag)
     result.context = None
     result.diagnostics.extend(ctx.diagnostics)
     found = result.diagnostics[front:]

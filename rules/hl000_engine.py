@@ -115,3 +115,25 @@ class AnalysisBudget(Rule):
     good_example = ""
     engine = True
     tags = ("io",)
+
+
+class NestingTooDeep(Rule):
+    code = "HL007"
+    name = "nesting-too-deep"
+    summary = (
+        "Code nested deeper than the analysis follows (an expression or statements hundreds of "
+        "levels deep); the function holding it is not analysed."
+    )
+    rationale = (
+        "Every stage walks expressions and statements level by level, and a level costs stack. "
+        "Past 256 levels of the syntax tree (an expression of thousands of terms, thousands of "
+        "nested `if`s or parentheses, usually generated or hostile code) the function holding it "
+        "(or the top-level declaration, outside functions) is left out of the analysis, the "
+        "finding says where and how deep, and the rest of the file is analysed as usual. The "
+        "production shaders measured nest at most 35 levels. Split the expression (a running sum "
+        "in a loop or in steps) if the code is real."
+    )
+    bad_example = ""
+    good_example = ""
+    engine = True
+    tags = ("parser",)

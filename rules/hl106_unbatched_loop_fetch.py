@@ -217,6 +217,8 @@ class _LoopData:
             sym = self.ctx.model.resolve(n)
             if sym is None or id(sym) not in self.writes or id(sym) in seen:
                 continue
+            if len(seen) >= 64:
+                return True  # a chain of locals too long to follow: taken as carried (no finding)
             seen.add(id(sym))
             declared_inside = sym.node is not None and _inside(sym.node, self.loop)
             if not declared_inside and self.deps[id(sym)]:

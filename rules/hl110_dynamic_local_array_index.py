@@ -29,6 +29,8 @@ _OPERATORS = frozenset(
 )
 _BRANCHES = frozenset({"if_statement", "switch_statement", "conditional_expression"})
 _CALLABLE_DEPTH = 3
+_MAX_FOLLOWED = 64
+"""Locals followed through their assignments for one index (the walk recurses along the chain)."""
 _REMEDY = (
     "read the values where they come from (a buffer, groupshared memory) at that index, or make "
     "the index a compile-time constant"
@@ -118,6 +120,8 @@ class _Index:
             raise _Unknown  # a name from a header that was not found, or a leaked counter
         if id(sym) in seen:
             return None  # around a cycle (n = n + 1): the other writes decide
+        if len(seen) >= _MAX_FOLLOWED:
+            raise _Unknown  # a chain of locals too long to follow (`a2 = a1; a1 = a0; ...`)
         if sym.kind == "param":
             return self._param(node, sym, seen | {id(sym)}, depth)
         if sym.kind != "local":

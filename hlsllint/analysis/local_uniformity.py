@@ -17,6 +17,10 @@ from hlsllint.syntax import Node
 from hlsllint.syntax.queries import call_args, same
 
 UNIFORM_SEMANTICS = frozenset({"SV_GROUPID", "SV_VIEWID"})
+MAX_FOLLOWED = 64
+"""Locals followed through their assignments for one question (`a2 = a1; a1 = a0; ...`): the
+check recurses along the chain, and a compiled recursion has no `RecursionError`. Past it the
+answer is "per-lane", the conservative one."""
 
 
 def is_uniform(model: Model, node: Node) -> bool:
@@ -95,6 +99,8 @@ def symbol_uniform(model: Model, sym: Symbol, seen: set[int]) -> bool:
         return False
     if id(sym) in seen:
         return True  # assume uniform around cycles (i = i + 1); other writes decide
+    if len(seen) >= MAX_FOLLOWED:
+        return False
     seen.add(id(sym))
     writes = assignments(model, sym)
     if writes is None or not writes:

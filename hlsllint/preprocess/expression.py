@@ -13,6 +13,9 @@ from hlsllint.preprocess.lexer import CHR, ID, NUM, Token
 
 _MASK = (1 << 64) - 1
 _SIGN = 1 << 63
+MAX_NESTING = 128
+"""Parentheses, unary operators and `?:` nested in one `#if` expression (the parser recurses on
+them, and a compiled recursion has no `RecursionError`: deeper is an HL003 error)."""
 
 
 class ExpressionError(Exception):
@@ -148,6 +151,12 @@ class _Parser:
     def __init__(self, tokens: Sequence[Token]) -> None:
         self.tokens = tokens
         self.pos = 0
+        self.depth = 0
+
+    def _nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise ExpressionError(f"#if expression nested more than {MAX_NESTING} deep")
 
     def peek(self) -> str | None:
         return self.tokens[self.pos].text if self.pos < len(self.tokens) else None
@@ -172,9 +181,11 @@ class _Parser:
             return cond
         self.pos += 1
         truthy = cond[0] != 0
+        self._nest()
         a = self.comma(evaluate and truthy)
         self.expect(":")
         b = self.conditional(evaluate and not truthy)
+        self.depth -= 1
         unsigned = a[1] or b[1]
         return _make(a[0] if truthy else b[0], unsigned)
 
@@ -207,21 +218,11 @@ class _Parser:
     def unary(self, evaluate: bool) -> Value:
         t = self.take()
         text = t.text
-        if text == "(":
-            v = self.comma(evaluate)
-            self.expect(")")
+        if text in ("(", "!", "~", "-", "+"):
+            self._nest()
+            v = self._prefixed(text, evaluate)
+            self.depth -= 1
             return v
-        if text == "!":
-            v = self.unary(evaluate)
-            return (int(v[0] == 0), False)
-        if text == "~":
-            v = self.unary(evaluate)
-            return _make(~v[0], v[1])
-        if text == "-":
-            v = self.unary(evaluate)
-            return _make(-v[0], v[1])
-        if text == "+":
-            return self.unary(evaluate)
         if t.kind == NUM:
             return parse_int(text)
         if t.kind == CHR:
@@ -229,6 +230,21 @@ class _Parser:
         if t.kind == ID:
             return (1, False) if text == "true" else (0, False)
         raise ExpressionError(f"unexpected '{text}' in #if expression")
+
+    def _prefixed(self, text: str, evaluate: bool) -> Value:
+        """What follows `(` or a unary operator."""
+        if text == "(":
+            v = self.comma(evaluate)
+            self.expect(")")
+            return v
+        v = self.unary(evaluate)
+        if text == "!":
+            return (int(v[0] == 0), False)
+        if text == "~":
+            return _make(~v[0], v[1])
+        if text == "-":
+            return _make(-v[0], v[1])
+        return v
 
 
 def _apply(op: str, a: Value, b: Value, evaluate: bool) -> Value:

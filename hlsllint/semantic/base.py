@@ -36,6 +36,9 @@ class ModelBase:
         self.memo: dict[str, Any] = {}
         """Where the later stages keep what they computed once for this unit (the analyses,
         per-node answers), each under its own key; it goes away with the model."""
+        self.problems: dict[tuple[int, int], tuple[str, str]] = {}
+        """What the model found wrong with the code it read, by span of the text: (the engine's
+        code, message), e.g. a struct nested too deep (HL007); `lint` reports them."""
         self._uses: dict[int, list[Node]] = {}
         """id(symbol) -> the identifiers in function bodies that refer to it (its declaration
         excluded), in document order per function; filled while the bodies are resolved

@@ -14,6 +14,11 @@ from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
 from hlsllint.syntax.fields import F_ARGUMENTS, F_BODY, F_DECLARATOR, F_NAME, F_SIZE, F_TYPE, F_VALUE
 
+MAX_TYPE_NESTING = 64
+"""How deep structs may nest (a struct member of a struct type, arrays and resources of them):
+sizes, semantics and registers are computed recursively over members, and a compiled recursion
+has no `RecursionError`. A member nesting deeper is of unknown type (HL007)."""
+
 PARAM_MODIFIERS = frozenset(
     {
         "in",
@@ -47,6 +52,22 @@ class Declarators(Constants):
         super().__init__(tree, settings)
         self._named_types: dict[str, T.Type] = {}
         """Type name as written -> `lookup_type` of it, while no struct or typedef is added."""
+        self._struct_nesting: dict[str, int] = {}
+        """Struct name -> how deep its type nests (1 for members of no struct type)."""
+
+    def _nesting(self, t: T.Type) -> int:
+        """How deep a type nests: structs count their own nesting, arrays and resources one more
+        than their element."""
+        n = 0
+        cur: T.Type | None = t
+        while cur is not None and n <= MAX_TYPE_NESTING:
+            if cur.kind == "struct":
+                return n + self._struct_nesting.get(cur.name, 1)
+            if cur.element is None:
+                return n
+            n += 1
+            cur = cur.element
+        return n
 
     def type_from_node(self, node: Node | None) -> T.Type:
         """The type named by a type node (`primitive_type`, `template_type`, ...)."""
@@ -112,6 +133,20 @@ class Declarators(Constants):
                         sem = self._annotated_semantic(fd)
                     pending = T.Member(d.name, d.type, sem)
                     members.append(pending)
+        nesting = 1
+        for k, m in enumerate(members):
+            inner = self._nesting(m.type)
+            if inner >= MAX_TYPE_NESTING:
+                span = self.tree.span(name_node if name_node is not None else node)
+                self.problems[span] = (
+                    "HL007",
+                    f"struct `{name}` nests types more than {MAX_TYPE_NESTING} deep (member "
+                    f"`{m.name}`): the member's type is taken as unknown",
+                )
+                members[k] = T.Member(m.name, T.UNKNOWN, m.semantic)
+                inner = 0
+            nesting = max(nesting, inner + 1)
+        self._struct_nesting[name] = nesting
         t = T.struct_type(name, tuple(members))
         self.structs[name] = t
         self._named_types.clear()

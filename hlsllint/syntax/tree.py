@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Final
 
 import tree_sitter
 import tree_sitter_hlsl
@@ -106,12 +108,84 @@ def _all_nodes(node: Node) -> list[Node]:
                 return out
 
 
+MAX_DEPTH: Final = 256
+"""How deep the syntax tree may nest (levels below the root). Every later stage walks expressions
+and statements recursively, and a compiled (mypyc) recursion has no `RecursionError`: 50,000
+nested terms overflowed the C stack. Code nested deeper is taken out of the tree (blanked, the
+rest parsed again) and reported (HL007). The production shaders of the corpus nest at most 35
+levels, the compilers' test suites 65."""
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+@dataclass(frozen=True)
+class TooDeep:
+    """Code left out of the tree because it nests more than `MAX_DEPTH` levels deep."""
+
+    span: tuple[int, int]
+    """Code-point range of what was left out: the function definition (or top-level declaration)
+    holding the deep code."""
+    at: tuple[int, int]
+    """Where the nesting passes the limit (the first line of that node)."""
+    depth: int
+    """The deepest level found there."""
+    function: str | None
+    """The name of the function left out (None for another declaration)."""
+
+
+def _nodes_and_depth(root: Node) -> tuple[list[Node], list[tuple[Node, Node, int]]]:
+    """Every node in document order, and where the tree nests deeper than `MAX_DEPTH`: (the node
+    at depth `MAX_DEPTH + 1`, the outermost function definition around it or else its top-level
+    ancestor, the deepest level below it), one per such node."""
+    out: list[Node] = []
+    add = out.append
+    deep: list[tuple[Node, Node, int]] = []
+    path: list[Node] = []  # the ancestors of the cursor's node, the root first
+    deadline = current()
+    cursor = root.walk()
+    down = cursor.goto_first_child
+    right = cursor.goto_next_sibling
+    up = cursor.goto_parent
+    node: Node = root
+    depth = 0
+    while True:
+        deadline.tick()
+        add(node)
+        if depth > MAX_DEPTH:
+            if depth == MAX_DEPTH + 1:
+                deep.append((node, _holder(path), depth))
+            elif depth > deep[-1][2]:
+                deep[-1] = (deep[-1][0], deep[-1][1], depth)
+        if down():
+            path.append(node)
+            depth += 1
+            node = cursor.node  # type: ignore[assignment]
+            continue
+        while not right():
+            if not up():
+                return out, deep
+            path.pop()
+            depth -= 1
+        node = cursor.node  # type: ignore[assignment]
+
+
+def _holder(path: list[Node]) -> Node:
+    """What is left out around deep code: the outermost function definition on `path` (the
+    ancestors of the deep node, the root first), else the root's child on it."""
+    for n in path[1:]:
+        if n.type == "function_definition":
+            return n
+    return path[1] if len(path) > 1 else path[0]
+
+
 @dataclass
 class SyntaxTree:
     text: str
     tree: tree_sitter.Tree
     unparsed: list[tuple[int, int]] = field(default_factory=list)
     """Code-point ranges of the text that the grammar could not read (reported as HL000)."""
+    too_deep: list[TooDeep] = field(default_factory=list)
+    """Code left out of the tree because it nests too deep (reported as HL007)."""
     annotations: Annotations = field(default_factory=Annotations)
     normalized: str = ""
     """The text the parser saw (same length as `text`)."""
@@ -410,24 +484,80 @@ def _byte_table(text: str) -> list[tuple[int, int]] | None:
 
 
 def parse(text: str, *, repair: bool = True) -> SyntaxTree:
-    """Parse `text`; with `repair=False` the text goes to tree-sitter as it is (for benches)."""
+    """Parse `text`; with `repair=False` the text goes to tree-sitter as it is (for benches).
+
+    Code nested more than `MAX_DEPTH` levels deep is left out: the function (or top-level
+    declaration) holding it is blanked and the text parsed again (`SyntaxTree.too_deep`)."""
     deadline = current()
     if repair:
         normalized, notes = normalize(text)
     else:
         normalized, notes = text, Annotations()
-    deadline.check()
-    tree = _parser().parse(normalized.encode("utf-8"))
-    deadline.check()
-    st = SyntaxTree(
-        text=text,
-        tree=tree,
-        annotations=notes,
-        normalized=normalized,
-        _byte_to_char=_byte_table(normalized),
-    )
+    left_out: list[TooDeep] = []
+    for attempt in range(5):  # the fifth parses a blank text at worst
+        deadline.check()
+        tree = _parser().parse(normalized.encode("utf-8"))
+        deadline.check()
+        st = SyntaxTree(
+            text=text,
+            tree=tree,
+            annotations=notes,
+            normalized=normalized,
+            _byte_to_char=_byte_table(normalized),
+        )
+        nodes, deep = _nodes_and_depth(st.root)
+        if not deep:
+            break
+        found = _too_deep(st, deep, whole=attempt >= 3)
+        left_out.extend(found)
+        normalized = _blanked(normalized, [d.span for d in found])
+    st._nodes = nodes
+    st.too_deep = sorted(left_out, key=lambda d: d.span)
     st.unparsed = _error_regions(st)
     return st
+
+
+def _too_deep(st: SyntaxTree, deep: list[tuple[Node, Node, int]], whole: bool) -> list[TooDeep]:
+    """What to leave out for the deep places `_nodes_and_depth` found, one per holder (the
+    whole text when `whole`: the last resort if blanking holders did not make the tree shallow)."""
+    found: dict[tuple[int, int], TooDeep] = {}
+    size = len(st.text)
+    for node, holder, depth in deep:
+        start, end = st.span(node)
+        line_end = st.text.find("\n", start, min(end, start + 120))
+        at = (start, line_end if line_end > start else max(min(end, start + 120), start + 1))
+        span = (0, size) if whole else st.span(holder)
+        name = _function_name(st, holder) if holder.type == "function_definition" and not whole else None
+        known = found.get(span)
+        if known is None or depth > known.depth:
+            found[span] = TooDeep(span, known.at if known is not None else at, depth, name)
+    return list(found.values())
+
+
+def _function_name(st: SyntaxTree, fn: Node) -> str | None:
+    cur: Node | None = fn.child_by_field_id(_DECLARATOR)
+    for _ in range(8):
+        if cur is None:
+            return None
+        if cur.type in ("identifier", "field_identifier", "qualified_identifier", "operator_name"):
+            return st.node_text(cur)
+        cur = cur.child_by_field_id(_DECLARATOR)
+    return None
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with every character of `spans` but line breaks made a space."""
+    parts: list[str] = []
+    pos = 0
+    for start, end in sorted(spans):
+        if end <= pos:
+            continue
+        start = max(start, pos)
+        parts.append(text[pos:start])
+        parts.append(_NOT_NEWLINE.sub(" ", text[start:end]))
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def _error_regions(st: SyntaxTree) -> list[tuple[int, int]]:
