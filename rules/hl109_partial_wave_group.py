@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from hlsllint.analysis.occupancy import UnknownTarget, resolve_target
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
@@ -19,14 +21,19 @@ _MAX_DIMS = (1024, 1024, 64)
 _PER_GROUP = frozenset({"SV_DISPATCHTHREADID", "SV_GROUPID"})
 
 
-def invalid_size(stage: str, dims: tuple[int, int, int]) -> str | None:
+def invalid_size(stage: str, dims: tuple[float, float, float]) -> str | None:
     """Why `[numthreads(x, y, z)]` is not a valid group size for `stage`, else None."""
-    if any(d <= 0 for d in dims):
-        return "a dimension is zero"
+    for axis, d in zip("xyz", dims, strict=True):
+        if isinstance(d, float) and not d.is_integer():
+            return f"`{axis}` = {d:g} is not an integer"
+        if d == 0:
+            return f"`{axis}` is zero"
+        if d < 0:
+            return f"`{axis}` = {d:g} is negative"
     for axis, d, most in zip("xyz", dims, _MAX_DIMS, strict=True):
         if d > most:
-            return f"`{axis}` = {d} exceeds {most}"
-    total = dims[0] * dims[1] * dims[2]
+            return f"`{axis}` = {d:g} exceeds {most}"
+    total = int(dims[0] * dims[1] * dims[2])
     limit = _MAX_THREADS.get(stage, 1024)
     if total > limit:
         return f"{total} threads exceed the {stage} limit of {limit}"
@@ -69,6 +76,10 @@ def _one_thread_per_item(model: Model, entry: EntryPoint, threads: int) -> bool:
             if t is not None and t.kind == "array" and t.length is not None and t.length <= threads:
                 return True
     return False
+
+
+def _number(a: object) -> bool:
+    return isinstance(a, int | float) and not isinstance(a, bool) and math.isfinite(a)
 
 
 def idle_lanes(threads: int, wave: int) -> tuple[int, int]:
@@ -137,16 +148,22 @@ void main(uint3 id : SV_DispatchThreadID)
             if entry.stage not in _STAGES:
                 continue
             attr = entry.function.attribute("numthreads")
-            if attr is None or len(attr.args) != 3 or not all(isinstance(a, int) for a in attr.args):
-                continue  # a size the model could not fold to integers
-            dims = (int(attr.args[0]), int(attr.args[1]), int(attr.args[2]))
-            shown = f"[numthreads({dims[0]}, {dims[1]}, {dims[2]})]"
-            why = invalid_size(entry.stage, dims)
+            if attr is None or len(attr.args) != 3 or not all(_number(a) for a in attr.args):
+                continue  # a size the model could not fold to numbers
+            numbers = (float(attr.args[0]), float(attr.args[1]), float(attr.args[2]))
+            why = invalid_size(entry.stage, numbers)
             if why is not None:
-                diag = ctx.report(attr.span, f"`{shown}` on `{entry.name}` is not a valid group size: {why}")
+                shown = "[numthreads(" + ", ".join(f"{a:g}" for a in numbers) + ")]"
+                diag = ctx.report(
+                    attr.span,
+                    f"`{shown}` on `{entry.name}` is not a valid group size: {why} (the analyses "
+                    "take the group size as unknown)",
+                )
                 if diag is not None:
                     diag.severity = Severity.ERROR
                 continue
+            dims = (int(numbers[0]), int(numbers[1]), int(numbers[2]))
+            shown = f"[numthreads({dims[0]}, {dims[1]}, {dims[2]})]"
             threads = dims[0] * dims[1] * dims[2]
             if entry.stage != "compute" or threads == 1 or threads % wave == 0:
                 continue  # mesh/amplification wave sizes are the driver's choice: not claimed

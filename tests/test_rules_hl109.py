@@ -33,6 +33,29 @@ def test_invalid_sizes_are_errors_with_their_own_message() -> None:
         assert sev == Severity.ERROR and "not a valid group size" in msg and why in msg
 
 
+def test_an_invalid_size_names_the_value_it_has() -> None:
+    # `numthreads(-1, ...)` was called "a dimension is zero"; 1e30 and 2.5 were not looked at.
+    for dims, why in (
+        ("-1, 8, 1", "`x` = -1 is negative"),
+        ("8, 0, 1", "`y` is zero"),
+        ("1e30, 1, 1", "`x` = 1e+30 exceeds 1024"),
+        ("2.5, 1, 1", "`x` = 2.5 is not an integer"),
+        ("32, 32, 2", "2048 threads exceed the compute limit of 1024"),
+    ):
+        ((sev, msg),) = _hl109(dims)
+        assert sev == Severity.ERROR and why in msg, msg
+        assert msg.endswith("(the analyses take the group size as unknown)")
+
+
+def test_an_invalid_size_is_an_unknown_group_size_to_the_analyses() -> None:
+    text = (
+        "RWStructuredBuffer<float> o;\n[numthreads(-1, 1, 1)]\n"
+        "void main(uint i : SV_DispatchThreadID) { float b[4]; b[i & 3] = 1; o[i] = b[0]; }\n"
+    )
+    found = lint_text(text)  # every rule: none crashes on the negative count
+    assert [d.code for d in found if d.severity == Severity.ERROR] == ["HL109"]
+
+
 def test_whole_waves_and_single_threads_are_silent() -> None:
     assert _hl109("8, 8, 1") == []
     assert _hl109("256, 1, 1") == []

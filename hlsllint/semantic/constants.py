@@ -4,6 +4,7 @@ tables (`ModelBase`)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from hlsllint.semantic.base import ModelBase
@@ -34,7 +35,19 @@ def _strip_suffix(text: str) -> str:
     return text.rstrip("fFhHlLuU") if not text.lower().startswith("0x") else text.rstrip("uUlL")
 
 
+FLOAT_MAX = 3.4028234663852886e38
+HALF_MAX = 65504.0
+
+
+def float_limit(text: str) -> float:
+    """The largest value the type of a floating literal holds (`h`: half, `l`/`L`: double)."""
+    suffix = text.rstrip()[-1:].lower()
+    return HALF_MAX if suffix == "h" else math.inf if suffix == "l" else FLOAT_MAX
+
+
 def parse_number(text: str) -> int | float | None:
+    """The value of a literal; None when it is not one, or a floating literal that overflows its
+    type (HL008 reports it; the analyses take it as unknown)."""
     t = text.strip()
     try:
         low = t.lower()
@@ -42,10 +55,12 @@ def parse_number(text: str) -> int | float | None:
             return int(low.rstrip("ul"), 16)
         core = _strip_suffix(t)
         if any(c in core for c in ".eE"):
-            return float(core)
+            v = float(core)
+            return v if abs(v) <= float_limit(t) else None
         if len(core) > 1 and core.startswith("0") and core.isdigit():
             return int(core, 8)
-        return int(core)
+        value = int(core)
+        return value if value < 1 << 64 else None
     except ValueError:
         return None
 

@@ -14,6 +14,8 @@ from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
 from hlsllint.syntax.fields import F_ARGUMENTS, F_BODY, F_DECLARATOR, F_NAME, F_SIZE, F_TYPE, F_VALUE
 
+MAX_ARRAY_SIZE = (1 << 32) - 1
+"""The largest array length (a 32-bit unsigned count)."""
 MAX_TYPE_NESTING = 64
 """How deep structs may nest (a struct member of a struct type, arrays and resources of them):
 sizes, semantics and registers are computed recursively over members, and a compiled recursion
@@ -84,7 +86,7 @@ class Declarators(Constants):
             if base in ("vector", "matrix"):
                 el = self.type_from_node(args[0]) if args else T.FLOAT
                 nums = [self.const_value(a) for a in args[1:]]
-                dims = [int(n) if isinstance(n, int | float) else 4 for n in nums]
+                dims = [int(n) if isinstance(n, int | float) and 1 <= n <= 4 else 4 for n in nums]
                 if base == "vector":
                     return el.with_shape(1, dims[0] if dims else 4)
                 r, c = ([*dims, 4, 4])[:2]
@@ -189,8 +191,7 @@ class Declarators(Constants):
                 cur = cur.child_by_field_id(F_DECLARATOR)
             elif kind == "array_declarator":
                 size_node = cur.child_by_field_id(F_SIZE)
-                v = self.const_value(size_node) if size_node is not None else None
-                sizes.append(int(v) if isinstance(v, int | float) else None)
+                sizes.append(self._array_size(size_node) if size_node is not None else None)
                 cur = cur.child_by_field_id(F_DECLARATOR)
             else:
                 nxt = cur.child_by_field_id(F_DECLARATOR)
@@ -198,6 +199,31 @@ class Declarators(Constants):
                     ids = [c for c in cur.named_children if c.type == "identifier"]
                     nxt = ids[0] if ids else None
                 cur = nxt
+        return None
+
+    def _array_size(self, node: Node) -> int | None:
+        """The length an array size gives, or None (unknown): a size that is not a positive
+        integer that fits in 32 bits is an error the compiler reports; it is kept for HL008."""
+        v = self.const_value(node)
+        if v is None or isinstance(v, bool):
+            return None
+        if isinstance(v, float) and v.is_integer():  # finite: infinity is no constant
+            v = int(v)
+        if isinstance(v, int) and 0 < v <= MAX_ARRAY_SIZE:
+            return v
+        text = self._text(node)
+        value = f"{v:,}" if abs(v) < 1e15 else f"{float(v):g}"
+        shown = f"`{text}`" if text == str(v) else f"`{text}` ({value})"
+        if isinstance(v, int) and v <= 0:
+            why = "is not positive" if v < 0 else "is zero"
+        elif isinstance(v, int):
+            why = f"does not fit in 32 bits (at most {MAX_ARRAY_SIZE:,})"
+        else:
+            why = "is not an integer"
+        self.problems[self.tree.span(node)] = (
+            "HL008",
+            f"array size {shown} {why}: the array's length is taken as unknown",
+        )
         return None
 
     def _qualifiers(self, decl: Node) -> frozenset[str]:

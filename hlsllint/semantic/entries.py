@@ -60,12 +60,22 @@ def find_entry_points(functions: dict[str, list[Function]], settings: AnalysisSe
     return sorted(chosen.values(), key=lambda e: e.function.node.start_byte)
 
 
+GROUP_DIMS = (1024, 1024, 64)
+"""The largest `[numthreads]` per dimension (D3D12), and in all:"""
+GROUP_THREADS = 1024
+
+
 def _group_size(f: Function) -> tuple[int, int, int] | None:
+    """`[numthreads(x, y, z)]`; None (unknown) when missing or not a size the API accepts
+    (HL109 reports those): the analyses do not count waves of a group that cannot run."""
     nt = f.attribute("numthreads")
     if nt is None:
         return None
     dims = [a if isinstance(a, int) else 1 for a in nt.args[:3]]
     dims += [1] * (3 - len(dims))
+    valid = all(0 < d <= most for d, most in zip(dims, GROUP_DIMS, strict=True))
+    if not valid or dims[0] * dims[1] * dims[2] > GROUP_THREADS:
+        return None
     return (dims[0], dims[1], dims[2])
 
 
