@@ -125,6 +125,8 @@ class UnitPressure:
     reports: list[EntryReport]
     variant: str | None = None
     """The name of the build's compile (define set) the unit was analysed with, if any."""
+    left_out: list[str] = field(default_factory=list)
+    """What the analysis left out, said for a person (code nested too deep to analyse: HL007)."""
 
 
 def analyse_file(
@@ -155,6 +157,13 @@ def analyse_file(
         with_values=with_values,
     )
     unit.variant = variant.name if variant else None
+    for deep in tree.too_deep:
+        what = f"function `{deep.function}`" if deep.function else "a declaration"
+        where = pp.sourcemap.map_range(*deep.at)
+        row = pp.sources[where.path].location(where.start).row if where.path in pp.sources else 0
+        unit.left_out.append(
+            f"{where.path}:{row}: {what} is not analysed: code nested {deep.depth:,} levels deep (HL007)"
+        )
     return unit
 
 

@@ -93,3 +93,13 @@ def test_a_long_chain_of_locals_is_followed_only_so_far() -> None:
     )
     text = text.replace(f"o[i] = a{2999};", "o[i] = t[(uint)a2999 & 3];")
     assert [d.code for d in lint_text(text)] in ([], ["HL110"])
+
+
+def test_the_pressure_command_says_what_it_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "terms.hlsl"
+    path.write_text(hostile.macro_terms(50_000))
+    assert main(["pressure", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:8: function `main` is not analysed: code nested 50,005 levels deep (HL007)" in err

@@ -7,6 +7,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
+import hostile
 import pytest
 import pytest_lsp
 from lsprotocol import types
@@ -528,3 +529,15 @@ async def test_pressure_hover_on_every_line_of_an_inlined_helper(
     )
     assert outside is None
     close_doc(client, uri)
+
+
+async def test_a_small_file_of_50_000_terms_is_one_finding(client: LanguageClient, workspace: Path) -> None:
+    # 247 bytes of macros: compiled, the server died within a second of opening it (the analysis
+    # recursed 50,000 deep on the C stack).
+    uri = open_doc(client, workspace / "terms.hlsl", hostile.macro_terms(50_000))
+    diags = await published(client, uri, lambda ds: len(ds) > 0, timeout=60)
+    assert codes(diags) == ["HL007"] and "function `main` is not analysed" in diags[0].message
+    close_doc(client, uri)
+    ok = open_doc(client, workspace / "after-terms.hlsl", BAD)
+    assert codes(await published(client, ok, lambda ds: len(ds) > 0)) == ["HL105"]
+    close_doc(client, ok)

@@ -66,6 +66,8 @@ def run_pressure(
             except UnknownTarget as e:
                 print(f"hlsllint: error: {e}", file=sys.stderr)
                 return 2
+            for note in unit.left_out:
+                print(f"hlsllint: {note}", file=sys.stderr)
             unit.reports = [r for r in unit.reports if (r.entry, r.stage) not in seen]
             seen.update((r.entry, r.stage) for r in unit.reports)
             if unit.reports:
