@@ -10,7 +10,8 @@ The API:
 
 - `Deadline(seconds)` makes a token: it expires `seconds` from now (`0`: never; it can still be
   cancelled). `token.cancel()`, from any thread, makes the stages stop at their next check;
-  `token.cancelled` and `token.expired()` tell, `token.remaining()` says how long is left.
+  `token.cancelled` and `token.expired()` tell (`token.due()`: either), `token.remaining()` says
+  how long is left.
 - `with active(token):` makes `token` the one the stages of this thread check (tokens are per
   thread: an analysis on a worker thread does not stop one on another thread). `current()` is the
   active token of this thread (a fresh one that never expires when none is active).
@@ -75,6 +76,11 @@ class Deadline:
     def remaining(self) -> float:
         """Seconds left (infinite when the token has no time limit)."""
         return self.at - time.monotonic()
+
+    def due(self) -> bool:
+        """Whether the analysis must stop (cancelled or expired), without raising: for a
+        library's own cancel hook (tree-sitter's parse)."""
+        return self.cancelled or time.monotonic() > self.at
 
     def check(self) -> None:
         """Raise `Cancelled` or `BudgetExceeded` when the analysis must stop."""

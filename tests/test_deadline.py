@@ -125,3 +125,15 @@ def test_lint_unit_still_reports_in_the_main_thread(tmp_path: Path) -> None:
     path.write_text("float f(float x) { return sign(x) < 0; }\n")
     result = lint_unit(str(path), Settings(time_budget=30))
     assert [d.code for d in result.diagnostics] == ["HL105"]
+
+
+def test_tree_sitter_stops_part_way_and_the_next_parse_starts_afresh() -> None:
+    from hlsllint.syntax.tree import _parse_bytes, parse
+
+    big = "".join(f"float f{k}(float x) {{ return x * {k}; }}\n" for k in range(2000)).encode()
+    token = Deadline(0)
+    token.cancel()
+    with pytest.raises(Cancelled):
+        _parse_bytes(big, token)  # tree-sitter's progress hook says stop
+    tree = parse("float g(float x) { return sign(x) < 0; }\n")
+    assert not tree.unparsed and [n.type for n in tree.root.named_children] == ["function_definition"]

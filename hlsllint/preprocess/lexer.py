@@ -15,6 +15,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from hlsllint.deadline import current
+
 # Token kinds (small strings compare fast and read well in tests).
 ID = "id"
 NUM = "num"
@@ -169,7 +171,9 @@ def lex_file(text: str) -> LexedFile:
             text_start = line_start
         last_line_end = line_end
 
+    deadline = current()
     for m in _LINE_RE.finditer(text):
+        deadline.tick()
         g = m.lastindex or 0
         if g > 3:  # a token (the most frequent case first; groups 1-3 are nl, bc, lc)
             start, end = m.span(g)

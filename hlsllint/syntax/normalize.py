@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from hlsllint.deadline import current
+
 Span = tuple[int, int]
 
 
@@ -679,12 +681,10 @@ def _special_floats(sc: _Scanner) -> None:
 def normalize(text: str) -> tuple[str, Annotations]:
     """The text to hand to tree-sitter (same length as `text`) and what was taken out of it."""
     notes = Annotations()
+    deadline = current()
     sc = _Scanner(text)
-    _attributes(sc, text, notes)
-    _buffers(sc, text, notes)
-    _colons(sc, text, notes)
-    _modifiers(sc, text, notes)
-    _typedefs(sc, text, notes)
-    _unknown_macros(sc, text, notes)
+    for step in (_attributes, _buffers, _colons, _modifiers, _typedefs, _unknown_macros):
+        deadline.check()
+        step(sc, text, notes)
     _special_floats(sc)
     return sc.apply(text), notes
