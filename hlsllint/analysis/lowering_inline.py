@@ -258,7 +258,9 @@ class InlineLowerer(CallLowerer):
         bmap = [*range(first, first + tpl.n_blocks), self.block, exit_block]
         made: list[Instr] = []
         get = lookup.__getitem__
+        deadline = self.deadline
         for code, op, dest, reads, span, rule, detail in tpl.instrs:
+            deadline.tick()
             b = bmap[code]
             ins = Instr(op, refs[dest], list(map(get, reads)), span, rule, dict(detail) if detail else {}, b)
             blocks[b].append(ins)

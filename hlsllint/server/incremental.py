@@ -240,7 +240,7 @@ def snapshot(
 ) -> Snapshot | None:
     if any("__COUNTER__" in src.text for src in ctx.pp.sources.values()):
         return None  # its value depends on every earlier use in the unit
-    if ctx.tree.unparsed or any(d.code == "HL006" for d in findings):
+    if ctx.tree.unparsed or ctx.tree.too_deep or any(d.code == "HL006" for d in findings):
         return None  # the grammar's error recovery need not stay inside one function; a partial run
     names = top_level_names(ctx)
     found = structure(ctx, names)
@@ -359,8 +359,8 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
     ctx = result.context
     if ctx is None or result.errors or any(d.code == "HL006" for d in result.diagnostics):
         return _give_up("a crash or the time budget")
-    if ctx.tree.unparsed:
-        return _give_up("code the grammar cannot read")
+    if ctx.tree.unparsed or ctx.tree.too_deep:
+        return _give_up("code the grammar cannot read, or nested too deep to analyse")
     # The blanked unit must hold the same functions at the same places (else the edit changed
     # more than one body), with the same entry points.
     names = top_level_names(ctx)
