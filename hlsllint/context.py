@@ -69,6 +69,11 @@ class RuleContext:
             self._model = build_model(self.tree, self.settings)
         return self._model
 
+    @property
+    def built_model(self) -> Model | None:
+        """The semantic model if a rule has built it, else None (never builds it)."""
+        return self._model
+
     # -- helpers for rules --------------------------------------------------------------------
 
     def span(self, target: Node | Span) -> Span:

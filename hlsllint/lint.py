@@ -340,8 +340,9 @@ def _lint_main(
             result.diagnostics.append(diag)
     rules = [_rule_instance(cls, options) for cls, options in enabled]
     result.errors.extend(run_rules(ctx, rules, path, on_stage=budget.enter))
-    if "model" in ctx.__dict__:  # built (a rule asked for it): what it found wrong
-        for span, (code, message) in sorted(ctx.model.problems.items()):
+    built = ctx.built_model
+    if built is not None:  # a rule asked for it: what it found wrong
+        for span, (code, message) in sorted(built.problems.items()):
             cls = rule_by_code().get(code)
             if cls is None or ctx.tree.in_unparsed(*span):
                 continue
