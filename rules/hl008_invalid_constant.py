@@ -13,6 +13,15 @@ from hlsllint.syntax import Node
 _INT_RANGE = {"int": (-(1 << 31), (1 << 31) - 1), "uint": (0, (1 << 32) - 1)}
 
 
+_UNKNOWN = "the analyses take its value as unknown"
+
+
+def _short(text: str) -> str:
+    """An expression as quoted in a message: one line, at most 40 characters."""
+    one = " ".join(text.split())
+    return one if len(one) <= 40 else one[:39] + "…"
+
+
 def _float_literal(text: str) -> bool:
     low = text.lower()
     return not low.startswith("0x") and any(c in low for c in ".e")
@@ -83,7 +92,7 @@ void main(uint i : SV_DispatchThreadID)
         # What the model found reading declarations (array sizes).
         for span, (code, message) in sorted(ctx.model.problems.items()):
             if code == self.code:
-                ctx.report(span, message)
+                ctx.report(span, message, notes=("the analyses take the array's length as unknown",))
 
     def _division(self, ctx: RuleContext, node: Node) -> None:
         op = node.child_by_field_name("operator")
@@ -103,8 +112,8 @@ void main(uint i : SV_DispatchThreadID)
         what = "division" if text.startswith("/") else "remainder"
         ctx.report(
             node,
-            f"`{ctx.node_text(node)}`: integer {what} by zero is undefined; the analyses take its "
-            "value as unknown",
+            f"`{_short(ctx.node_text(node))}`: integer {what} by zero is undefined",
+            notes=(_UNKNOWN,),
         )
 
     def _literal(self, ctx: RuleContext, node: Node) -> None:
@@ -116,7 +125,7 @@ void main(uint i : SV_DispatchThreadID)
             except ValueError:
                 return
             if value >= 1 << 64:
-                ctx.report(node, f"`{text}` does not fit in 64 bits; the analyses take it as unknown")
+                ctx.report(node, f"`{_short(text)}` does not fit in 64 bits", notes=(_UNKNOWN,))
             return
         try:
             value_f = float(text.rstrip("fFhHlL"))
@@ -127,8 +136,7 @@ void main(uint i : SV_DispatchThreadID)
             return
         kind = "half" if limit == HALF_MAX else "float"
         diag = ctx.report(
-            node,
-            f"`{text}` overflows {kind} (largest {limit:g}): it is infinity; the analyses take it as unknown",
+            node, f"`{_short(text)}` overflows {kind} (largest {limit:g}): it is infinity", notes=(_UNKNOWN,)
         )
         if diag is not None:
             diag.severity = Severity.WARNING  # infinity may be what was meant
@@ -159,6 +167,6 @@ void main(uint i : SV_DispatchThreadID)
             return
         ctx.report(
             value_node,
-            f"`{ctx.node_text(value_node)}` ({value:g}) does not fit in {sym.type.scalar}: the "
+            f"`{_short(ctx.node_text(value_node))}` ({value:g}) does not fit in {sym.type.scalar}: the "
             "conversion is undefined",
         )

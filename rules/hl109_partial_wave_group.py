@@ -156,8 +156,8 @@ void main(uint3 id : SV_DispatchThreadID)
                 shown = "[numthreads(" + ", ".join(f"{a:g}" for a in numbers) + ")]"
                 diag = ctx.report(
                     attr.span,
-                    f"`{shown}` on `{entry.name}` is not a valid group size: {why} (the analyses "
-                    "take the group size as unknown)",
+                    f"`{shown}` on `{entry.name}` is not a valid group size: {why}",
+                    notes=("the analyses take the group size as unknown",),
                 )
                 if diag is not None:
                     diag.severity = Severity.ERROR

@@ -433,7 +433,7 @@ def test_a_negative_array_size_is_a_finding_not_a_crash(
     assert [(d["code"], d["message"], d["location"]) for d in json.loads(out)] == [
         (
             "HL008",
-            "array size `-1` is not positive: the array's length is taken as unknown",
+            "array size `-1` is not positive",
             {"row": 4, "column": 11},
         )
     ]
@@ -451,9 +451,9 @@ def test_constants_out_of_range_are_findings_not_crashes(
     code, data = lint(capsys, "range.hlsl", "--select", "HL008")
     assert code == 1
     assert [d["message"] for d in data] == [
-        "`1e999` overflows float (largest 3.40282e+38): it is infinity; the analyses take it as unknown",
-        "`1e999` overflows float (largest 3.40282e+38): it is infinity; the analyses take it as unknown",
-        "array size `0` is zero: the array's length is taken as unknown",
+        "`1e999` overflows float (largest 3.40282e+38): it is infinity",
+        "`1e999` overflows float (largest 3.40282e+38): it is infinity",
+        "array size `0` is zero",
         "`1e30` (1e+30) does not fit in int: the conversion is undefined",
     ]
 

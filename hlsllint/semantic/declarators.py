@@ -220,10 +220,7 @@ class Declarators(Constants):
             why = f"does not fit in 32 bits (at most {MAX_ARRAY_SIZE:,})"
         else:
             why = "is not an integer"
-        self.problems[self.tree.span(node)] = (
-            "HL008",
-            f"array size {shown} {why}: the array's length is taken as unknown",
-        )
+        self.problems[self.tree.span(node)] = ("HL008", f"array size {shown} {why}")
         return None
 
     def _qualifiers(self, decl: Node) -> frozenset[str]:
