@@ -22,9 +22,10 @@ from hlsllint.cache import Cache, content_hash
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.discovery import discover, is_excluded
-from hlsllint.includers import direct_includes, includers_of
+from hlsllint.includers import direct_includes, includers_of, project_root
 from hlsllint.lint import FileLoader, UnitResult, apply_suppressions, lint_unit
 from hlsllint.registry import all_rules
+from hlsllint.remedies import IncludeSearch, include_help
 from hlsllint.same_units import SameUnits
 from hlsllint.source import SourceError, SourceFile
 
@@ -244,8 +245,11 @@ def lint_paths(
     folders = [p for p in paths if p not in overrides and os.path.isdir(p)]
     scope = Scope(linted, folders, resolver, covered)
     errors = [e for r in results if r is not None for e in r.errors]
-    found = [(u.path, d) for u, r in zip(units, results, strict=True) if r for d in r.diagnostics]
-    diagnostics = merge_variants([(u, d) for u, d in found if scope.contains(d.path)])
+    found = [(u, d) for u, r in zip(units, results, strict=True) if r for d in r.diagnostics]
+    found = [(u, d) for u, d in found if scope.contains(d.path)]
+    if any(d.code == "HL002" for _u, d in found):
+        found = _include_help(found, paths, resolver)
+    diagnostics = merge_variants([(u.path, d) for u, d in found])
     sources: dict[str, SourceFile] = {}
     for f in [*files, *(os.path.normpath(d.path) for d in diagnostics)]:
         if f not in sources and (f in linted or scope.contains(f)):
@@ -566,6 +570,26 @@ def _label(unit_path: str, d: Diagnostic) -> str:
     if os.path.normpath(unit_path) != os.path.normpath(d.path):
         return f"via {os.path.basename(unit_path)}"
     return ""
+
+
+def _include_help(
+    found: list[tuple[_Unit, Diagnostic]], paths: Sequence[str], resolver: ConfigResolver
+) -> list[tuple[_Unit, Diagnostic]]:
+    """HL002 findings with where their include was looked for and, when a file of that name lies
+    under the linted folders or the unit's project, the `-I` that finds it. Added after the cache,
+    not kept in it: the answer depends on files the unit never read."""
+    search = IncludeSearch()
+    passed = [p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if os.path.exists(p)]
+    out = []
+    for u, d in found:
+        if d.code == "HL002":
+            root = project_root(u.path, resolver)
+            roots = passed + ([root] if root else [])
+            s = u.settings
+            config = (s.config_path, s.root) if s.config_path else None
+            d = include_help(d, _dirs(u), search, roots, config)
+        out.append((u, d))
+    return out
 
 
 def _cacheable(result: UnitResult) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from hlsllint import preprocess as pp_stage
+from hlsllint import remedies
 from hlsllint.checker import run_rules
 from hlsllint.config import ConfigError, ConfigResolver, Settings, Variant
 from hlsllint.context import AnalysisSettings, RuleContext
@@ -109,6 +110,8 @@ def _engine_diag(
     start: int = 0,
     end: int = 0,
     variant: str | None = None,
+    help: str | None = None,
+    notes: list[str] | tuple[str, ...] = (),
 ) -> Diagnostic:
     cls = rule_by_code().get(code)
     name = cls.name if cls else code
@@ -124,6 +127,8 @@ def _engine_diag(
         start=source.location(start),
         end=source.location(end),
         variant=variant,
+        help=help,
+        notes=tuple(notes),
     )
 
 
@@ -281,12 +286,16 @@ def _lint_main(
     result.missing = pp.missing
     for src in pp.sources.values():
         if src.decode_errors:
+            at = src.first_decode_error  # the first byte that is not UTF-8
             result.diagnostics.append(
                 _engine_diag(
                     "HL005",
                     f"File is not valid UTF-8: {src.decode_errors} byte(s) read as U+FFFD",
                     src,
+                    at,
+                    at + 1,
                     variant=vname,
+                    help="save the file as UTF-8 (the first byte that is not is here)",
                 )
             )
         elif src.encoding != "utf-8":
@@ -296,7 +305,11 @@ def _lint_main(
     for d in pp.diagnostics:
         origin = pp.sources.get(d.path)
         if origin is not None:
-            result.diagnostics.append(_engine_diag(d.code, d.message, origin, d.start, d.end, vname))
+            said = remedies.error_help(origin, d.start) if d.message.startswith("#error") else None
+            help, notes = said if said is not None else (None, [])
+            result.diagnostics.append(
+                _engine_diag(d.code, d.message, origin, d.start, d.end, vname, help, notes)
+            )
     analysis = analysis_settings(settings, variant)
     enabled = [
         (cls, tuple(sorted(settings.options_for(cls.code).items())))
@@ -320,13 +333,7 @@ def _lint_main(
     budget.enter("the syntax check")
     front = len(result.diagnostics)  # what follows comes from the analysis of the expanded text
     for start, end in tree.unparsed:
-        diag = ctx.make_diagnostic(
-            "HL000",
-            "unparsed-region",
-            Severity.INFO,
-            (start, max(end, start + 1)),
-            "The grammar cannot read this code; rules skip it",
-        )
+        diag = _unparsed(ctx, start, end)
         if diag is not None:
             result.diagnostics.append(diag)
     for deep in tree.too_deep:
@@ -355,6 +362,37 @@ def _lint_main(
     result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
     result.context = ctx
     return (key, pp, found) if same is not None and not result.errors else None
+
+
+def _unparsed(ctx: RuleContext, start: int, end: int) -> Diagnostic | None:
+    """HL000 for a region the grammar cannot read, naming the undefined macro behind it when a
+    name of its lines is used like a macro call or a type that nothing defines."""
+    span = (start, max(end, start + 1))
+    name = None
+    try:
+        model = ctx.model  # built here, once, for the rules too
+    except Exception:  # a model that cannot be built is the rules' to report (as a crash)
+        model = None
+    if model is not None:
+        known = {*model.functions, *model.structs, *model.typedefs, *model.globals}
+        name = remedies.undefined_name(ctx.text, span[0], span[1], known, ctx.pp.sources.values())
+    if name is None:
+        return ctx.make_diagnostic(
+            "HL000",
+            "unparsed-region",
+            Severity.INFO,
+            span,
+            "The grammar cannot read this code; rules skip it",
+        )
+    return ctx.make_diagnostic(
+        "HL000",
+        "unparsed-region",
+        Severity.INFO,
+        span,
+        f"The grammar cannot read this code: `{name}` is not defined",
+        help=f"pass the include folder (`-I DIR`) of the header that defines `{name}`, or define it (`-D`)",
+        notes=["rules skip the code the grammar cannot read"],
+    )
 
 
 def apply_suppressions(

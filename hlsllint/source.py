@@ -52,6 +52,8 @@ class SourceFile:
     had_bom: bool = False
     decode_errors: int = 0
     """Number of bytes that were not valid UTF-8 and were replaced with U+FFFD."""
+    first_decode_error: int = 0
+    """The offset in `text` of the first of them (HL005 points there)."""
     encoding: str = "utf-8"
     """"utf-8", or "utf-16" / "utf-32" for a file that started with such a BOM (decoded, never
     rewritten)."""
@@ -73,11 +75,12 @@ class SourceFile:
             data = data[3:]
         try:
             text = data.decode("utf-8")
-            errors = 0
-        except UnicodeDecodeError:
+            errors = first = 0
+        except UnicodeDecodeError as e:
             text = data.decode("utf-8", errors="replace")
             errors = max(1, text.count("\ufffd"))
-        return cls(path=path, text=text, had_bom=had_bom, decode_errors=errors)
+            first = len(data[: e.start].decode("utf-8"))  # the bytes before it are valid
+        return cls(path=path, text=text, had_bom=had_bom, decode_errors=errors, first_decode_error=first)
 
     @classmethod
     def read(cls, path: str, max_bytes: int = MAX_FILE_BYTES) -> SourceFile:
