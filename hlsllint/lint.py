@@ -351,8 +351,8 @@ def _lint_main(
     if built is not None:  # a rule asked for it: what it found wrong
         for span, (code, message) in sorted(built.problems.items()):
             cls = rule_by_code().get(code)
-            if cls is None or ctx.tree.in_unparsed(*span):
-                continue
+            if cls is None or not cls.engine or ctx.tree.in_unparsed(*span):
+                continue  # a checked rule's (HL008) reports them itself
             diag = ctx.make_diagnostic(code, cls.name, cls.severity, span, message)
             if diag is not None:
                 result.diagnostics.append(diag)
