@@ -549,7 +549,12 @@ def merge_variants(found: Sequence[tuple[str, Diagnostic]], most: int = 3) -> li
     for a variant it was not measured in. A finding seen through an includer always names it,
     even alone: its figures are the includer's, not the file's own (`hlsllint pressure FILE`)."""
     groups: dict[tuple[str, str, int, int, str], list[tuple[str, Diagnostic]]] = {}
+    seen: set[tuple[str, str | None, str, str, int, int]] = set()
     for unit_path, d in found:
+        place = (unit_path, d.variant, os.path.normpath(d.path), d.code, d.start.row, d.start.column)
+        if place in seen:
+            continue  # one unit's findings are one per place and code: its first
+        seen.add(place)
         text = "\0".join([d.long_message(), *(r.message for r in d.related)])
         key = (os.path.normpath(d.path), d.code, d.start.row, d.start.column, text)
         groups.setdefault(key, []).append((unit_path, d))

@@ -368,14 +368,7 @@ def _unparsed(ctx: RuleContext, start: int, end: int) -> Diagnostic | None:
     """HL000 for a region the grammar cannot read, naming the undefined macro behind it when a
     name of its lines is used like a macro call or a type that nothing defines."""
     span = (start, max(end, start + 1))
-    name = None
-    try:
-        model = ctx.model  # built here, once, for the rules too
-    except Exception:  # a model that cannot be built is the rules' to report (as a crash)
-        model = None
-    if model is not None:
-        known = {*model.functions, *model.structs, *model.typedefs, *model.globals}
-        name = remedies.undefined_name(ctx.text, span[0], span[1], known, ctx.pp.sources.values())
+    name = remedies.undefined_name(ctx.text, span[0], span[1], ctx.pp.sources.values())
     if name is None:
         return ctx.make_diagnostic(
             "HL000",

@@ -194,18 +194,20 @@ _MACRO_LIKE = re.compile(r"\b([A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*)\b(?=\s*(\(|[A-Za-
 name (used like a type)."""
 
 
-def undefined_name(
-    text: str, start: int, end: int, known: set[str], sources: Iterable[SourceFile]
-) -> str | None:
+def undefined_name(text: str, start: int, end: int, sources: Iterable[SourceFile]) -> str | None:
     """The first upper-case name on the lines of `text[start:end]` (preprocessed text) used like
-    a macro call or a type that nothing defines: not a name the unit declares (`known`), and not
-    `#define`d anywhere in its files (a defined macro would have been expanded)."""
+    a macro call or a type that nothing defines: the unit declares no struct, typedef or function
+    of that name, and none of its files `#define`s it (a defined macro would have been
+    expanded). Read from the text: the semantic model is the rules' to build."""
     lo = text.rfind("\n", 0, start) + 1
     hi = text.find("\n", end)
     line = text[lo : hi if hi >= 0 else len(text)]
     for m in _MACRO_LIKE.finditer(line):
         name = m.group(1)
-        if name in known:
+        declared = (
+            rf"\b(?:struct|class|interface|typedef)\b[^;{{]*\b{name}\b|\b\w+(?:<[^<>;]*>)?\s+{name}\s*\("
+        )
+        if re.search(declared, text):
             continue
         define = re.compile(rf"#\s*define\s+{name}\b")
         if any(name in s.text and define.search(s.text) for s in sources):
