@@ -211,11 +211,17 @@ def lint_unit(
         pp_stage.clear_cache()  # the lexer cache may hold a half-built entry
         if result.context is not None:
             result.diagnostics.extend(result.context.diagnostics)
-        message = (
-            f"analysis skipped after {token.seconds:g} s: {budget.stage} was still running "
-            "(`time-budget`); findings from the rest of the analysis are missing"
+        message = f"analysis skipped after {token.seconds:g} s: {budget.stage} was still running"
+        result.diagnostics.append(
+            _engine_diag(
+                "HL006",
+                message,
+                main,
+                variant=vname,
+                help="raise `time-budget` (seconds of analysis per file; 0: no limit) to analyse it whole",
+                notes=["findings from the rest of the analysis are missing"],
+            )
         )
-        result.diagnostics.append(_engine_diag("HL006", message, main, variant=vname))
         result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
     return result
 

@@ -207,6 +207,7 @@ def test_time_budget_skips_the_slow_file_and_goes_on(
     skipped = [d for d in data if d["code"] == "HL006"]
     assert [Path(str(d["filename"])).name for d in skipped] == ["switch.hlsl"]
     assert str(skipped[0]["message"]).startswith("analysis skipped after 0.001 s: ")
+    assert len(str(skipped[0]["message"])) <= 120 and "`time-budget`" in str(skipped[0]["help"])
     assert codes_by_file(data)["ok.hlsl"] == ["HL105"]
     (folder / "gen" / "hlsllint.toml").write_text("time-budget = 0\n")
     _, data = lint(capsys, ".")
