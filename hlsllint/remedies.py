@@ -106,13 +106,17 @@ def include_help(
         notes[0] += f" and in the include folders {_listed(searched[1:])}"
     found, other_case = search.holding(name, roots)
     found = sorted(found, key=lambda f: (_distance(includer, f), f))
-    where = "`include-dirs` in hlsllint.toml" if config is None else f"`include-dirs` in {_shown(config[0])}"
+    config_file = "hlsllint.toml" if config is None else _shown(config[0])
+    where = f"`include-dirs` in {config_file}"
     if found:
         folder = found[0]
-        in_config = os.path.relpath(folder, config[1]) if config is not None else _shown(folder)
-        help = (
-            f'pass `-I {shlex.quote(_shown(folder))}`, or add "{in_config.replace(os.sep, "/")}" to {where}'
+        entry = (os.path.relpath(folder, config[1]) if config is not None else _shown(folder)).replace(
+            os.sep, "/"
         )
+        setting = (
+            f'add "{entry}" to {where}' if dirs else f'set `include-dirs = ["{entry}"]` in {config_file}'
+        )
+        help = f"pass `-I {shlex.quote(_shown(folder))}`, or {setting}"
         if len(found) > 1:
             notes.append(f"`{name}` is also under {_listed([_shown(f) for f in found[1:]])}")
     elif other_case:

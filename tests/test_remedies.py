@@ -43,7 +43,7 @@ def test_include_not_found_says_where_it_looked_and_which_dir_finds_it(
     common = blur["include file 'common.hlsli' not found"]
     assert (
         common["help"]
-        == 'pass `-I engine/include`, or add "engine/include" to `include-dirs` in hlsllint.toml'
+        == 'pass `-I engine/include`, or set `include-dirs = ["engine/include"]` in hlsllint.toml'
     )
     assert common["notes"] == ["looked beside the includer (`shaders`)"]
     color = blur["include file 'sub/Color.hlsli' not found"]
