@@ -9,6 +9,7 @@ from typing import Any
 
 from hlsllint.semantic.base import ModelBase
 from hlsllint.semantic.symbols import Symbol
+from hlsllint.semantic.types import Type
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
 from hlsllint.syntax.fields import (
@@ -155,27 +156,13 @@ class Constants(ModelBase):
             t = self.lookup_type(self.tree.node_text(fn))
             if len(operands) != 1 or t.kind != "scalar":
                 return None
-            v = self.const_value(operands[0])
-            if v is None:
-                return None
-            if t.is_int:
-                return int(v)
-            if t.is_float:
-                return float(v)
-            return v
+            return _converted(self.const_value(operands[0]), t)
         if kind == "qualified_identifier":
             # `Kernel::Width`: namespaces are flattened into the globals, so the member's own name.
             return self.const_value(node.child_by_field_id(F_NAME))
         if kind == "cast_expression":
-            v = self.const_value(node.child_by_field_id(F_VALUE))
             t = self.type_from_node(node.child_by_field_id(F_TYPE))
-            if v is None:
-                return None
-            if t.is_int:
-                return int(v)
-            if t.is_float:
-                return float(v)
-            return v
+            return _converted(self.const_value(node.child_by_field_id(F_VALUE)), t)
         if kind == "unary_expression":
             v = self.const_value(node.child_by_field_id(F_ARGUMENT))
             op = node.child_by_field_id(F_OPERATOR)
@@ -204,6 +191,17 @@ class Constants(ModelBase):
                 return None
             return self.const_value(node.child_by_field_id(F_CONSEQUENCE if c else F_ALTERNATIVE))
         return None
+
+
+def _converted(v: int | float | bool | None, t: Type) -> int | float | bool | None:
+    """A constant converted to a scalar type, as `(int)x` and `int(x)` convert it."""
+    if v is None:
+        return None
+    if t.is_int:
+        return int(v)
+    if t.is_float:
+        return float(v)
+    return v
 
 
 def _binop(op: str, a: Any, b: Any) -> int | float | bool | None:
