@@ -384,3 +384,42 @@ def test_cbuffer_scan_finds_what_the_pattern_finds() -> None:
         buf = bytearray(text)
         expected = [(m.span(), m.groups()) for m in normalize_module._BUFFER.finditer(buf)]
         assert [(m.span(), m.groups()) for m in normalize_module._buffer_matches(buf)] == expected
+
+
+_THREADED_PARSES = """
+import sys, threading
+from hlsllint.syntax import parse
+
+def shader(k):
+    body = "\\n".join(f"    for (uint i{j} = 0; i{j} < n; ++i{j}) acc += T.SampleLevel(S, i{j} / 64.0, {k});"
+                      for j in range(300))
+    return f"float4 main{k}() : SV_Target {{\\n    float4 acc = 0;\\n{body}\\n    return acc;\\n}}\\n"
+
+texts = [shader(k) for k in range(4)]
+alone = [str(parse(t).root) for t in texts]
+threaded = [None] * len(texts)
+
+def work(k):
+    for _ in range(3):
+        threaded[k] = str(parse(texts[k]).root)
+
+sys.setswitchinterval(1e-6)  # hand the interpreter over as often as possible
+threads = [threading.Thread(target=work, args=(k,)) for k in range(len(texts))]
+for t in threads: t.start()
+for t in threads: t.join()
+assert threaded == alone, "a tree parsed on a thread differs from the same text parsed alone"
+print("ok")
+"""
+
+
+def test_parses_on_several_threads_at_once_are_each_right() -> None:
+    """The language server parses documents on several threads. A parser's hooks run Python, so
+    threads interleave mid-parse; with one parser shared between them the process died of
+    SIGSEGV (run in a child process so that a crash is a failure, not a dead test run)."""
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-c", _THREADED_PARSES]
+    done = subprocess.run(run, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
+    assert done.stdout.strip() == "ok"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import ctypes
 import re
+import threading
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -55,9 +56,19 @@ def _as_capsule(grammar: object) -> object:
     return capsule
 
 
-@cache
+_local = threading.local()
+
+
 def _parser() -> tree_sitter.Parser:
-    return tree_sitter.Parser(language())
+    """This thread's parser. A parser is not shared between threads: its read and progress hooks
+    run Python, so another thread can take the interpreter mid-parse, and a second parse on the
+    same parser then corrupts the first (the language server, which analyses documents on several
+    threads, died of SIGSEGV)."""
+    parser: tree_sitter.Parser | None = getattr(_local, "parser", None)
+    if parser is None:
+        parser = tree_sitter.Parser(language())
+        _local.parser = parser
+    return parser
 
 
 @cache
