@@ -57,8 +57,14 @@ def megabytes(size: int) -> str:
 def _check(path: str, st: os.stat_result, max_bytes: int | None, setting: str) -> None:
     if not stat.S_ISREG(st.st_mode):
         raise UnfitFile(path, f"not a regular file: {kind_of(st.st_mode)}, {st.st_size} bytes")
-    if max_bytes and st.st_size > max_bytes:
-        raise UnfitFile(path, _too_large(st.st_size, max_bytes, setting))
+    check_size(path, st.st_size, max_bytes, setting)
+
+
+def check_size(path: str, size: int, max_bytes: int | None, setting: str = "") -> None:
+    """Raise `UnfitFile` when `size` bytes are over `max_bytes` (None or 0: no limit): for text
+    that does not come from a file (an editor's unsaved buffer) as for a file."""
+    if max_bytes and size > max_bytes:
+        raise UnfitFile(path, _too_large(size, max_bytes, setting))
 
 
 def _too_large(size: int, max_bytes: int, setting: str) -> str:

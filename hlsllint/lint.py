@@ -21,6 +21,7 @@ from hlsllint.config import ConfigError, ConfigResolver, Settings, Variant
 from hlsllint.context import AnalysisSettings, RuleContext
 from hlsllint.deadline import BudgetExceeded, Cancelled, Deadline, active
 from hlsllint.diagnostics import Diagnostic, Severity
+from hlsllint.files import UnfitFile, check_size
 from hlsllint.noqa import Suppressions, parse_suppressions, unused_noqa
 from hlsllint.registry import all_rules, rule_by_code
 from hlsllint.rule import Rule
@@ -40,13 +41,18 @@ def tune_gc() -> None:
 class FileLoader:
     """Reads and caches source files; `overrides` serves unsaved text (stdin, editor buffers).
     A file larger than the `max-file-size` of its settings (`resolver`; else the default) is an
-    error, as is anything but a regular file."""
+    error, as is anything but a regular file; with `limit_overrides`, so is unsaved text of more
+    bytes (in UTF-8) than that (the language server's buffers)."""
 
     def __init__(
-        self, overrides: Mapping[str, str] | None = None, resolver: ConfigResolver | None = None
+        self,
+        overrides: Mapping[str, str] | None = None,
+        resolver: ConfigResolver | None = None,
+        limit_overrides: bool = False,
     ) -> None:
         self.overrides = {os.path.normpath(k): v for k, v in (overrides or {}).items()}
         self.resolver = resolver
+        self.limit_overrides = limit_overrides
         self._cache: dict[str, SourceFile | SourceError] = {}
 
     def max_bytes(self, path: str) -> int:
@@ -63,7 +69,10 @@ class FileLoader:
         if hit is None:
             try:
                 if key in self.overrides:
-                    hit = SourceFile(path=path, text=self.overrides[key])
+                    text = self.overrides[key]
+                    if self.limit_overrides:
+                        check_override(path, text, self.max_bytes(path))
+                    hit = SourceFile(path=path, text=text)
                 else:
                     hit = SourceFile.read(path, self.max_bytes(path))
             except SourceError as e:
@@ -72,6 +81,16 @@ class FileLoader:
         if isinstance(hit, SourceError):
             raise hit
         return hit
+
+
+def check_override(path: str, text: str, max_bytes: int) -> None:
+    """Raise `SourceError` when unsaved `text` is over `max_bytes` (0: no limit) in UTF-8, as
+    reading it from a file would."""
+    if max_bytes and len(text) * 4 > max_bytes:  # else it cannot be over, whatever it holds
+        try:
+            check_size(path, len(text.encode("utf-8", "surrogatepass")), max_bytes, "max-file-size")
+        except UnfitFile as e:
+            raise SourceError(str(e)) from e
 
 
 @dataclass

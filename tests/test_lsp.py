@@ -541,3 +541,32 @@ async def test_a_small_file_of_50_000_terms_is_one_finding(client: LanguageClien
     ok = open_doc(client, workspace / "after-terms.hlsl", BAD)
     assert codes(await published(client, ok, lambda ds: len(ds) > 0)) == ["HL105"]
     close_doc(client, ok)
+
+
+async def test_max_file_size_holds_for_documents_and_includes(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """A document or an include over `max-file-size` is not analysed, and the finding says its size
+    (the server used to analyse any buffer, and read includes up to the default 4 MiB)."""
+    sub = workspace / "limited"
+    sub.mkdir()
+    config = 'select = ["HL"]\nmax-file-size = 0.002\n'  # 2,097 bytes
+    (sub / "hlsllint.toml").write_text(config, encoding="utf-8")
+    big = "float a;\n" * 300 + BAD
+    size = f"{len(big):,} bytes"  # 2,757
+    (sub / "big.hlsli").write_text(big, encoding="utf-8")
+    uri = open_doc(client, sub / "big.hlsl", big)
+    (d,) = await published(client, uri, lambda ds: len(ds) > 0)
+    assert d.code == "HL004"
+    assert d.message == f"Cannot lint file: file is {size}, over the 0.002 MiB limit (`max-file-size`)"
+    path = str(sub / "big.hlsl")
+    assert any(path in m.message and size in m.message for m in client.messages)
+    change(client, uri, 2, None, BAD)  # under the limit again: analysed
+    assert codes(await published(client, uri, lambda ds: codes(ds) == ["HL105"])) == ["HL105"]
+    close_doc(client, uri)
+
+    user = open_doc(client, sub / "user.hlsl", '#include "big.hlsli"\n' + BAD)
+    diags = await published(client, user, lambda ds: len(ds) > 0)
+    assert codes(diags) == ["HL003", "HL105"]
+    assert "big.hlsli" in diags[0].message and f"{size}, over the 0.002 MiB limit" in diags[0].message
+    close_doc(client, user)

@@ -61,7 +61,14 @@ from hlsllint.context import RuleContext
 from hlsllint.deadline import BudgetExceeded, Cancelled, Deadline, Stop, active
 from hlsllint.diagnostics import Applicability, Diagnostic
 from hlsllint.fix import chosen_edits
-from hlsllint.lint import FileLoader, analysis_settings, apply_suppressions, front_end, lint_unit
+from hlsllint.lint import (
+    FileLoader,
+    analysis_settings,
+    apply_suppressions,
+    check_override,
+    front_end,
+    lint_unit,
+)
 from hlsllint.noqa import CODE_RE, FILE_RE, LINE_RE
 from hlsllint.registry import find_rule
 from hlsllint.server import incremental
@@ -78,7 +85,7 @@ from hlsllint.server.convert import (
 from hlsllint.server.incremental import Snapshot, relint, snapshot
 from hlsllint.server.pressure_view import PressureView, build_pressure_view
 from hlsllint.server.protocol import PARSE_ERRORS, HlslLintProtocol
-from hlsllint.source import SourceFile
+from hlsllint.source import SourceError, SourceFile
 
 DEBOUNCE_SECONDS = 0.2
 STATS_COMMAND = "hlsllint.stats"
@@ -271,6 +278,16 @@ class HlslLintServer(LanguageServer):
             outcome.messages.append((types.MessageType.Error, f"hlsllint: {e}"))
             return outcome
         try:
+            check_override(path, text, settings.max_file_bytes)
+        except SourceError as e:  # not analysed, as the command line does not read such a file
+            self.snapshots.pop(uri, None)
+            loader = FileLoader({path: text}, resolver, limit_overrides=True)
+            skipped = lint_unit(path, settings, None, loader)
+            outcome.diagnostics = skipped.diagnostics  # HL004, naming the size and the limit
+            outcome.items = [to_lsp(d, pos, {}) for d in skipped.diagnostics]
+            outcome.messages.append((types.MessageType.Warning, f"hlsllint: {path} is not linted: {e}"))
+            return outcome
+        try:
             began = time.perf_counter()
             done = self.lint_text(uri, path, text, settings, analysis or Analysis(version))
             self.lint_ms.append((time.perf_counter() - began) * 1000)
@@ -460,11 +477,11 @@ class HlslLintServer(LanguageServer):
         if settings is None:  # a broken config or an internal error
             return None
         context = outcome.context
-        path, text = outcome.path, outcome.source.text
+        path, text, resolver = outcome.path, outcome.source.text, self.resolver
 
         def build() -> PressureView | None:
             # An incremental lint analysed part of the unit: the view needs all of it.
-            ctx = context if context is not None else unit_context(path, text, settings)
+            ctx = context if context is not None else unit_context(path, text, settings, resolver)
             return build_pressure_view(path, ctx, settings)
 
         view = await self.in_worker(build)
@@ -498,7 +515,7 @@ def lint_document(
     """Lint the unsaved `text` of the document at `path` from scratch (its includes from disk).
     Each unit gets its time budget; `analysis.cancel()` stops them (`Cancelled` is raised)."""
     settings = settings or resolver.for_path(path)
-    loader = FileLoader({path: text})
+    loader = FileLoader({path: text}, resolver, limit_overrides=True)  # includes up to `max-file-size`
     done = DocumentLint([], [], {}, None, [])
     seen: set[tuple[str, str, int, int, str]] = set()
     variants: list[Variant | None] = [*settings.variants_for(path)] or [None]
@@ -532,11 +549,11 @@ def publishable(
     return found
 
 
-def unit_context(path: str, text: str, settings: Settings) -> RuleContext:
+def unit_context(path: str, text: str, settings: Settings, resolver: ConfigResolver) -> RuleContext:
     """The parse of the document's (first) unit, for the pressure view, without running rules."""
     variants: list[Variant | None] = [*settings.variants_for(path)] or [None]
     variant = variants[0]
-    loader = FileLoader({path: text})
+    loader = FileLoader({path: text}, resolver)
     pp, tree = front_end(loader(path), settings, variant, loader)
     return RuleContext(
         pp=pp,
