@@ -236,3 +236,29 @@ void main(uint3 id : SV_DispatchThreadID)
     squares = [ins for ins in kept if text[ins.span[0] : ins.span[1]] == "v * v"]
     assert sum(ins.op == "load" for ins in kept) == 1
     assert len(squares) == 2
+
+
+BINDLESS_UNIFORM_SLOTS = """
+Texture2D<float4> gTex[64] : register(t0);
+RWTexture2D<float4> gOut : register(u0);
+cbuffer C : register(b0) { uint gSlot; uint2 gAt; };
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    float4 a = gTex[gSlot][gAt];
+    float4 b = gTex[gSlot + 1][gAt];
+    float4 c = gTex[gSlot + 2][gAt];
+    float4 d = gTex[gSlot + 3][gAt];
+    gOut[id.xy] = a * b + c * d;
+}
+"""
+
+
+def test_an_array_of_textures_is_resources_whose_loads_fill_vgprs() -> None:
+    # A bindless table (`Texture2D gTex[64]`) is resources, not constant-buffer data: a texture
+    # load fills VGPRs even at a uniform slot and coordinate. regtruth: presched_vgprs 17 (four
+    # float4 loads live at once). Before: 3, the loads taken for scalar constant-buffer reads.
+    d = demand(BINDLESS_UNIFORM_SLOTS)
+    assert 15 <= d.max_live_vgprs <= 20
+    m = build_model(parse(BINDLESS_UNIFORM_SLOTS), AnalysisSettings())
+    assert m.globals["gTex"].kind == "resource"
+    assert [c.name for c in m.cbuffers] == ["C"]

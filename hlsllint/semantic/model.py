@@ -56,7 +56,10 @@ class Model(Scopes):
     # -- building ---------------------------------------------------------------------------
 
     def _global_kind(self, sym: Symbol) -> str:
-        if sym.type.is_resource:
+        t = sym.type
+        while t.kind == "array" and t.element is not None:  # `Texture2D gTex[64]`: resources
+            t = t.element
+        if t.is_resource:
             return "resource"
         if "groupshared" in sym.qualifiers:
             return "groupshared"
