@@ -43,6 +43,10 @@ VGPRs, `float a[100]` takes 25,600 bytes of scratch per wave64)."""
 
 ACCESS_EXPRESSIONS = ("field_expression", "subscript_expression")
 
+VARIABLE_KINDS = ("local", "param", "static", "member")
+"""Symbols held in registers by the lowering (`var`): a method's `member`s are the members of
+the object it is called on."""
+
 
 def _flatten(reads: Sequence[Value | None]) -> list[Value]:
     """The registers an instruction reads: struct aggregates stand for their members."""
@@ -271,7 +275,7 @@ class LowererBase:
         return vals[k]
 
     def _base_symbol(self, node: Node | None) -> Symbol | None:
-        if node is not None and node.type == "identifier":
+        if node is not None and (node.type == "identifier" or node.type == "this"):
             return self.m.resolve(node)
         return None
 

@@ -9,7 +9,7 @@ kind, and the out/inout arguments it may write are stored to.
 from __future__ import annotations
 
 from hlsllint.analysis.ir import Value
-from hlsllint.analysis.lowering import OUT_INTRINSICS
+from hlsllint.analysis.lowering import OUT_INTRINSICS, VARIABLE_KINDS
 from hlsllint.analysis.lowering_expr import ExprLowerer
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
@@ -21,8 +21,9 @@ from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FIELD, F_FUNCTION,
 class CallLowerer(ExprLowerer):
     """Calls of intrinsics, constructors and resource methods, and calls left opaque."""
 
-    def inline(self, node: Node, fn: Function, args: list[Node]) -> Value | None:
-        """Lower a call of `fn` by inlining its body (`lowering_inline.InlineLowerer`)."""
+    def inline(self, node: Node, fn: Function, args: list[Node], obj: Node | None = None) -> Value | None:
+        """Lower a call of `fn` by inlining its body (`lowering_inline.InlineLowerer`); `obj`
+        is the object a method is called on (None: the caller's own `this`)."""
         raise NotImplementedError
 
     def call(self, node: Node) -> Value | None:
@@ -38,9 +39,14 @@ class CallLowerer(ExprLowerer):
         name = self.text(fn) if fn is not None else ""
         if fn is not None and fn.type in ("template_function",):
             name = self.text(fn.child_by_field_id(F_NAME) or fn)
-        user = self.m.function(name, len(args)) if fn is not None and fn.type == "identifier" else None
+        user = self.m.callee(node)
+        open_overloads = self.m.open_overloads.get(node.id) if user is not None else None
+        if open_overloads is not None:
+            user = self.m.best_overload(open_overloads, [self._arg_type(a) for a in args])
         if user is not None and user.body is not None:
-            return self.inline(node, user, args)
+            on_object = fn is not None and fn.type == "field_expression"
+            obj = fn.child_by_field_id(F_ARGUMENT) if fn is not None and on_object else None
+            return self.inline(node, user, args, obj)
         spec = INTRINSICS.get(name)
         if spec is not None and spec[1] == "effect":
             reads = [self.expr_(a) for a in args]
@@ -72,6 +78,18 @@ class CallLowerer(ExprLowerer):
         self.emit_expr("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
         self._write_out_args(node, name, args, reads, rule)
         return d
+
+    def _arg_type(self, a: Node) -> T.Type:
+        """An argument's type, from the value it is bound to in this inlined copy when its
+        declared type is a template's parameter."""
+        t = self.m.type_of(a)
+        if t.kind == "unknown" and a.type == "identifier":
+            sym = self.m.resolve(a)
+            if sym is not None and sym.kind in VARIABLE_KINDS and self.frames:
+                vals = self.frames[-1].env.get(sym)
+                if vals is not None and len(vals) == 1:
+                    return vals[0].type
+        return t
 
     def _constructor_lanes(
         self, fn: Node | None, name: str, t: T.Type, args: list[Node], reads: list[Value | None]

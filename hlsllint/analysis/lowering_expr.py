@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hlsllint.analysis.ir import Instr, Value
-from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, LowererBase
+from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, VARIABLE_KINDS, LowererBase
 from hlsllint.semantic import types as T
 from hlsllint.semantic.symbols import Symbol
 from hlsllint.syntax import Node
@@ -36,7 +36,7 @@ class ExprLowerer(LowererBase):
         if kind in ("number_literal", "true", "false", "string_literal", "comment"):
             self.record(node, None)
             return None
-        if kind == "identifier":
+        if kind == "identifier" or kind == "this":
             return self.ident(node)
         if kind in ("parenthesized_expression",):
             inner = [c for c in node.named_children if c.type != "comment"]
@@ -158,7 +158,7 @@ class ExprLowerer(LowererBase):
             return d
         name = self.text(node.child_by_field_id(F_FIELD) or node)
         sym = self._base_symbol(arg)
-        if sym is not None and sym.kind in ("local", "param", "static"):
+        if sym is not None and sym.kind in VARIABLE_KINDS:
             mv = self.member_value(sym, name)
             if mv is not None:
                 self.record(node, mv)
@@ -325,9 +325,9 @@ class ExprLowerer(LowererBase):
 
     def _struct_values(self, node: Node) -> list[Value] | None:
         """The member values of a struct-typed variable expression, if it is one."""
-        if node.type == "identifier":
+        if node.type == "identifier" or node.type == "this":
             sym = self.m.resolve(node)
-            if sym is not None and sym.type.kind == "struct" and sym.kind in ("local", "param", "static"):
+            if sym is not None and sym.type.kind == "struct" and sym.kind in VARIABLE_KINDS:
                 return self.var(sym)
         if node.type == "parenthesized_expression" and node.named_children:
             return self._struct_values(node.named_children[0])
@@ -341,7 +341,7 @@ class ExprLowerer(LowererBase):
             return self.expr_(right)
         if op == "=" and left.type == "identifier":
             sym = self.m.resolve(left)
-            if sym is not None and sym.kind in ("local", "param", "static") and right is not None:
+            if sym is not None and sym.kind in VARIABLE_KINDS and right is not None:
                 dests = self.var(sym)
                 self.assign_values(dests, right, node)
                 self.record(left, dests[0])
@@ -377,7 +377,7 @@ class ExprLowerer(LowererBase):
             if sym.kind == "groupshared":
                 self.emit("lds_store", None, [src], node, rule="effect")
                 return
-            if sym.kind in ("local", "param", "static"):
+            if sym.kind in VARIABLE_KINDS:
                 vals = self.var(sym)
                 if len(vals) == 1 and vals[0].parts is not None:
                     vals = list(vals[0].parts)  # the caller's elements, written whole
@@ -394,7 +394,7 @@ class ExprLowerer(LowererBase):
             arg = target.child_by_field_id(F_ARGUMENT)
             fname = self.text(target.child_by_field_id(F_FIELD) or target)
             sym = self._base_symbol(arg)
-            if sym is not None and sym.kind in ("local", "param", "static"):
+            if sym is not None and sym.kind in VARIABLE_KINDS:
                 mv = self.member_value(sym, fname)
                 if mv is not None:
                     self.emit("copy", mv, [src], node)

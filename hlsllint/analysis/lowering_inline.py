@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hlsllint.analysis.ir import Instr, LoopRecord, Value
-from hlsllint.analysis.lowering import MAX_INSTRUCTIONS, Frame
+from hlsllint.analysis.lowering import MAX_INSTRUCTIONS, VARIABLE_KINDS, Frame
 from hlsllint.analysis.lowering_calls import CallLowerer
 from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
 from hlsllint.semantic.symbols import Function, Symbol
@@ -30,7 +30,7 @@ class InlineLowerer(CallLowerer):
 
     # -- inlined calls --------------------------------------------------------------------
 
-    def inline(self, node: Node, fn: Function, args: list[Node]) -> Value | None:
+    def inline(self, node: Node, fn: Function, args: list[Node], obj: Node | None = None) -> Value | None:
         active = [f.fn for f in self.frames]
         deep = len(self.frames) > MAX_INLINE_DEPTH
         for rec in self.recordings:  # what the bodies being recorded read of the call path
@@ -41,6 +41,8 @@ class InlineLowerer(CallLowerer):
         if fn in active or deep:
             self.truncated = self.truncated or fn in active
             reads = [self.expr_(a) for a in args]
+            if obj is not None:
+                reads.insert(0, self.expr_(obj))
             d = self.temp(node, fn.return_type) if fn.return_type.kind != "void" else None
             self.emit("call", d, reads, node, rule="lane")
             self._write_out_args(node, fn.name, args, reads, "lane")
@@ -51,6 +53,10 @@ class InlineLowerer(CallLowerer):
         elif fn.return_type.kind not in ("void",):
             ret = [self.value(f"{fn.name}()", fn.return_type, "var")]
         frame = Frame(fn, ret, -1)
+        this_vals: list[Value] | None = None
+        this_lvalue: Node | None = None
+        if fn.this is not None:  # the object, in the caller's frame
+            this_vals, this_lvalue = self._bind_this(fn.this, obj)
         # evaluate arguments in the caller
         arg_vals: list[tuple[Symbol, Node | None]] = []
         for i, p in enumerate(fn.params):
@@ -72,6 +78,15 @@ class InlineLowerer(CallLowerer):
         exit_b = self.new_block()
         frame.exit = exit_b
         self.frames.append(frame)
+        if fn.this is not None and this_vals is not None and fn.owner is not None:
+            # the method reads and writes the object's own member values (the caller sees
+            # the writes); a member's name in the body is that member of the object
+            frame.env[fn.this] = this_vals
+            members = self.m.member_symbols(fn.owner)
+            for m, v in zip(fn.this.type.members, this_vals, strict=False):
+                msym = members.get(m.name)
+                if msym is not None:
+                    frame.env[msym] = [v]
         aliased: set[Symbol] = set()
         for (p, _a), (srcs, _) in zip(arg_vals, bound, strict=True):
             alias = aliases.get(p)
@@ -112,11 +127,15 @@ class InlineLowerer(CallLowerer):
             if p.direction in ("out", "inout") and p not in aliased
         ]
         self.frames.pop()
+        if this_lvalue is not None and this_vals and self._this_written(fn):
+            # a method that writes an object that is not a variable (`items[i].update()`)
+            ins = self.emit("copy", self.temp(this_lvalue), list(this_vals), node)
+            self.store_to(this_lvalue, ins, node, partial=False)
         for _p, a, vals in outs:
             targets = self._struct_values(a) if a is not None else None
             if targets is None and a is not None and a.type == "identifier":
                 sym = self.m.resolve(a)
-                if sym is not None and sym.kind in ("local", "param", "static"):
+                if sym is not None and sym.kind in VARIABLE_KINDS:
                     targets = self.var(sym)
             if targets is not None and len(targets) == len(vals) > 1:
                 for d, v in zip(targets, vals, strict=True):  # member by member, element by element
@@ -135,13 +154,64 @@ class InlineLowerer(CallLowerer):
         self.record(node, agg)
         return agg
 
+    def _bind_this(self, this: Symbol, obj: Node | None) -> tuple[list[Value], Node | None]:
+        """The values of the object a method is called on (one per member of the method's
+        struct, a derived struct's leading ones for a base's method) and, when the object is
+        an element or member rather than a variable, that expression (written back if the
+        method writes its object). `obj` None: the caller's own object (a method calling a
+        method of its struct without naming an object)."""
+        t = this.type
+        n = len(t.members) if t.kind == "struct" else 0
+        vals: list[Value] | None = None
+        lvalue: Node | None = None
+        if obj is None:
+            cur = self.frames[-1].fn if self.frames else None
+            if cur is not None and cur.this is not None:
+                vals = self.var(cur.this)
+        else:
+            vals = self._struct_values(obj)
+            if vals is None:
+                v = self.expr_(obj)
+                if v is not None:
+                    vals = list(v.parts) if v.parts is not None else [v]
+                if obj.type in ("field_expression", "subscript_expression"):
+                    lvalue = obj
+        if n == 0:
+            return [], None
+        if vals is None or len(vals) < n:
+            return [self.value(f"this.{m.name}", m.type, "var", this) for m in t.members], None
+        return list(vals[:n]), lvalue
+
+    def _this_written(self, fn: Function) -> bool:
+        """Does a method write its object (a member, `this`, or by calling a method of its
+        struct that does)?"""
+        this = fn.this
+        if this is None or fn.body is None or fn.owner is None:
+            return False
+        key = (id(fn), this)
+        found = self._written.get(key)
+        if found is not None:
+            return found
+        self._written[key] = False  # recursion
+        _whole, in_part = self._written_in(fn.body)
+        written = this in in_part or any(m in in_part for m in self.m.member_symbols(fn.owner).values())
+        if not written:
+            for name in fn.calls:
+                method = name[1:] if name.startswith(".") else name
+                if method in self.m.method_names:
+                    for callee in self.m.methods_of(fn.owner, method):
+                        if self._this_written(callee):
+                            written = True
+        self._written[key] = written
+        return written
+
     def _caller_elements(self, p: Symbol, arg: Node | None) -> Value | None:
         """For an out/inout array parameter the callee indexes at run time, passed an array the
         caller holds as one value per element: those elements, as one value (`Value.parts`)."""
         if arg is None or arg.type != "identifier" or p.type.kind != "array" or self._split_array(p):
             return None
         sym = self.m.resolve(arg)
-        if sym is None or sym.kind not in ("local", "param", "static"):
+        if sym is None or sym.kind not in VARIABLE_KINDS:
             return None
         targets = self.var(sym)
         if len(targets) < 2 or len(targets) != p.type.length:
@@ -203,7 +273,8 @@ class InlineLowerer(CallLowerer):
         return values. None when one is also a global's or a preload (a replay could not tell
         which of the two a use stands for)."""
         out: list[Value] = []
-        for p in fn.params:
+        params = fn.params if fn.this is None else [fn.this, *fn.params]
+        for p in params:
             for v in frame.env.get(p, ()):
                 out.append(v)
                 if v.parts is not None:

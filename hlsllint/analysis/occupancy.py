@@ -485,8 +485,7 @@ def reachable_functions(model: Model, entry: EntryPoint) -> list[Function]:
         if id(fn) in seen:
             continue
         seen[id(fn)] = fn
-        for name in fn.calls:
-            stack.extend(model.functions.get(name, ()))
+        stack.extend(model.called_functions(fn))
     return sorted(seen.values(), key=lambda f: f.node.start_byte)
 
 

@@ -56,6 +56,13 @@ class Declarators(Constants):
         """Type name as written -> `lookup_type` of it, while no struct or typedef is added."""
         self._struct_nesting: dict[str, int] = {}
         """Struct name -> how deep its type nests (1 for members of no struct type)."""
+        self.struct_bases: dict[str, str] = {}
+        """Struct name -> the struct it derives from (`struct B : A`); its members come first."""
+        self._pending_methods: list[tuple[Node, str]] = []
+        """Methods met in struct bodies, (definition, struct name): defined once the
+        top-level declarations are read (a method may use members declared after it)."""
+        self._method_nodes: set[int] = set()
+        self._member_symbols: dict[str, dict[str, Symbol]] = {}
 
     def _nesting(self, t: T.Type) -> int:
         """How deep a type nests: structs count their own nesting, arrays and resources one more
@@ -113,10 +120,25 @@ class Declarators(Constants):
         name = self._text(name_node) if name_node else f"<anonymous@{node.start_byte}>"
         body = node.child_by_field_id(F_BODY)
         members: list[T.Member] = []
+        for c in node.named_children:
+            if c.type == "base_class_clause":  # `struct B : A`: A's members come first
+                for b in c.named_children:
+                    base_t = self.lookup_type(self._text(b))
+                    if base_t.kind == "struct" and base_t.name != name:
+                        members.extend(base_t.members)
+                        self.struct_bases[name] = base_t.name
+                        break
         if body is not None:
             for fd in body.named_children:
+                if fd.type == "function_definition" or fd.type == "template_declaration":
+                    if fd.id not in self._method_nodes:
+                        self._method_nodes.add(fd.id)
+                        self._pending_methods.append((fd, name))
+                    continue
                 if fd.type not in ("field_declaration", "declaration"):
                     continue
+                if any(c.type == "function_declarator" for c in fd.named_children):
+                    continue  # a method's prototype (defined outside: `R S::f() {...}`)
                 base = self.type_from_node(fd.child_by_field_id(F_TYPE))
                 pending: T.Member | None = None
                 for child in fd.named_children:
@@ -153,6 +175,18 @@ class Declarators(Constants):
         self.structs[name] = t
         self._named_types.clear()
         return t
+
+    def member_symbols(self, struct: str) -> dict[str, Symbol]:
+        """The members of a struct (its bases' included) as the names a method's body sees
+        (kind `member`: in a call, the members of the object the method is called on)."""
+        found = self._member_symbols.get(struct)
+        if found is None:
+            t = self.structs.get(struct)
+            found = {}
+            for m in t.members if t is not None else ():
+                found[m.name] = Symbol(m.name, "member", m.type, container=struct)
+            self._member_symbols[struct] = found
+        return found
 
     def _semantic_of(self, node: Node) -> tuple[str | None, str | None]:
         """(semantic, register) of a `semantics` / `bitfield_clause` node."""

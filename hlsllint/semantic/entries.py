@@ -34,7 +34,7 @@ def find_entry_points(functions: dict[str, list[Function]], settings: AnalysisSe
     chosen: dict[int, EntryPoint] = {}
     for overloads in functions.values():
         for f in overloads:
-            if f.body is None:
+            if f.body is None or f.owner is not None:  # a struct's method is no entry point
                 continue
             stage = _stage_of(f)
             if stage is None:
@@ -51,7 +51,9 @@ def find_entry_points(functions: dict[str, list[Function]], settings: AnalysisSe
     if not chosen:
         for overloads in functions.values():
             for f in overloads:
-                if f.body is None or f.name in called or not looks_like_entry_name(f.name):
+                if f.body is None or f.name in called or f.owner is not None:
+                    continue
+                if not looks_like_entry_name(f.name):
                     continue
                 if not _entry_signature(f):
                     continue

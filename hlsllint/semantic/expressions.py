@@ -9,6 +9,7 @@ import re
 from hlsllint.semantic import types as T
 from hlsllint.semantic.declarators import Declarators
 from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
+from hlsllint.semantic.symbols import Function
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
 from hlsllint.syntax.fields import (
@@ -35,6 +36,14 @@ class Expressions(Declarators):
     def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
         super().__init__(tree, settings)
         self._types: dict[int, T.Type] = {}
+        self.method_names: set[str] = set()
+        """The names of the structs' methods (without `Struct::`)."""
+        self._function_of: dict[int, Function] = {}
+        """Node id of a function definition -> its `Function`."""
+        self._callees: dict[int, Function | None] = {}
+        self.open_overloads: dict[int, list[Function]] = {}
+        """Call node id -> the overloads that fit a call whose argument types are unknown here
+        (a template's parameters): the lowering picks among them by its values' types."""
 
     def type_of(self, node: Node | None) -> T.Type:
         """The type of an expression (UNKNOWN when it cannot be told)."""
@@ -70,6 +79,9 @@ class Expressions(Declarators):
             sym = self.resolve(node)
             if sym is None:
                 sym = self.globals.get(self._text(node))
+            return sym.type if sym is not None else T.UNKNOWN
+        if kind == "this":
+            sym = self.resolve(node)
             return sym.type if sym is not None else T.UNKNOWN
         if kind in ("parenthesized_expression", "condition_clause"):
             inner = [c for c in node.named_children if c.type != "comment"]
@@ -161,6 +173,9 @@ class Expressions(Declarators):
         args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
         if fn is None:
             return T.UNKNOWN
+        user = self.callee(node)
+        if user is not None:
+            return user.return_type
         if fn.type == "field_expression":
             obj = self.type_of(fn.child_by_field_id(F_ARGUMENT))
             method = self._text(fn.child_by_field_id(F_FIELD))
@@ -190,6 +205,143 @@ class Expressions(Declarators):
         first = self.type_of(args[0]) if args else T.FLOAT
         return intrinsic_result(spec[0], first, [self.type_of(a) for a in args])
 
+    # -- calls ------------------------------------------------------------------------------
+
+    def callee(self, call: Node) -> Function | None:
+        """The user function a call expression calls, resolved as DXC resolves it: a method of
+        the object's struct (or of a struct it derives from), a method of the enclosing
+        method's struct called without an object, `S::f` (a static method) or `N::f` (a
+        namespace's function), a template function, and among overloads the one whose
+        parameters fit the arguments' count (default arguments included) and types best.
+        None for intrinsics, constructors and undeclared names."""
+        key = call.id
+        if key in self._callees:
+            return self._callees[key]
+        found = self._callee(call)
+        self._callees[key] = found
+        return found
+
+    def _callee(self, call: Node) -> Function | None:
+        fn = call.child_by_field_id(F_FUNCTION)
+        if fn is None:
+            return None
+        if fn.type in ("template_function", "template_method"):
+            fn = fn.child_by_field_id(F_NAME)
+            if fn is None:
+                return None
+        kind = fn.type
+        cands: list[Function] = []
+        if kind == "identifier":
+            name = self._text(fn)
+            if name in self.method_names:
+                owner = self._enclosing_owner(call)
+                if owner is not None:
+                    cands = self.methods_of(owner, name)
+            if not cands:
+                cands = list(self.functions.get(name, ()))
+        elif kind == "field_expression":
+            field = fn.child_by_field_id(F_FIELD)
+            if field is None:
+                return None
+            name = self._text(field)
+            if name not in self.method_names:
+                return None
+            obj = self.type_of(fn.child_by_field_id(F_ARGUMENT))
+            if obj.kind != "struct":
+                return None
+            cands = self.methods_of(obj.name, name)
+        elif kind == "qualified_identifier":
+            name = "".join(self._text(fn).split())
+            cands = list(self.functions.get(name, ()))
+            if not cands:
+                scope, _, last = name.rpartition("::")
+                struct = scope.rpartition("::")[2]
+                if struct in self.structs:
+                    cands = self.methods_of(struct, last)
+                if not cands:  # a namespace's function (namespaces are flattened)
+                    cands = list(self.functions.get(last, ()))
+        if not cands:
+            return None
+        return self._overload(cands, call)
+
+    def called_functions(self, fn: Function) -> list[Function]:
+        """Every function `fn`'s body may call (from `Function.calls`; every overload, and for
+        a method called on an object every struct's method of that name)."""
+        out: list[Function] = []
+        for name in sorted(fn.calls):
+            if name.startswith("."):
+                method = name[1:]
+                if method in self.method_names:
+                    for key, fs in self.functions.items():
+                        if key.endswith("::" + method):
+                            out.extend(fs)
+                continue
+            found = self.functions.get(name)
+            if found:
+                out.extend(found)
+                continue
+            if fn.owner is not None and name in self.method_names:
+                out.extend(self.methods_of(fn.owner, name))
+            elif "::" in name:
+                scope, _, last = name.rpartition("::")
+                struct = scope.rpartition("::")[2]
+                found = self.methods_of(struct, last) if struct in self.structs else []
+                out.extend(found or self.functions.get(last, ()))
+        return out
+
+    def methods_of(self, struct: str, name: str) -> list[Function]:
+        """The methods `name` of a struct, else of the struct it derives from, and so on."""
+        cur: str | None = struct
+        for _ in range(16):
+            if cur is None:
+                break
+            found = self.functions.get(f"{cur}::{name}")
+            if found:
+                return list(found)
+            cur = self.struct_bases.get(cur)
+        return []
+
+    def _enclosing_owner(self, node: Node) -> str | None:
+        """The struct of the method whose body holds `node`, or None."""
+        cur = node.parent
+        while cur is not None:
+            if cur.type == "function_definition":
+                fn = self._function_of.get(cur.id)
+                return fn.owner if fn is not None else None
+            cur = cur.parent
+        return None
+
+    def _overload(self, cands: list[Function], call: Node) -> Function:
+        """The overload a call picks: by argument count (parameters with a default value may
+        be left out), then by the arguments' types (exact first, then conversions)."""
+        if len(cands) == 1:
+            return cands[0]
+        args_node = call.child_by_field_id(F_ARGUMENTS)
+        args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
+        n = len(args)
+        fits = [f for f in cands if sum(1 for p in f.params if p.init is None) <= n <= len(f.params)]
+        if not fits:
+            return cands[0]
+        if len(fits) == 1:
+            return fits[0]
+        types = [self.type_of(a) for a in args]
+        if any(t.kind == "unknown" for t in types):
+            # a template's parameter: each instance decides (the lowering knows the values)
+            self.open_overloads[call.id] = fits
+        return self.best_overload(fits, types)
+
+    def best_overload(self, fits: list[Function], types: list[T.Type]) -> Function:
+        """The overload whose parameter types are nearest the arguments' (the first on a tie)."""
+        best = fits[0]
+        best_cost = -1
+        for f in fits:
+            cost = 0
+            for p, a in zip(f.params, types, strict=False):
+                cost += _conversion_cost(a, p.type)
+            if best_cost < 0 or cost < best_cost:
+                best, best_cost = f, cost
+        return best
+
     def method_type(self, obj: T.Type, method: str, args: list[Node]) -> T.Type:
         """The result type of a resource method call (`tex.Sample(s, uv)` -> float4)."""
         kind = RESOURCE_METHODS.get(method)
@@ -210,6 +362,22 @@ class Expressions(Declarators):
         if kind == "atomic" and method.endswith("Counter"):
             return T.UINT
         return T.VOID
+
+
+def _conversion_cost(arg: T.Type, param: T.Type) -> int:
+    """How far an argument's type is from a parameter's (0: the same type)."""
+    if arg.kind == "unknown" or param.kind == "unknown":
+        return 1
+    if arg.kind == "struct" or param.kind == "struct":
+        return 0 if arg.name == param.name else 100
+    if arg.kind != param.kind and not (arg.is_numeric and param.is_numeric):
+        return 50
+    cost = 0
+    if arg.scalar != param.scalar:
+        cost += 1 if (arg.scalar in ("float", "half")) == (param.scalar in ("float", "half")) else 2
+    if arg.count != param.count:
+        cost += 4 if arg.count == 1 else 8  # a splat, else a truncation
+    return cost
 
 
 def mul_type(a: T.Type, b: T.Type) -> T.Type:

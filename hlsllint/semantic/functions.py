@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from hlsllint.semantic import plans
+from hlsllint.semantic import types as T
 from hlsllint.semantic.constants import parse_number
 from hlsllint.semantic.expressions import Expressions
 from hlsllint.semantic.plans import NO_FUNCTION, PLAN_LIMIT, FunctionPlan, ParamSkeleton, notes_in
@@ -83,8 +84,24 @@ class Functions(Expressions):
             plans.PLANS[key] = plan
         return None
 
+    def _define_methods(self) -> None:
+        """Define the methods met in struct bodies (`_pending_methods`), named `Struct::name`."""
+        pending = self._pending_methods
+        self._pending_methods = []
+        for node, owner in pending:
+            if node.type == "template_declaration":
+                inner = [c for c in node.named_children if c.type == "function_definition"]
+                if not inner:
+                    continue
+                node = inner[0]
+            self._define_function_walk(node, self._annotated_attributes(node), None, owner)
+
     def _define_function_walk(
-        self, node: Node, attrs: list[Attribute], recording: tuple[FunctionPlan, int] | None
+        self,
+        node: Node,
+        attrs: list[Attribute],
+        recording: tuple[FunctionPlan, int] | None,
+        owner: str | None = None,
     ) -> None:
         declarator = node.child_by_field_id(F_DECLARATOR)
         while declarator is not None and declarator.type != "function_declarator":
@@ -99,6 +116,13 @@ class Functions(Expressions):
             if recording is not None:
                 recording[0].define = NO_FUNCTION
             return
+        if owner is not None:
+            name = f"{owner}::{name}"
+        elif name_node is not None and name_node.type == "qualified_identifier":
+            name = "".join(name.split())  # `R S::f() {...}`: a method defined outside S
+            scope = name.rpartition("::")[0].rpartition("::")[2]
+            if scope in self.structs:
+                owner = scope
         ret_type = self.type_from_node(node.child_by_field_id(F_TYPE))
         ret_sem: str | None = None
         for c in list(declarator.named_children) + list(node.named_children):
@@ -122,6 +146,9 @@ class Functions(Expressions):
                     entries.append(entry)
         body = node.child_by_field_id(F_BODY)
         fn = Function(name, node, params, ret_type, ret_sem, attrs, body)
+        if owner is not None:
+            self._make_method(fn, owner)
+        self._function_of[node.id] = fn
         self.functions.setdefault(name, []).append(fn)
         if recording is not None and entries is not None:
             plan, at = recording
@@ -129,6 +156,17 @@ class Functions(Expressions):
             if body_at is not None:
                 plan.define = (name, ret_sem, tuple(entries), body_at - at if body_at >= 0 else -1)
                 self._plans[id(fn)] = (plan, at)
+
+    def _make_method(self, fn: Function, owner: str) -> None:
+        """Make `fn` a method of struct `owner`: a `this` unless it is static."""
+        fn.owner = owner
+        self.method_names.add(fn.name.rpartition("::")[2])
+        static = any(
+            c.type == "storage_class_specifier" and self._text(c) == "static" for c in fn.node.children
+        )
+        if not static:
+            t = self.structs.get(owner, T.UNKNOWN)
+            fn.this = Symbol("this", "param", t, direction="inout", function=fn.name)
 
     def _define_param(self, p: Node, function: str) -> list[Symbol]:
         """Declare a parameter (the first symbol of `declare`, completed: semantic, default
@@ -209,6 +247,10 @@ class Functions(Expressions):
             params.append(sym)
         body = nodes[at + body_rel] if body_rel >= 0 else None
         fn = Function(name, node, params, ret_type, ret_sem, attrs, body)
+        scope = name.rpartition("::")[0].rpartition("::")[2]
+        if scope in self.structs:
+            self._make_method(fn, scope)
+        self._function_of[node.id] = fn
         self.functions.setdefault(name, []).append(fn)
         self._plans[id(fn)] = (plan, at)
 

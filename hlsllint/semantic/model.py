@@ -100,6 +100,7 @@ class Model(Scopes):
                 "namespace_definition",
                 "linkage_specification",
                 "declaration_list",
+                "template_declaration",
                 "preproc_if",
                 "preproc_ifdef",
                 "preproc_else",
@@ -190,6 +191,7 @@ class Model(Scopes):
             elif kind == "function_definition":
                 self._define_function(n, pending_attrs)
             pending_attrs = []
+        self._define_methods()
         globals_members = [s for s in self.globals.values() if s.container == "$Globals"]
         if globals_members:
             self.cbuffers.append(CBuffer("$Globals", "$Globals", None, globals_members, None))

@@ -16,7 +16,7 @@ from hlsllint.semantic.plans import OP_CALL, OP_DECLARE, OP_FREE, OP_LOCAL, Reco
 from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
-from hlsllint.syntax.fields import F_SIZE, F_TYPE
+from hlsllint.syntax.fields import F_FIELD, F_NAME, F_SIZE, F_TYPE
 
 
 class Scopes(Functions):
@@ -75,8 +75,14 @@ class Scopes(Functions):
             for i, t in enumerate(tree.node_types()[start : start + fn.body.descendant_count], start)
             if t in kinds
         ]
+        scopes: list[dict[str, Symbol]] = [{p.name: p for p in fn.params}]
+        if fn.owner is not None:  # a method: its struct's members, then `this`, then its parameters
+            outer: dict[str, Symbol] = dict(self.member_symbols(fn.owner))
+            if fn.this is not None:
+                outer["this"] = fn.this
+            scopes.insert(0, outer)
         try:
-            self._resolve_range(fn, [{p.name: p for p in fn.params}], start)
+            self._resolve_range(fn, scopes, start)
         finally:
             self._recording = None
             self._positions = []
@@ -176,7 +182,7 @@ class Scopes(Functions):
                 scopes.pop()
             j += 1
             kind = types[i]
-            if kind == "identifier":
+            if kind == "identifier" or kind == "this":
                 node = nodes[i]
                 s, e = node.start_byte, node.end_byte
                 name = text[s:e] if plain else tree.node_text(node)
@@ -208,10 +214,11 @@ class Scopes(Functions):
             elif kind == "array_declarator":
                 pass
             elif kind == "call_expression":
-                # What the body calls: the identifiers whose parent is a call (the callee).
+                # What the body calls: the identifiers whose parent is a call (the callee); a
+                # method's name (`.name`), a qualified or template function's name.
                 for c in nodes[i].named_children:
-                    if c.type == "identifier":
-                        callee = tree.node_text(c)
+                    callee = _callee_name(tree, c)
+                    if callee:
                         fn.calls.add(callee)
                         if rec is not None:
                             rec.ops.append((OP_CALL, callee))
@@ -283,6 +290,27 @@ class Scopes(Functions):
         return None
 
 
+def _callee_name(tree: SyntaxTree, c: Node) -> str:
+    """What `Function.calls` notes of a call's function child: an identifier's name, a
+    qualified name (`S::create`), a template function's name, `.name` for a method called on
+    an object; "" for anything else (arguments)."""
+    kind = c.type
+    if kind == "template_function" or kind == "template_method":
+        name = c.child_by_field_id(F_NAME)
+        if name is None:
+            return ""
+        c = name
+        kind = c.type
+    if kind == "identifier":
+        return tree.node_text(c)
+    if kind == "qualified_identifier":
+        return "".join(tree.node_text(c).split())
+    if kind == "field_expression":
+        field = c.child_by_field_id(F_FIELD)
+        return "." + tree.node_text(field) if field is not None else ""
+    return ""
+
+
 _SCOPE_NODES = frozenset(
     {
         "compound_statement",
@@ -296,6 +324,6 @@ _SCOPE_NODES = frozenset(
 )
 """Nodes that open a block scope for the names declared inside them."""
 
-_RESOLVE_KINDS = _SCOPE_NODES | {"identifier", "declaration", "call_expression", "array_declarator"}
+_RESOLVE_KINDS = _SCOPE_NODES | {"identifier", "this", "declaration", "call_expression", "array_declarator"}
 """What resolving a body looks at (everything else is only walked through; array declarators
 are only listed, for `_has_array_declarator`)."""

@@ -103,6 +103,11 @@ class Function:
     attributes: list[Attribute]
     body: Node | None
     calls: set[str] = field(default_factory=set)
+    owner: str | None = None
+    """Methods: the struct that declares them (the name is `Struct::method`)."""
+    this: Symbol | None = None
+    """Methods that are not static: the object they are called on (an inout parameter of the
+    struct's type, named `this`; the struct's members in the body are its members)."""
 
     def attribute(self, name: str) -> Attribute | None:
         low = name.lower()
