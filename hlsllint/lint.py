@@ -38,6 +38,13 @@ def tune_gc() -> None:
     gc.set_threshold(100_000, 50, 100)
 
 
+@dataclass(frozen=True)
+class _Unreadable:
+    """Why a path could not be read (the loader's cache keeps this, not the exception)."""
+
+    message: str
+
+
 class FileLoader:
     """Reads and caches source files; `overrides` serves unsaved text (stdin, editor buffers).
     A file larger than the `max-file-size` of its settings (`resolver`; else the default) is an
@@ -53,7 +60,7 @@ class FileLoader:
         self.overrides = {os.path.normpath(k): v for k, v in (overrides or {}).items()}
         self.resolver = resolver
         self.limit_overrides = limit_overrides
-        self._cache: dict[str, SourceFile | SourceError] = {}
+        self._cache: dict[str, SourceFile | _Unreadable] = {}
 
     def max_bytes(self, path: str) -> int:
         if self.resolver is None:
@@ -76,10 +83,14 @@ class FileLoader:
                 else:
                     hit = SourceFile.read(path, self.max_bytes(path))
             except SourceError as e:
-                hit = e
+                hit = _Unreadable(str(e))
             self._cache[key] = hit
-        if isinstance(hit, SourceError):
-            raise hit
+        if isinstance(hit, _Unreadable):
+            # A fresh error each time: a cached exception object would carry the traceback of
+            # its latest raise, whose frames hold that unit's whole call stack (its tree, model
+            # and analyses). A run that probed a missing include in every unit kept every unit
+            # alive that way (SpartanEngine at -j 1: 2.3 GiB).
+            raise SourceError(hit.message)
         return hit
 
 

@@ -69,3 +69,17 @@ def test_a_linted_unit_is_freed_without_the_collector() -> None:
         assert (_tracked(Model), _tracked(SyntaxTree), _tracked(CFG)) == before
     finally:
         gc.enable()
+
+
+def test_a_unit_that_misses_an_include_is_freed_too() -> None:
+    """The loader caches an unreadable path for the whole run. It used to cache the exception
+    itself, which carried the traceback of its latest raise, and so the frames, tree and model of
+    the unit that probed it last: every unit that missed an include stayed alive (SpartanEngine at
+    `-j 1` grew to 2.3 GiB)."""
+    loader = FileLoader({"a.hlsl": '#include "missing.hlsli"\n' + SHADER})
+    before = (_alive(Model), _alive(SyntaxTree))
+    for path in ("a.hlsl", "a.hlsl"):  # the second read of the missing include comes from the cache
+        result = lint_unit(path, Settings(select=("HL",)), loader=loader)
+        assert any(d.code == "HL002" for d in result.diagnostics)
+        del result
+    assert (_alive(Model), _alive(SyntaxTree)) == before
