@@ -5,7 +5,10 @@ templates. Before, every such call was an opaque call whose body was never lower
 
 from __future__ import annotations
 
+from conftest import lint_text
+
 from hlsllint.analysis.cfg import build_cfg
+from hlsllint.analysis.loops import loop_info
 from hlsllint.analysis.pressure import EntryDemand, analyse_entry, lds_bytes
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import build_model
@@ -229,3 +232,92 @@ def test_calls_resolve_to_methods_static_methods_namespaces_templates_and_overlo
     e = m.entry("main")
     assert e is not None and [x.name for x in m.entry_points] == ["main"]
     assert lds_bytes(m, e) == 1024
+
+
+CONSTANT_ARGUMENTS = """
+Texture2D<float4> gTex : register(t0);
+Texture2D<float4> gLayers[8] : register(t1);
+SamplerState gSmp : register(s0);
+cbuffer C : register(b0) { float2 gInv; uint gMode; };
+float4 filter(float2 uv, int radius) {
+    float4 s = 0;
+    for (int y = -radius; y <= radius; ++y)
+        s += gTex.SampleLevel(gSmp, uv + float2(0, y) * gInv, 0);
+    return s;
+}
+float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target
+{
+    float4 layers[8];
+    [unroll] for (int l = 0; l < 8; l++) layers[l] = gLayers[l].Load(int3(pos.xy, 0));
+    float4 r = gMode == 0 ? filter(uv, 2) : filter(uv, 1);
+    [unroll] for (int k = 0; k < 8; k++) r += layers[k] * layers[7 - k].wzyx;
+    return r;
+}
+"""
+
+
+def test_constant_arguments_fold_each_inlined_copy() -> None:
+    # `filter(uv, 2)` and `filter(uv, 1)`: each inlined copy has a constant trip count (5, 3)
+    # and the compiler unrolls both (regtruth: presched_vgprs 43, one `s_cbranch`, the mode's).
+    # Before: the loop's bound was a parameter, so the loop was dynamic and HL106 said the
+    # compiler keeps it.
+    m = model(CONSTANT_ARGUMENTS)
+    e = m.entry("main")
+    assert e is not None
+    cfg = build_cfg(m, e)
+    start = m.tree.text.index("for (int y")
+    trips = sorted(lp.trip_count or 0 for lp in loop_info(cfg) if lp.span[0] == start)
+    assert trips == [3, 5]
+    assert not [lp for lp in loop_info(cfg) if lp.span[0] == start and lp.dynamic]
+    assert not [d for d in lint_text(CONSTANT_ARGUMENTS) if d.code == "HL106"]
+    assert 38 <= analyse_entry(m, e, 64).max_live_vgprs <= 50
+
+
+def test_wave_get_lane_count_is_the_configured_wave_size() -> None:
+    text = """
+    RWStructuredBuffer<uint> gOut : register(u0);
+    [numthreads(64, 1, 1)]
+    void main(uint3 id : SV_DispatchThreadID) { gOut[id.x] = WaveGetLaneCount() * 2; }
+    """
+    for wave in (32, 64):
+        m = build_model(parse(text), AnalysisSettings(wave_size=wave))
+        call = _call(m, "WaveGetLaneCount()")
+        assert m.const_value(call) == wave
+        assert m.const_value(call.parent) == 2 * wave
+    assert model(text).const_value(_call(model(text), "WaveGetLaneCount()")) is None  # not set
+
+
+DEAD_CODE = """
+Texture2D<float4> gTex[16] : register(t0);
+Buffer<float4> gLights : register(t16);
+RWTexture2D<float4> gOut : register(u0);
+cbuffer C : register(b0) { uint gCount; };
+static const bool kDebug = false;
+float4 shade(uint2 p, int quality) {
+    float4 s = gTex[0][p];
+    if (quality > 1) {
+        [unroll] for (int i = 1; i < 16; ++i) s += gTex[i][p + i] * s.w;
+    }
+    return s;
+}
+[numthreads(8, 8, 1)]
+void main(uint2 px : SV_DispatchThreadID) {
+    float4 c = shade(px, 1);
+    if (kDebug) {
+        for (uint i = 0; i < gCount; ++i) c += gLights[i];
+    }
+    gOut[px] = c;
+    return;
+    for (uint j = 0; j < gCount; ++j) c += gLights[j];
+    gOut[px + 1] = c;
+}
+"""
+
+
+def test_dead_code_costs_nothing_and_gets_no_finding() -> None:
+    # `shade(px, 1)`: the inlined copy's `quality > 1` is false, so its 15 fetches are dead; so
+    # are the `kDebug` loop and the code after `return`. regtruth: presched_vgprs 6, 12
+    # instructions. Before: 10 (the helper's branch was lowered with `quality` unknown).
+    d = demand(DEAD_CODE)
+    assert 5 <= d.max_live_vgprs <= 7
+    assert lint_text(DEAD_CODE) == []  # the dead loops' uniform loads (HL101) are not reported

@@ -69,6 +69,9 @@ class Frame:
         self.env: dict[Symbol, list[Value]] = {}
         self.ret = ret
         self.exit = exit_block
+        self.consts: dict[int, int | float | bool] = {}
+        """id(parameter) -> the compile-time constant this inlined copy was passed."""
+        self.const_memo: dict[int, int | float | bool | None] = {}
 
 
 class LowererBase:
@@ -86,7 +89,6 @@ class LowererBase:
         self.span = facts.span
         self.text = facts.text
         self.temp_name = facts.temp_name
-        self.const_value = model.const_value  # memoised by the model
         self.blocks: list[list[Instr]] = []
         self.edges: list[tuple[int, int]] = []
         self.g = nx.DiGraph()
@@ -116,6 +118,21 @@ class LowererBase:
         self.view_spans: set[Span] = set()
         """Expressions that stand for a part of a value (`v.yx`, `m[1]`) but are recorded as the
         value itself: two reads of such a value may be different parts of it."""
+
+    def const_value(self, node: Node | None) -> int | float | bool | None:
+        """The compile-time value of an expression in this inlined copy: the model's (memoised
+        there), with the parameters this copy was passed constants for bound to them."""
+        frame = self.frames[-1] if self.frames else None
+        if frame is None or not frame.consts:
+            return self.m.const_value(node)
+        if node is None:
+            return None
+        memo = frame.const_memo
+        key = node.id
+        if key in memo:
+            return memo[key]
+        value = memo[key] = self.m.const_value_with(node, frame.consts)
+        return value
 
     # -- building blocks ------------------------------------------------------------------
 

@@ -100,6 +100,8 @@ class ExprLowerer(LowererBase):
         v: Value | None = None
         if sym is None or sym.kind == "function":
             v = None
+        elif sym.kind == "param" and self.frames and id(sym) in self.frames[-1].consts:
+            v = None  # a parameter this inlined copy was passed a constant for
         elif sym.kind == "resource":
             v = self.resource(sym, node)
         elif sym.kind == "cbuffer_member":

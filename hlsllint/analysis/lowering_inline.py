@@ -70,6 +70,10 @@ class InlineLowerer(CallLowerer):
             if p.direction == "out" or a is None:
                 bound.append(([], a))
                 continue
+            if p.direction == "in" and p.type.kind == "scalar" and not self._param_written(fn, p):
+                c = self.const_value(a)  # in the caller's copy: its own constants bound
+                if c is not None:
+                    frame.consts[id(p)] = c
             srcs = self._struct_values(a)
             v = self.expr_(a) if srcs is None else None
             if v is not None and v.parts is not None:
@@ -306,7 +310,9 @@ class InlineLowerer(CallLowerer):
         # which slot, if any, the call site's last instruction defines
         blk = self.blocks[self.block]
         last = first.get(id(blk[-1].dest), -1) if blk else -1
-        return (id(fn), tuple(shape), last)
+        consts = self.frames[-1].consts  # the callee's frame: a copy per constant argument
+        bound = tuple(sorted((k, type(v).__name__, v) for k, v in consts.items())) if consts else ()
+        return (id(fn), tuple(shape), last, bound)
 
     def _replay(self, tpl: Template, slots: list[Value], exit_block: int) -> None:
         values = self.values

@@ -75,13 +75,15 @@ class Constants(ModelBase):
         self._consts: dict[int, int | float | bool | None] | None = None
         """Memoised top-level `const_value` answers (from the end of `build` on: before that a
         name may not be resolved yet)."""
+        self._bindings: dict[int, int | float | bool] | None = None
+        """While `const_value_with` runs: id(parameter) -> the constant it is bound to."""
 
     def const_value(self, node: Node | None) -> int | float | bool | None:
         """The compile-time value of an expression (literals, static consts, arithmetic)."""
         if node is None:
             return None
         guard = self._const_guard
-        if guard:  # inside another constant's evaluation: no memo
+        if guard or self._bindings is not None:  # inside another evaluation: no memo
             if node.id in guard or len(guard) > 64:
                 return None
             return self._const_value_guarded(node)
@@ -93,6 +95,23 @@ class Constants(ModelBase):
             return memo[key]
         value = memo[key] = self._const_value_guarded(node)
         return value
+
+    def const_value_with(
+        self, node: Node | None, bindings: dict[int, int | float | bool]
+    ) -> int | float | bool | None:
+        """`const_value` in an inlined copy of a function whose parameters `bindings` names
+        (id(parameter) -> value) were passed compile-time constants: the compiler folds each
+        copy with its own arguments (`filter(uv, 2)`: a loop to `radius` has 5 iterations)."""
+        if node is None:
+            return None
+        if not bindings:
+            return self.const_value(node)
+        saved = self._bindings
+        self._bindings = bindings
+        try:
+            return self._const_value_guarded(node)
+        finally:
+            self._bindings = saved
 
     def _never_written(self, sym: Symbol) -> bool:
         """A local (not `const`) that keeps its initial value: no use of it is written or passed
@@ -141,6 +160,8 @@ class Constants(ModelBase):
             return self.const_value(inner[0]) if len(inner) == 1 else None
         if kind == "identifier":
             sym = self.resolve(node) or self.globals.get(self.tree.node_text(node))
+            if sym is not None and self._bindings is not None and id(sym) in self._bindings:
+                return self._bindings[id(sym)]
             if sym is not None and sym.kind in ("static_const", "local") and sym.init is not None:
                 if sym.kind == "local" and "const" not in sym.qualifiers and not self._never_written(sym):
                     return None
@@ -153,7 +174,10 @@ class Constants(ModelBase):
             if fn is None or fn.type not in ("identifier", "primitive_type") or args is None:
                 return None
             operands = [a for a in args.named_children if a.type != "comment"]
-            t = self.lookup_type(self.tree.node_text(fn))
+            name = self.tree.node_text(fn)
+            if name == "WaveGetLaneCount" and not operands and self.settings.wave_size is not None:
+                return self.settings.wave_size  # the configured wave size
+            t = self.lookup_type(name)
             if len(operands) != 1 or t.kind != "scalar":
                 return None
             return _converted(self.const_value(operands[0]), t)
