@@ -124,8 +124,8 @@ float4 main(float4 color : COLOR0) : SV_Target
     node_kinds = frozenset({"declaration"})
 
     def visit(self, ctx: RuleContext, decl: Node) -> None:
-        if ctx.function is None:
-            return
+        if ctx.function is None or not ctx.in_main_file(decl):
+            return  # reported where the header is linted itself: its includers skip its locals
         for n, sym in declared_symbols(ctx.model, decl):
             if n.type != "identifier" or sym.kind != "local":
                 continue
@@ -158,8 +158,6 @@ float4 main(float4 color : COLOR0) : SV_Target
                 return
         if all(is_uniform(ctx.model, u) for u in reads):
             return  # a wave-uniform flag, read from constants: left alone
-        if not ctx.in_main_file(name):
-            return
         bool_type = "bool" if sym.type.kind == "scalar" else f"bool{sym.type.cols}"
         how = {
             frozenset({"test"}): "is only tested",
