@@ -492,7 +492,9 @@ float march(float2 uv, float2 dir, float z, int steps)
     node_kinds = LOOP_TYPES
 
     def visit(self, ctx: RuleContext, n: Node) -> None:
-        if ctx.function is not None:
+        # Reported in the main file only (a header's loops where the header is linted itself):
+        # its includers do not analyse them again.
+        if ctx.function is not None and ctx.in_main_file(n):
             self._check_loop(ctx, n, ctx.scratch(_DynamicLoops))
 
     def _dynamic_reason(
@@ -542,8 +544,6 @@ float march(float2 uv, float2 dir, float z, int steps)
                     deps |= data.expr_deps(a)
                 if i - 1 not in deps:
                     return  # at least two independent fetches already
-        if not ctx.in_main_file(loop):
-            return
         keyword = loop.children[0] if loop.children else loop
         first = f"`{_short(ctx, fetches[0].node, 36)}`"
         what = (

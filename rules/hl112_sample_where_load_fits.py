@@ -367,8 +367,8 @@ void main(uint3 id : SV_DispatchThreadID)
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
         fn = ctx.function
-        if fn is None:
-            return
+        if fn is None or not ctx.in_main_file(node):
+            return  # reported in the main file only: a header's fetches where it is linted itself
         model = ctx.model
         fetch = as_fetch(model, node)
         if fetch is None or fetch.method not in ("Sample", "SampleLevel"):
@@ -399,8 +399,6 @@ void main(uint3 id : SV_DispatchThreadID)
             return
         root = _root_symbol(model, centre)
         if root is None or not _in_range(model, node, {id(root)}, set(dims)):
-            return
-        if not ctx.in_main_file(node):
             return
         tex, index = ctx.node_text(obj), ctx.node_text(centre)
         replacement = f"{tex}[{index}]"
