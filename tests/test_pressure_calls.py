@@ -321,3 +321,22 @@ def test_dead_code_costs_nothing_and_gets_no_finding() -> None:
     d = demand(DEAD_CODE)
     assert 5 <= d.max_live_vgprs <= 7
     assert lint_text(DEAD_CODE) == []  # the dead loops' uniform loads (HL101) are not reported
+
+
+def test_hlsl_2021_select_and_sincos_are_intrinsics() -> None:
+    m = model("""
+    RWStructuredBuffer<float3> gOut : register(u0);
+    [numthreads(64, 1, 1)]
+    void main(uint3 id : SV_DispatchThreadID) {
+        float s, c;
+        sincos(float(id.x), s, c);
+        gOut[id.x] = select(id.x > 3, float3(s, c, 0), float3(c, s, 1)) + float(and(s > 0, c > 0));
+    }
+    """)
+    assert str(m.type_of(_call(m, "select("))) == "float3"
+    assert str(m.type_of(_call(m, "and("))) == "bool"
+    e = m.entry("main")
+    assert e is not None
+    cfg = build_cfg(m, e)
+    ops = [(i.op, i.detail.get("name")) for b in cfg.graph.nodes for i in cfg.instrs(b)]
+    assert ("intrinsic", "select") in ops

@@ -395,6 +395,8 @@ def mul_type(a: T.Type, b: T.Type) -> T.Type:
 
 
 def intrinsic_result(rule: str, first: T.Type, args: list[T.Type]) -> T.Type:
+    if rule == "select":
+        return T.common_type(args[1], args[2]) if len(args) == 3 else T.UNKNOWN
     if rule == "same":
         if len(args) > 1 and first.count == 1:
             for a in args[1:]:

@@ -29,6 +29,9 @@ _add(
     "pure",
 )
 _add("sign", "int_shape", "pure")
+_add("sincos", "void", "pure")  # its results are its out arguments
+_add("select", "select", "pure")  # HLSL 2021: `select(cond, a, b)`, of the type of a and b
+_add("and or", "bool_shape", "pure")  # HLSL 2021: component-wise && and ||
 _add("dot length distance determinant", "scalar", "pure")
 _add("all any", "bool", "pure")
 _add("isnan isinf isfinite", "bool_shape", "pure")
