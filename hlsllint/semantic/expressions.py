@@ -36,8 +36,8 @@ class Expressions(Declarators):
     def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
         super().__init__(tree, settings)
         self._types: dict[int, T.Type] = {}
-        self.method_names: set[str] = set()
-        """The names of the structs' methods (without `Struct::`)."""
+        self.method_names: dict[str, list[Function]] = {}
+        """The structs' methods by their names without `Struct::`."""
         self._function_of: dict[int, Function] = {}
         """Node id of a function definition -> its `Function`."""
         self._callees: dict[int, Function | None] = {}
@@ -271,10 +271,7 @@ class Expressions(Declarators):
         for name in sorted(fn.calls):
             if name.startswith("."):
                 method = name[1:]
-                if method in self.method_names:
-                    for key, fs in self.functions.items():
-                        if key.endswith("::" + method):
-                            out.extend(fs)
+                out.extend(self.method_names.get(method, ()))
                 continue
             found = self.functions.get(name)
             if found:

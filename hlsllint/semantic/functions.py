@@ -160,7 +160,7 @@ class Functions(Expressions):
     def _make_method(self, fn: Function, owner: str) -> None:
         """Make `fn` a method of struct `owner`: a `this` unless it is static."""
         fn.owner = owner
-        self.method_names.add(fn.name.rpartition("::")[2])
+        self.method_names.setdefault(fn.name.rpartition("::")[2], []).append(fn)
         static = any(
             c.type == "storage_class_specifier" and self._text(c) == "static" for c in fn.node.children
         )
