@@ -226,7 +226,7 @@ def lint_unit(
         return result
     all_rules()  # imported before the clock starts: the first unit of a process does not pay it
     token = Deadline(settings.time_budget) if deadline is None else deadline
-    budget = _Budget(token)
+    budget = Budget(token)
     try:
         with active(token), budget.alarm():
             complete = _lint_main(main, settings, variant, loader, result, budget, same)
@@ -260,7 +260,7 @@ _ALARM_GRACE = 0.5
 """Seconds past the deadline before SIGALRM stops a stage that does not check it."""
 
 
-class _Budget:
+class Budget:
     """A unit's stages, timed, under its deadline: checked between stages and rules, inside the
     stages' loops (`hlsllint.deadline`), and, for the rules' own Python code, by SIGALRM where that
     is possible (the main thread of a process on a POSIX system)."""
@@ -310,7 +310,7 @@ def _lint_main(
     variant: Variant | None,
     loader: Callable[[str], SourceFile],
     result: UnitResult,
-    budget: _Budget,
+    budget: Budget,
     same: SameUnits | None = None,
 ) -> tuple[Key, pp_stage.PreprocessResult, list[Diagnostic]] | None:
     """Lint into `result`; with `same`, returns what identical units may reuse (its key, the

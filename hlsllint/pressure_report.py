@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hlsllint import preprocess as pp_stage
 from hlsllint.analysis.costs import CostModel
 from hlsllint.analysis.occupancy import Occupancy, occupancy, reachable_functions, resolve_target
 from hlsllint.analysis.pressure import (
@@ -22,8 +23,10 @@ from hlsllint.analysis.pressure import (
     live_values_per_instruction,
 )
 from hlsllint.config import Settings, Variant
-from hlsllint.lint import FileLoader, analysis_settings, front_end
+from hlsllint.deadline import BudgetExceeded, Cancelled, Deadline, active
+from hlsllint.lint import Budget, FileLoader, analysis_settings, front_end
 from hlsllint.preprocess import PreprocessResult
+from hlsllint.preprocess.sourcemap import SourceMap
 from hlsllint.semantic import Model, build_model
 from hlsllint.semantic.symbols import EntryPoint
 
@@ -138,24 +141,43 @@ def analyse_file(
     costs: CostModel | None = None,
     with_values: bool = False,
     variant: Variant | None = None,
+    deadline: Deadline | None = None,
 ) -> UnitPressure:
     """Preprocess, parse, model and analyse `path`; one report per (selected) entry point.
 
     With a `variant` (one compile of the file in the build's database, or a configured define
     set), its defines and include folders apply, and its `-E` entry, when it names one, is the
-    only entry point, with the stage of its profile."""
+    only entry point, with the stage of its profile.
+
+    Every stage checks `deadline` (by default one of `settings.time_budget` seconds from now), as
+    `lint_unit` has them: past it the unit has no reports and `left_out` says which stage was still
+    running (HL006); cancelled, `Cancelled` is raised."""
     load = loader or FileLoader()
     main = load(path)
-    pp, tree = front_end(main, settings, variant, load)
-    unit = analyse_model(
-        main.path,
-        pp,
-        build_model(tree, analysis_settings(settings, variant)),
-        settings,
-        entry=entry,
-        costs=costs,
-        with_values=with_values,
-    )
+    token = Deadline(settings.time_budget) if deadline is None else deadline
+    budget = Budget(token)
+    try:
+        with active(token), budget.alarm():
+            pp, tree = front_end(main, settings, variant, load)
+            budget.enter("the semantic model")
+            model = build_model(tree, analysis_settings(settings, variant))
+            budget.enter("the register analysis")
+            unit = analyse_model(
+                main.path, pp, model, settings, entry=entry, costs=costs, with_values=with_values
+            )
+            budget.enter("")
+    except Cancelled:
+        pp_stage.clear_cache()  # the lexer cache may hold a half-built entry
+        raise
+    except BudgetExceeded:
+        pp_stage.clear_cache()
+        unit = UnitPressure(main.path, PreprocessResult("", SourceMap([]), sources={main.path: main}), [])
+        unit.variant = variant.name if variant else None
+        unit.left_out.append(
+            f"{main.path}:1: analysis skipped after {token.seconds:g} s: {budget.stage} was still running "
+            "(HL006; raise `time-budget` to analyse it whole)"
+        )
+        return unit
     unit.variant = variant.name if variant else None
     for deep in tree.too_deep:
         what = f"function `{deep.function}`" if deep.function else "a declaration"

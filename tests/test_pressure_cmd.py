@@ -6,12 +6,19 @@ import ast
 import io
 import json
 import re
+import time
 from pathlib import Path
 
+import pytest
+
+import hlsllint.commands.pressure
 import hlsllint.output
-from hlsllint.cli import build_parser
+from hlsllint import deadline
+from hlsllint.cli import build_parser, main
 from hlsllint.commands.pressure import run_pressure
 from hlsllint.config import ConfigResolver
+from hlsllint.lint import FileLoader
+from hlsllint.source import SourceFile
 
 SHADER = """\
 Buffer<float4> src : register(t0);
@@ -276,3 +283,38 @@ def test_text_report_is_styled_on_a_terminal(tmp_path: Path) -> None:
     print_pressure_text([unit], styled, color=True)
     assert "\x1b[" in styled.getvalue()
     assert re.sub(r"\x1b\[[0-9;]*m", "", styled.getvalue()) == plain.getvalue()
+
+
+class _SlowIncludeLoader(FileLoader):
+    """Serves `slow.hlsli` once the unit's deadline has passed (at most 5 s: without one, the
+    preprocessor goes on and the unit is analysed whole)."""
+
+    def __call__(self, path: str) -> SourceFile:
+        if path.endswith("slow.hlsli"):
+            token = deadline.current()
+            waited = 0.0
+            while not token.expired() and waited < 5:
+                time.sleep(0.01)
+                waited += 0.01
+        return super().__call__(path)
+
+
+def test_pressure_stops_at_the_time_budget_as_check_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before, `pressure` built the unit outside any deadline: a macro bomb that `check` stops in a
+    # second ran on (the fuzz's five `pressure` hangs).
+    (tmp_path / "slow.hlsli").write_text("float slow;\n")
+    f = tmp_path / "s.hlsl"
+    f.write_text('#include "slow.hlsli"\n' + SHADER)
+    monkeypatch.setattr(hlsllint.commands.pressure, "FileLoader", _SlowIncludeLoader)
+    assert main(["pressure", str(f), "--time-budget", "0.05", "--output-format", "json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == []
+    assert err == (
+        f"hlsllint: {f}:1: analysis skipped after 0.05 s: preprocessing and parsing was still running "
+        "(HL006; raise `time-budget` to analyse it whole)\n"
+    )
+    # Within the budget, the same file is reported.
+    assert main(["pressure", str(f), "--time-budget", "30", "--output-format", "json"]) == 0
+    assert [r["entry"] for r in json.loads(capsys.readouterr().out)] == ["main", "small"]

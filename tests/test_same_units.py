@@ -123,16 +123,16 @@ def test_a_different_header_define_or_rule_option_is_not_reused(tmp_path: Path) 
 def test_a_unit_cut_by_the_time_budget_is_not_reused(copies: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first copy is analysed to the end but past its budget (HL006, checked last): the second
     is analysed afresh, not given the first's findings as if they were complete."""
-    enter = lint._Budget.enter
+    enter = lint.Budget.enter
     cut: list[str] = []
 
-    def cut_first_at_the_end(budget: lint._Budget, stage: str) -> None:
+    def cut_first_at_the_end(budget: lint.Budget, stage: str) -> None:
         if stage == "" and not cut:
             cut.append(stage)
             raise lint.BudgetExceeded
         enter(budget, stage)
 
-    monkeypatch.setattr(lint._Budget, "enter", cut_first_at_the_end)
+    monkeypatch.setattr(lint.Budget, "enter", cut_first_at_the_end)
     result = _lint([copies / "one", copies / "two"])
     assert _same_as(result, copies) == {"one/a.hlsl": None, "two/a.hlsl": None}
     cut_off = {Path(d.path).relative_to(copies).as_posix() for d in result.diagnostics if d.code == "HL006"}

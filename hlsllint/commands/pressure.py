@@ -32,12 +32,13 @@ def run_pressure(
     wave: int | None = None,
     out: IO[str] | None = None,
 ) -> int:
-    """`hlsllint pressure`. Exit status: 0 reports printed, 1 no (matching) entry point,
-    2 a file could not be read or the target is unknown."""
+    """`hlsllint pressure`. Exit status: 0 reports printed, 1 no (matching) entry point (or
+    every file ran past the time budget), 2 a file could not be read or the target is unknown."""
     out = out or sys.stdout
     resolver = resolver or ConfigResolver()
     with_values = PRESSURE_FORMATS[output_format].values
     status = 0
+    skipped = False  # a file's analysis ran past the time budget
     units: list[UnitPressure] = []
     files = [p for p in paths if os.path.exists(p) and not os.path.isdir(p)] + list(
         discover([p for p in paths if os.path.isdir(p)], resolver)
@@ -68,12 +69,15 @@ def run_pressure(
                 return 2
             for note in unit.left_out:
                 print(f"hlsllint: {note}", file=sys.stderr)
+                skipped |= "(HL006" in note
             unit.reports = [r for r in unit.reports if (r.entry, r.stage) not in seen]
             seen.update((r.entry, r.stage) for r in unit.reports)
             if unit.reports:
                 units.append(unit)
     pressure_printer(output_format)(units, out)
     if not any(u.reports for u in units) and status == 0:
+        if skipped:  # said above, file by file
+            return 1
         what = f"entry point {entry!r}" if entry else "entry point"
         print(f"hlsllint: no {what} found in {', '.join(paths)}", file=sys.stderr)
         return 1
