@@ -43,6 +43,12 @@ class ConfigError(Exception):
     """A broken configuration. The message names the file and the key."""
 
 
+class ConfigUnreadable(ConfigError):
+    """A config file that could not be read (its permissions, or its folder's). One met while
+    looking for a file's settings is skipped with a warning; one named on the command line is an
+    error."""
+
+
 @dataclass(frozen=True)
 class Variant:
     glob: str
@@ -205,7 +211,7 @@ def config_table(path: Path) -> dict[str, Any] | None:
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({e.reason} at byte {e.start})") from e
     except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from e
+        raise ConfigUnreadable(f"{path}: cannot read: {e.strerror or e}") from e
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         table = tool.get("hlsllint") if isinstance(tool, dict) else None
@@ -374,7 +380,8 @@ def load_config_file(path: str | Path) -> Settings:
 
 
 @functools.cache
-def _warn_once(message: str) -> None:
+def warn_once(message: str) -> None:
+    """`hlsllint: warning: MESSAGE` on stderr, once per run."""
     print(f"hlsllint: warning: {message}", file=sys.stderr)
 
 
@@ -403,13 +410,23 @@ class ConfigResolver:
             candidate = Path(directory) / name
             kind = special_kind(str(candidate))
             if kind is not None:  # a FIFO or a device: reading it could hang
-                _warn_once(f"{candidate}: not a regular file: {kind}; skipped")
+                warn_once(f"{candidate}: not a regular file: {kind}; skipped")
                 continue
-            if candidate.is_file():
+            try:
+                if not candidate.is_file():
+                    continue
                 table = config_table(candidate)
-                if table is not None:
-                    found = settings_from_table(candidate, table)
-                    break
+            except (OSError, ConfigUnreadable) as e:
+                # Its permissions or its folder's (which would deny every name alike): the
+                # settings above apply, and the files here are read, or reported, as usual.
+                reason = (
+                    e if isinstance(e, ConfigUnreadable) else f"{candidate}: cannot read: {e.strerror or e}"
+                )
+                warn_once(f"{reason}; skipped")
+                break
+            if table is not None:
+                found = settings_from_table(candidate, table)
+                break
         if found is None:
             parent = os.path.dirname(directory)
             found = self._for_dir(parent) if parent != directory else Settings(root=os.getcwd())

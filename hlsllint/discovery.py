@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from hlsllint.config import ConfigResolver, Settings, relative_to
+from hlsllint.config import ConfigResolver, Settings, relative_to, warn_once
 from hlsllint.files import read_regular
 
 if TYPE_CHECKING:
@@ -107,6 +107,11 @@ def _identity(path: str) -> tuple[int, int] | str:
     return (st.st_dev, st.st_ino)
 
 
+def _unlisted(e: OSError) -> None:
+    """A folder of the walk that cannot be listed (its permissions): said, and the walk goes on."""
+    warn_once(f"{e.filename}: cannot list the folder: {e.strerror or e}; its files are not linted")
+
+
 def discover(paths: Sequence[str], resolver: ConfigResolver) -> Iterator[str]:
     """Files to lint, in a stable order, each once however it is spelt (the first spelling
     met). Explicitly named files are linted (as ruff) unless `force-exclude` applies `exclude` to
@@ -123,7 +128,7 @@ def discover(paths: Sequence[str], resolver: ConfigResolver) -> Iterator[str]:
                 seen.add(ident)
                 yield key
             continue
-        for dirpath, dirnames, filenames in os.walk(root):
+        for dirpath, dirnames, filenames in os.walk(root, onerror=_unlisted):
             dirnames.sort()
             kept = []
             for d in dirnames:

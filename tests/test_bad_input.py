@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -474,3 +479,81 @@ def test_a_crashing_rule_is_exit_2_even_with_exit_zero(
     out, err = capsys.readouterr()
     assert code == 2 and "rule HL105 (sign-for-sign-bit) crashed" in err
     assert [d["code"] for d in json.loads(out)] == ["HL008"]
+
+
+NOBODY = 65534
+
+
+def _as_a_user(folder: Path, *args: str) -> tuple[int, list[dict[str, Any]], str]:
+    """`hlsllint ARGS` run in `folder` by a forked child as a user whom permissions bind (root
+    reads a file of mode 000): its exit code, JSON findings and stderr."""
+    argv = [*args, "--no-cache", "-j", "1", "--output-format", "json"]
+    with tempfile.TemporaryDirectory() as scratch:  # the imports of a run, while /root may be read
+        (Path(scratch) / "sub").mkdir()
+        (Path(scratch) / "sub" / "a.hlsl").write_text(BAD)
+        with (
+            contextlib.chdir(scratch),
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+        ):
+            main([".", *argv[len(args) :]])
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns to pytest
+        status = 3
+        try:
+            if os.geteuid() == 0:
+                os.setgroups([])
+                os.setgid(NOBODY)
+                os.setuid(NOBODY)
+            os.chdir(folder)
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(argv)
+            os.write(write, json.dumps([code, out.getvalue(), err.getvalue()]).encode())
+            status = 0
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(status)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        data = f.read()
+    _, status = os.waitpid(pid, 0)
+    assert status == 0 and data
+    code, out, err = json.loads(data)
+    return code, json.loads(out), err
+
+
+def test_an_unreadable_config_file_or_folder_is_skipped_with_a_word() -> None:
+    """`check .` stopped at `hlsllint: error: sub/.hlsllint.toml: cannot read: Permission denied`
+    (exit 2, nothing linted) for a config file of mode 000 or one in a folder of mode 000; the
+    file is skipped with one line naming it, and the settings above it apply."""
+    folder = Path(tempfile.mkdtemp())
+    try:
+        (folder / "ok.hlsl").write_text(BAD)
+        for sub in ("sub", "locked"):
+            (folder / sub).mkdir()
+            (folder / sub / "b.hlsl").write_text(BAD)
+            (folder / sub / ".hlsllint.toml").write_text('ignore = ["HL105"]\n')
+        for path in (folder, folder / "ok.hlsl", folder / "sub", folder / "sub" / "b.hlsl"):
+            path.chmod(path.stat().st_mode | 0o755)  # another user may read it
+        (folder / "sub" / ".hlsllint.toml").chmod(0)
+        (folder / "locked").chmod(0)
+        code, data, err = _as_a_user(folder, ".")
+        assert err.splitlines() == [
+            f"hlsllint: warning: {folder}/locked/.hlsllint.toml: cannot read: Permission denied; skipped",
+            f"hlsllint: warning: {folder}/sub/.hlsllint.toml: cannot read: Permission denied; skipped",
+            "hlsllint: warning: ./locked: cannot list the folder: Permission denied; "
+            "its files are not linted",
+        ]
+        found = {(os.path.relpath(str(d["filename"]), folder), str(d["code"])) for d in data}
+        assert found == {("ok.hlsl", "HL105"), ("sub/b.hlsl", "HL105")} and code == 1
+        # Named on the command line, a file of the locked folder is one HL004.
+        code, data, err = _as_a_user(folder, "locked/b.hlsl", "ok.hlsl")
+        found = {(os.path.relpath(str(d["filename"]), folder), str(d["code"])) for d in data}
+        assert found == {("locked/b.hlsl", "HL004"), ("ok.hlsl", "HL105")} and code == 1, err
+        assert "Permission denied" in str(next(d["message"] for d in data if d["code"] == "HL004"))
+    finally:
+        (folder / "locked").chmod(0o755)
+        shutil.rmtree(folder)

@@ -58,7 +58,7 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
             stdin_name = name
             overrides[name] = SourceFile.from_bytes(name, data).text
 
-    missing = [p for p in paths if not os.path.exists(p)]
+    missing = [p for p in paths if _absent(p)]
     for p in missing:
         print(f"hlsllint: error: {p}: no such file or folder", file=sys.stderr)
     paths = [p for p in paths if p not in missing]
@@ -372,3 +372,15 @@ def watch(
         if runs is not None and n >= runs:
             break
     return status
+
+
+def _absent(path: str) -> bool:
+    """Nothing at `path`. A path in a folder that may not be searched is there: its lint says
+    why it cannot be read (HL004), not that it does not exist."""
+    try:
+        os.stat(path)
+    except PermissionError:
+        return False
+    except (OSError, ValueError):
+        return True
+    return False
