@@ -5,7 +5,7 @@ tables (`ModelBase`)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Final
 
 from hlsllint.semantic.base import ModelBase
 from hlsllint.semantic.symbols import Symbol
@@ -66,34 +66,74 @@ def parse_number(text: str) -> int | float | None:
         return None
 
 
+FOLD_DEPTH: Final = 64
+"""How deep the evaluation of one constant goes (names followed to their values, operands): a
+constant that needs more (a chain of locals, each set from the one before) is unknown."""
+
+
 class Constants(ModelBase):
     """The model with constant evaluation (see the module docstring)."""
 
     def __init__(self, tree: SyntaxTree, settings: AnalysisSettings) -> None:
         super().__init__(tree, settings)
         self._const_guard: set[int] = set()
+        """The expressions being evaluated, outermost first (a name met again is a cycle)."""
         self._consts: dict[int, int | float | bool | None] | None = None
-        """Memoised top-level `const_value` answers (from the end of `build` on: before that a
-        name may not be resolved yet)."""
+        """Memoised values (from the end of `build` on: before that a name may not be resolved
+        yet), with their `_const_heights`."""
+        self._const_heights: dict[int, int] = {}
+        """How deep the evaluation of each memoised value went: asked inside an evaluation `d`
+        deep, the value holds if `d + height <= FOLD_DEPTH` (else it is unknown, as an evaluation
+        that goes past `FOLD_DEPTH` is)."""
+        self._reach = 0
+        """The deepest level the evaluations in progress have gone to."""
+        self.folds = 0
+        """Expressions evaluated (not answered from the memo): for the tests."""
         self._bindings: dict[int, int | float | bool] | None = None
-        """While `const_value_with` runs: id(parameter) -> the constant it is bound to."""
+        """While `const_value_with` runs: id(parameter) -> the constant it is bound to (what is
+        folded then holds for one inlined copy only: not memoised)."""
 
     def const_value(self, node: Node | None) -> int | float | bool | None:
         """The compile-time value of an expression (literals, static consts, arithmetic)."""
         if node is None:
             return None
+        if not self._const_guard:
+            return self._fold(node)
+        # Inside another constant (a type it casts to names one: `(vector<float, N>)x`): its own
+        # depth does not count in that one's.
+        reach = self._reach
+        value = self._fold(node)
+        self._reach = reach
+        return value
+
+    def _fold(self, node: Node) -> int | float | bool | None:
+        """`const_value` inside an evaluation `len(_const_guard)` deep. A value computed without
+        reaching `FOLD_DEPTH` (or one known to need more) is memoised with its height, so that a
+        chain of locals asked in order is evaluated once, not up to `FOLD_DEPTH` levels per
+        local; the answers are those of an evaluation without the memo."""
         guard = self._const_guard
-        if guard or self._bindings is not None:  # inside another evaluation: no memo
-            if node.id in guard or len(guard) > 64:
-                return None
-            return self._const_value_guarded(node)
-        memo = self._consts
-        if memo is None:
-            return self._const_value_guarded(node)
         key = node.id
-        if key in memo:
-            return memo[key]
-        value = memo[key] = self._const_value_guarded(node)
+        depth = len(guard)
+        if depth and (key in guard or depth > FOLD_DEPTH):  # a cycle, or too deep
+            if depth > self._reach:
+                self._reach = depth
+            return None
+        memo = self._consts if self._bindings is None else None
+        if memo is not None and key in memo:
+            reach = depth + self._const_heights[key]
+            if reach > self._reach:
+                self._reach = reach
+            return memo[key] if reach <= FOLD_DEPTH else None
+        outer = self._reach
+        self._reach = depth
+        self.folds += 1
+        value = self._const_value_guarded(node)
+        reach = self._reach
+        if memo is not None and (reach <= FOLD_DEPTH or reach - depth > FOLD_DEPTH):
+            memo[key] = value
+            self._const_heights[key] = reach - depth
+        if outer > reach:
+            self._reach = outer
         return value
 
     def const_value_with(
@@ -144,6 +184,9 @@ class Constants(ModelBase):
         finally:
             self._const_guard.discard(node.id)
 
+    def _fold_opt(self, node: Node | None) -> int | float | bool | None:
+        return None if node is None else self._fold(node)
+
     def _const_value(self, node: Node) -> int | float | bool | None:
         kind = node.type
         if kind == "number_literal":
@@ -157,7 +200,7 @@ class Constants(ModelBase):
             return False
         if kind in ("parenthesized_expression", "type_descriptor"):
             inner = node.named_children
-            return self.const_value(inner[0]) if len(inner) == 1 else None
+            return self._fold_opt(inner[0]) if len(inner) == 1 else None
         if kind == "identifier":
             sym = self.resolve(node) or self.globals.get(self.tree.node_text(node))
             if sym is not None and self._bindings is not None and id(sym) in self._bindings:
@@ -165,7 +208,7 @@ class Constants(ModelBase):
             if sym is not None and sym.kind in ("static_const", "local") and sym.init is not None:
                 if sym.kind == "local" and "const" not in sym.qualifiers and not self._never_written(sym):
                     return None
-                return self.const_value(sym.init)
+                return self._fold_opt(sym.init)
             return None
         if kind == "call_expression":
             # `int(N)`, `uint(x)`: a cast written as a call of a scalar type
@@ -180,15 +223,15 @@ class Constants(ModelBase):
             t = self.lookup_type(name)
             if len(operands) != 1 or t.kind != "scalar":
                 return None
-            return _converted(self.const_value(operands[0]), t)
+            return _converted(self._fold_opt(operands[0]), t)
         if kind == "qualified_identifier":
             # `Kernel::Width`: namespaces are flattened into the globals, so the member's own name.
-            return self.const_value(node.child_by_field_id(F_NAME))
+            return self._fold_opt(node.child_by_field_id(F_NAME))
         if kind == "cast_expression":
             t = self.type_from_node(node.child_by_field_id(F_TYPE))
-            return _converted(self.const_value(node.child_by_field_id(F_VALUE)), t)
+            return _converted(self._fold_opt(node.child_by_field_id(F_VALUE)), t)
         if kind == "unary_expression":
-            v = self.const_value(node.child_by_field_id(F_ARGUMENT))
+            v = self._fold_opt(node.child_by_field_id(F_ARGUMENT))
             op = node.child_by_field_id(F_OPERATOR)
             o = self.tree.node_text(op) if op else ""
             if v is None:
@@ -203,17 +246,17 @@ class Constants(ModelBase):
                 return ~v
             return None
         if kind == "binary_expression":
-            a = self.const_value(node.child_by_field_id(F_LEFT))
-            b = self.const_value(node.child_by_field_id(F_RIGHT))
+            a = self._fold_opt(node.child_by_field_id(F_LEFT))
+            b = self._fold_opt(node.child_by_field_id(F_RIGHT))
             op = node.child_by_field_id(F_OPERATOR)
             if a is None or b is None or op is None:
                 return None
             return _binop(self.tree.node_text(op), a, b)
         if kind == "conditional_expression":
-            c = self.const_value(node.child_by_field_id(F_CONDITION))
+            c = self._fold_opt(node.child_by_field_id(F_CONDITION))
             if c is None:
                 return None
-            return self.const_value(node.child_by_field_id(F_CONSEQUENCE if c else F_ALTERNATIVE))
+            return self._fold_opt(node.child_by_field_id(F_CONSEQUENCE if c else F_ALTERNATIVE))
         return None
 
 
