@@ -6,8 +6,9 @@ and every path its include search probed in vain is still absent. Editing a head
 invalidates exactly the units that include it.
 
 Entries are JSON files under `<cache dir>/v1/`, written atomically (temporary file + rename) so
-concurrent runs never see half an entry; an entry that does not parse, or whose checksum does not
-match, is ignored. The folder is pruned (oldest first) when it grows past `MAX_BYTES`.
+concurrent runs never see half an entry (a temporary file is removed on SIGTERM too, and one
+that a SIGKILL left by a later run: `writing.replace_private`); an entry that does not parse, or
+whose checksum does not match, is ignored. The folder is pruned (oldest first) when it grows past `MAX_BYTES`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +26,7 @@ from hlsllint import __version__
 from hlsllint.diagnostics import Applicability, Diagnostic, Edit, Fix, Related, Severity
 from hlsllint.files import read_regular
 from hlsllint.source import Location, SourceError, SourceFile
+from hlsllint.writing import replace_private
 
 DEFAULT_DIR = ".hlsllint_cache"
 ENV_DIR = "HLSLLINT_CACHE_DIR"
@@ -182,16 +183,9 @@ class Cache:
 
     @staticmethod
     def _write(target: Path, data: bytes) -> None:
-        """Through a temporary file and a rename: readers see the old file or the new one."""
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        """Through a temporary file and a rename: readers see the old file or the new one, and
+        no temporary file outlives the run (`writing.replace_private`)."""
+        replace_private(str(target), data)
 
     def close(self, max_bytes: int = MAX_BYTES) -> None:
         """Prune the oldest entries when the folder outgrew `max_bytes` (to 80% of it)."""

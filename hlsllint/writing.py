@@ -153,6 +153,25 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
+def replace_private(target: str, data: bytes) -> None:
+    """A file of hlsllint's own (a cache entry) written whole: a temporary file beside it (0600)
+    renamed over it, so that readers see the old file or the new one. SIGTERM meanwhile removes
+    the temporary file on its way out (`signals_raise`); one that a SIGKILL leaves is removed by
+    a later run writing into the same folder (`remove_stale_temporaries`). Raises OSError."""
+    with signals_raise():
+        fd, tmp = _create_temp(os.path.dirname(target) or ".")
+        try:
+            try:
+                _write_all(fd, data)
+            finally:
+                os.close(fd)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
 # -- writing -------------------------------------------------------------------------------------
 
 

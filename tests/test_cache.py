@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -243,3 +245,51 @@ def test_default_jobs_follow_the_processors_this_process_may_use() -> None:
     finally:
         os.sched_setaffinity(0, allowed)
     assert driver.usable_cpus() == len(allowed)
+
+
+def _temporaries(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*") if ".tmp" in p.name)
+
+
+def test_sigterm_during_a_cache_write_leaves_no_temporary_file(tmp_path: Path) -> None:
+    # The cache wrote its entries through `tempfile.mkstemp` outside the window where SIGTERM
+    # raises: a run terminated mid-write died there and left `.tmp-*` (a full entry) behind.
+    (tmp_path / "a.hlsl").write_text("float f(float x) { return sign(x) < 0; }\n")
+    script = (
+        "import os, signal, sys\n"
+        "from hlsllint.cli import main\n"
+        "real = os.replace\n"
+        "def replace(a, b):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    return real(a, b)\n"
+        "os.replace = replace\n"
+        "sys.exit(main(['a.hlsl', '-j', '1', '--cache-dir', 'cache']))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 128 + signal.SIGTERM, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert _temporaries(tmp_path / "cache") == []
+
+
+def test_a_temporary_file_a_killed_run_left_in_the_cache_is_removed_by_a_later_run(tmp_path: Path) -> None:
+    (tmp_path / "a.hlsl").write_text("float f(float x) { return sign(x) < 0; }\n")
+
+    def run() -> None:
+        cmd = [sys.executable, "-m", "hlsllint", "a.hlsl", "-j", "1", "--cache-dir", "cache"]
+        proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+        assert proc.returncode == 1, proc.stderr
+
+    run()
+    (entry,) = (tmp_path / "cache").rglob("*.json")
+    entry.unlink()  # the killed run never finished it
+    # What a SIGKILL leaves: the temporary file of a process that is gone, a few minutes old.
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    assert gone.wait() == 0
+    left = entry.parent / f".hlsllint-{gone.pid}-0badf00d.tmp"
+    left.write_bytes(entry.name.encode())
+    old = time.time() - 120
+    os.utime(left, (old, old))
+    run()
+    assert _temporaries(tmp_path / "cache") == [] and entry.exists()
