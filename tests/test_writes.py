@@ -13,12 +13,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hlsllint import driver
 from hlsllint.cli import main
 from hlsllint.commands import check
+from hlsllint.context import PendingEdit, RuleContext
 
 BAD = "float f(float x) { return sign(x) < 0; }\n"
 FIXED = "float f(float x) { return x < 0; }\n"
@@ -314,3 +316,29 @@ def test_a_killed_runs_temporary_files_are_removed_by_the_next(
     from hlsllint.writing import remove_stale_temporaries
 
     assert remove_stale_temporaries(str(folder), now=time.time() + 120) == [str(fresh)]
+
+
+def test_a_fix_that_would_break_the_parse_is_left_out_and_said(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--fix --unsafe-fixes` left 46 HL000 in a fuzz case where there were none: a fix's result is
+    # parsed before it is kept, and one that leaves code the grammar cannot read is not applied.
+    (folder / "a.hlsl").write_text(BAD + BAD.replace("f(", "g("))
+    report = RuleContext.report
+
+    def breaking(self: RuleContext, target: Any, message: str, **kw: Any) -> Any:
+        fix = kw.get("fix")
+        if fix is not None and fix[2][0].span[0] < len(BAD):  # the fix in f(): with a stray `{`
+            what, applicability, edits = fix
+            kw["fix"] = (what, applicability, [PendingEdit(e.span, e.content + " {") for e in edits])
+        return report(self, target, message, **kw)
+
+    monkeypatch.setattr(RuleContext, "report", breaking)
+    assert main(["a.hlsl", "--fix", "--no-cache", "-j", "1", "--output-format", "concise"]) == 1
+    _, err = capsys.readouterr()
+    assert (
+        err
+        == "hlsllint: warning: a.hlsl:1:27: the fix of HL105 is not applied: the code would no longer parse\n"
+    )
+    # The other finding's fix is applied.
+    assert (folder / "a.hlsl").read_text() == BAD + FIXED.replace("f(", "g(")

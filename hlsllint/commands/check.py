@@ -15,10 +15,10 @@ from typing import IO, Any
 from hlsllint.cache import Cache, default_cache_dir
 from hlsllint.commands.noqa import add_noqa_all
 from hlsllint.config import ConfigResolver
-from hlsllint.diagnostics import Severity
+from hlsllint.diagnostics import Diagnostic, Severity
 from hlsllint.discovery import discover, force_excluded
 from hlsllint.driver import STDIN, LintResult, lint_paths
-from hlsllint.fix import apply_fixes, unified_diff
+from hlsllint.fix import apply_fixes, parses_as_well, unified_diff
 from hlsllint.output import FORMATS, printer
 from hlsllint.progress import ProgressBar
 from hlsllint.source import SourceFile
@@ -92,9 +92,13 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
     originals = {p: s.text for p, s in original_sources.items()}
     fixed = Counter[str]()
     if fix_mode:
+        dropped: dict[tuple[str, int, str], Diagnostic] = {}
         for _ in range(MAX_FIX_ITERATIONS):
             texts = {p: s.text for p, s in result.sources.items() if s.writable}
-            changed = apply_fixes(texts, result.diagnostics, args.unsafe_fixes)
+            left_out: list[Diagnostic] = []
+            changed = apply_fixes(texts, result.diagnostics, args.unsafe_fixes, parses_as_well, left_out)
+            for d in left_out:
+                dropped.setdefault((d.path, d.start_offset, d.code), d)
             if not changed:
                 break
             for p, fixed_file in changed.items():
@@ -104,6 +108,12 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
                 paths, resolver, jobs=args.jobs, overrides=overrides, cache=cache, shard=args.shard
             )
 
+        for d in dropped.values():
+            print(
+                f"hlsllint: warning: {d.path}:{d.start.row}:{d.start.column}: the fix of {d.code} is not "
+                "applied: the code would no longer parse",
+                file=sys.stderr,
+            )
     changed_paths = [p for p in overrides if p in originals and overrides[p] != originals[p]]
     if args.diff:
         for p in changed_paths:
