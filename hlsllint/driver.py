@@ -61,6 +61,9 @@ class LintResult:
     files: list[str]
     errors: list[str]
     units: list[UnitInfo] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    """Files of `sources` whose text is not the one a unit's findings come from: a worker read
+    them (`-j N`) before or after they changed. Fixes are never applied to them."""
 
 
 @dataclass(frozen=True)
@@ -255,6 +258,7 @@ def lint_paths(
         if f not in sources and (f in linted or scope.contains(f)):
             with contextlib.suppress(SourceError):
                 sources[f] = loader(f)
+    stale = _stale(sources, results)
     diagnostics = apply_suppressions(diagnostics, sources, resolver)
     diagnostics.sort(key=Diagnostic.sort_key)
     fresh = set(todo)
@@ -269,7 +273,24 @@ def lint_paths(
         )
         for i, (u, r) in enumerate(zip(units, results, strict=True))
     ]
-    return LintResult(diagnostics, sources, [f for f in files if f in linted], errors, infos)
+    return LintResult(diagnostics, sources, [f for f in files if f in linted], errors, infos, stale)
+
+
+def _stale(sources: Mapping[str, SourceFile], results: Sequence[UnitResult | None]) -> list[str]:
+    """The files whose text here is not the one a unit read (its content hash in the unit's
+    deps): a worker process reads the files itself, so a file edited meanwhile differs."""
+    hashes: dict[str, str] = {}
+    stale: set[str] = set()
+    for r in results:
+        for path, digest in (r.deps if r is not None else {}).items():
+            source = sources.get(path)
+            if source is None or path in stale:
+                continue
+            if path not in hashes:
+                hashes[path] = content_hash(source)
+            if hashes[path] != digest:
+                stale.add(path)
+    return sorted(stale)
 
 
 def usable_cpus() -> int:

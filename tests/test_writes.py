@@ -17,10 +17,12 @@ from typing import Any
 
 import pytest
 
-from hlsllint import driver
+from hlsllint import deadline, driver
 from hlsllint.cli import main
 from hlsllint.commands import check
 from hlsllint.context import PendingEdit, RuleContext
+from hlsllint.lint import FileLoader
+from hlsllint.source import SourceFile
 
 BAD = "float f(float x) { return sign(x) < 0; }\n"
 FIXED = "float f(float x) { return x < 0; }\n"
@@ -342,3 +344,47 @@ def test_a_fix_that_would_break_the_parse_is_left_out_and_said(
     )
     # The other finding's fix is applied.
     assert (folder / "a.hlsl").read_text() == BAD + FIXED.replace("f(", "g(")
+
+
+class _WorkerReadsAfterAnEdit(FileLoader):
+    """A run's loader. In a `-j 2` worker (another process) `h.hlsli` is read as it is after an
+    edit (a line added at its top); the main process lints its own unit only once a worker has
+    read, so that the unit including `h.hlsli` is the worker's."""
+
+    main_pid = os.getpid()
+    read: Path
+
+    def __call__(self, path: str) -> SourceFile:
+        if os.getpid() != self.main_pid:
+            self.read.touch()
+            if path.endswith("h.hlsli"):
+                return SourceFile(path=path, text="// a line added meanwhile\n" + BAD)
+        elif path.endswith("small.hlsli") and deadline_token_active():
+            waited = 0.0
+            while not self.read.exists() and waited < 20:
+                time.sleep(0.01)
+                waited += 0.01
+        return super().__call__(path)
+
+
+def deadline_token_active() -> bool:
+    """Whether a unit is being linted on this thread (its deadline is active), not planned."""
+    return getattr(deadline._local, "token", None) is not None
+
+
+def test_fixes_are_not_applied_to_a_text_other_than_the_one_linted(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With -j N a worker reads the files itself, the main process applies the fixes to its own
+    # read: a header edited in between had the worker's offsets applied to the other text.
+    (folder / "h.hlsli").write_text(BAD)
+    (folder / "big.hlsl").write_text('#include "h.hlsli"\n' + "// padding\n" * 200)
+    (folder / "small.hlsli").write_text("float s;\n")
+    (folder / "small.hlsl").write_text('#include "small.hlsli"\n')
+    _WorkerReadsAfterAnEdit.read = folder / "worker-read"
+    monkeypatch.setattr(driver, "FileLoader", _WorkerReadsAfterAnEdit)
+    main([".", "--fix", "--no-cache", "-j", "2", "--output-format", "concise"])
+    _, err = capsys.readouterr()
+    assert (folder / "worker-read").exists()
+    assert "hlsllint: warning: h.hlsli: changed while it was linted; fixes not applied\n" in err
+    assert (folder / "h.hlsli").read_text() == BAD

@@ -93,8 +93,10 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
     fixed = Counter[str]()
     if fix_mode:
         dropped: dict[tuple[str, int, str], Diagnostic] = {}
+        moved: set[str] = set()  # changed on disk while a worker linted them
         for _ in range(MAX_FIX_ITERATIONS):
-            texts = {p: s.text for p, s in result.sources.items() if s.writable}
+            moved.update(result.stale)
+            texts = {p: s.text for p, s in result.sources.items() if s.writable and p not in moved}
             left_out: list[Diagnostic] = []
             changed = apply_fixes(texts, result.diagnostics, args.unsafe_fixes, parses_as_well, left_out)
             for d in left_out:
@@ -108,6 +110,8 @@ def check_once(args: argparse.Namespace, resolver: ConfigResolver) -> int:
                 paths, resolver, jobs=args.jobs, overrides=overrides, cache=cache, shard=args.shard
             )
 
+        for p in sorted(moved):
+            print(f"hlsllint: warning: {p}: changed while it was linted; fixes not applied", file=sys.stderr)
         for d in dropped.values():
             print(
                 f"hlsllint: warning: {d.path}:{d.start.row}:{d.start.column}: the fix of {d.code} is not "
