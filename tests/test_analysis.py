@@ -255,3 +255,58 @@ def describe(cfg: Any) -> list[Any]:
     )
     out.append([(lp.span, lp.header, sorted(lp.blocks)) for lp in cfg.loops])
     return out
+
+
+def test_uniform_select_after_a_per_lane_return_stays_scalar() -> None:
+    """A cbuffer matrix picked by a uniform `?:` after a per-lane early `return`: the lanes left
+    all took the same side, so the pick is uniform (SpartanEngine ssao `get_view()` after the
+    bounds return; regtruth, navi21 wave64: 12 VGPRs before scheduling, 16 allocated)."""
+    src = """
+struct Frame { float4x4 view; float4x4 view_right; };
+cbuffer F : register(b0) { Frame frame; uint eye; };
+Texture2D<float4> tex : register(t0);
+RWTexture2D<float4> outp : register(u0);
+float4x4 get_view() { return eye == 1 ? frame.view_right : frame.view; }
+[numthreads(8, 8, 1)]
+void main(uint2 id : SV_DispatchThreadID)
+{
+    if (tex[id].w < 0.5) return;
+    float4 a = tex[id];
+    float3 p = mul(a, get_view()).xyz;
+    float3 q = mul(float4(p, 1), get_view()).xyz;
+    outp[id] = float4(p + q, 1);
+}
+"""
+    m = model(src)
+    p = pressure(m, "main", 64, BARE)
+    assert p.max_live_vgprs < 16, p.peak_values
+    # A value merged from both sides of the per-lane branch is still per-lane.
+    merged = src.replace(
+        "if (tex[id].w < 0.5) return;", "float4x4 v = frame.view; if (tex[id].w < 0.5) v = frame.view_right;"
+    )
+    merged = merged.replace("mul(a, get_view())", "mul(a, v)")
+    m2 = model(merged)
+    assert pressure(m2, "main", 64, BARE).max_live_vgprs >= 16
+
+
+def test_buffer_member_read_loads_only_the_member() -> None:
+    """`buf[0].consts.count` of a RWStructuredBuffer loads that dword, not the 50-dword member
+    struct (RTXPT LightsBaker's `u_controlBuffer[0].BakerConstants` estimated at 116 VGPRs;
+    regtruth for this shader: 7 VGPRs before scheduling, 16 allocated)."""
+    src = """
+struct Inner { uint4 a; uint4 b; uint4 c; uint4 d; float4 e[8]; uint res; uint cnt; };
+struct Ctrl { uint x; Inner K; };
+RWStructuredBuffer<Ctrl> ctrl : register(u0);
+RWTexture2D<float4> o : register(u1);
+[numthreads(8, 8, 1)]
+void main(uint2 id : SV_DispatchThreadID)
+{
+    if (id.x >= ctrl[0].K.res) return;
+    float4 v = o[id];
+    v *= ctrl[0].K.cnt;
+    v += ctrl[0].K.e[2];
+    o[id] = v;
+}
+"""
+    p = pressure(model(src), "main", 64, BARE)
+    assert p.max_live_vgprs <= 12, p.peak_values

@@ -133,26 +133,72 @@ class _Index:
         """Branch block -> the variables its region defines (in instruction order)."""
         # No reference to `cfg`: this is kept in its cache, and a reference back would make a
         # cycle that only the garbage collector can free (the methods take the CFG instead).
+        self.ipdom: dict[int, int] | None = None
+        """Immediate post-dominators, computed once when a branch's region is first asked for."""
         self.value_answer: Uniformity | None = None
         """The `"value"` question's answer once computed: the `"sgpr"` question starts from it."""
 
     def region(self, cfg: CFG, b: int) -> set[int]:
         found = self.regions.get(b)
         if found is None:
-            found = self.regions[b] = divergent_region(cfg, b, post_dominators(cfg))
+            if self.ipdom is None:
+                self.ipdom = post_dominators(cfg)
+            found = self.regions[b] = divergent_region(cfg, b, self.ipdom)
         return found
 
     def vars_defined(self, cfg: CFG, b: int) -> list[Value]:
+        """The variables the region of branch `b` assigns that are read where lanes from its
+        different sides meet again (at a join or after it). A variable assigned after a per-lane
+        early `return` is read only by the lanes that stayed, which all took the same side: it
+        stays uniform (regtruth: a cbuffer matrix picked by a uniform `?:` after a per-lane
+        `return` stays in SGPRs)."""
         found = self.region_vars.get(b)
         if found is None:
             found = []
+            after = self._after_joins(cfg, b)
+            readers = self.readers
             for blk in self.region(cfg, b):
                 for ins in cfg.instrs(blk):
                     d = ins.dest
-                    if d is not None and d.kind == "var":
+                    if d is None or d.kind != "var":
+                        continue
+                    if any(r.block in after for r in readers.get(d, ())):
                         found.append(d)
             self.region_vars[b] = found
         return found
+
+    def _after_joins(self, cfg: CFG, b: int) -> set[int]:
+        """The blocks where lanes that left `b` by different successors meet again (reached from
+        two of them before its post-dominator, or the post-dominator), and every block after."""
+        succs = cfg.successors()
+        if self.ipdom is None:
+            self.ipdom = post_dominators(cfg)
+        stop = self.ipdom.get(b, cfg.exit)
+        deadline = current()
+        sides: dict[int, int] = {}
+        for s in set(succs[b]):
+            seen: set[int] = set()
+            stack = [s]
+            while stack:
+                deadline.tick()
+                x = stack.pop()
+                if x in seen:
+                    continue
+                seen.add(x)
+                if x != stop:
+                    stack.extend(succs[x])
+            for x in seen:
+                sides[x] = sides.get(x, 0) + 1
+        after: set[int] = set()
+        stack = [x for x, n in sides.items() if n > 1]
+        while stack:
+            deadline.tick()
+            x = stack.pop()
+            if x in after:
+                continue
+            after.add(x)
+            stack.extend(succs[x])
+        return after
 
 
 def _index(cfg: CFG) -> _Index:
