@@ -7,7 +7,7 @@ import math
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Rule
-from hlsllint.semantic.constants import HALF_MAX, float_limit
+from hlsllint.semantic.constants import HALF_MAX, float_limit, overflows
 from hlsllint.syntax import Node
 
 _INT_RANGE = {"int": (-(1 << 31), (1 << 31) - 1), "uint": (0, (1 << 32) - 1)}
@@ -132,7 +132,7 @@ void main(uint i : SV_DispatchThreadID)
         except ValueError:
             return
         limit = float_limit(text)
-        if abs(value_f) <= limit or self._double_context(ctx, node):
+        if not overflows(text, value_f) or self._double_context(ctx, node):
             return
         kind = "half" if limit == HALF_MAX else "float"
         diag = ctx.report(

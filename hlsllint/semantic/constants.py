@@ -46,6 +46,20 @@ def float_limit(text: str) -> float:
     return HALF_MAX if suffix == "h" else math.inf if suffix == "l" else FLOAT_MAX
 
 
+_ROUNDS_TO_INFINITY = {"float": 2.0**128 - 2.0**103, "half": 65520.0}
+"""The smallest magnitude a literal of the type rounds to infinity (to nearest, ties to even):
+the largest finite value plus half a unit in its last place. `3.40282347e+38`, FLT_MAX as
+<float.h> spells it, lies above FLT_MAX and rounds to it."""
+
+
+def overflows(text: str, value: float) -> bool:
+    """A floating literal's value rounds to infinity in its type (`h`: half, `l`: double)."""
+    suffix = text.rstrip()[-1:].lower()
+    if suffix == "l":
+        return math.isinf(value)
+    return abs(value) >= _ROUNDS_TO_INFINITY["half" if suffix == "h" else "float"]
+
+
 def parse_number(text: str) -> int | float | None:
     """The value of a literal; None when it is not one, or a floating literal that overflows its
     type (HL008 reports it; the analyses take it as unknown)."""
@@ -57,7 +71,7 @@ def parse_number(text: str) -> int | float | None:
         core = _strip_suffix(t)
         if any(c in core for c in ".eE"):
             v = float(core)
-            return v if abs(v) <= float_limit(t) else None
+            return None if overflows(t, v) else v
         if len(core) > 1 and core.startswith("0") and core.isdigit():
             return int(core, 8)
         value = int(core)
