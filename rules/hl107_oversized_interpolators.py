@@ -320,12 +320,15 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
                 continue  # a full-screen pass: a handful of vertices, nothing to save
             if ctx.in_main_file(node):
                 self._report_struct(ctx, node, struct)
-            # Unread inputs: when the producer is in this unit, or the struct is this file's own
-            # with explicit Vulkan locations (inputs match outputs by location, so the pixel
+            # Unread inputs of this file's own struct: when the producer is in this unit, or the
+            # struct has explicit Vulkan locations (inputs match outputs by location, so the pixel
             # shader may drop one). A D3D struct whose producer is elsewhere is a layout contract
-            # with that shader's output signature, and a shared header's struct serves others.
-            own_locations = ctx.in_main_file(node) and "vk::location" in ctx.node_text(node)
-            if pixel.get(name) and (makers or own_locations):
+            # with that shader's output signature, and a header's struct serves every file that
+            # includes it (SpartanEngine's `gbuffer_vertex`: the depth pre-pass reads its UV
+            # only, the G-buffer pass the normal and tangent too).
+            own = ctx.in_main_file(node)
+            own_locations = own and "vk::location" in ctx.node_text(node)
+            if own and pixel.get(name) and (makers or own_locations):
                 self._report_unread(ctx, node, struct, pixel[name], inputs[name])
 
     def _attributes(self, ctx: RuleContext, node: Node, struct: T.Type) -> list[_Attribute]:

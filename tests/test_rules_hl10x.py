@@ -266,10 +266,22 @@ def test_hl107_unread_member_on_its_line_with_a_fix_only_for_a_local_struct() ->
     assert fix is not None and fix.applicability.value == "unsafe"
     assert len(fix.edits) == 2 and all(e.content == "" for e in fix.edits)  # the member and its write
 
+    # A header's struct serves every file that includes it (SpartanEngine's `gbuffer_vertex`:
+    # the depth pre-pass reads its UV only, the G-buffer pass its normal and tangent too), so
+    # one includer's pixel shader leaving a member unread says nothing about the others.
     files = {"main.hlsl": '#include "io.hlsli"\n' + HL107_SHADERS, "io.hlsli": HL107_PAIR}
     result = lint_unit("main.hlsl", Settings(select=("HL107",)), loader=FileLoader(files))
-    included = [d for d in result.diagnostics if d.code == "HL107"]
-    assert [(d.path, d.start.row, d.fix) for d in included] == [("io.hlsli", 5, None)]
+    assert not [d for d in result.diagnostics if d.code == "HL107"]
+    files = {
+        "main.hlsl": (FIXTURES / "HL107" / "good_header_struct_of_many_passes.hlsl").read_text(
+            encoding="utf-8"
+        ),
+        "shared_vertex_out.hlsli": (FIXTURES / "HL107" / "shared_vertex_out.hlsli").read_text(
+            encoding="utf-8"
+        ),
+    }
+    result = lint_unit("main.hlsl", Settings(select=("HL107",)), loader=FileLoader(files))
+    assert not [d for d in result.diagnostics if d.code == "HL107"]
 
 
 def test_hl107_removal_takes_the_members_vulkan_attributes_with_it() -> None:
