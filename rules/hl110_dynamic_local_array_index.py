@@ -13,6 +13,11 @@ from hlsllint.semantic.queries import uses_of
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import LOOP_TYPES, call_args, call_name, is_written, lvalue_top, same, unparen_up
 
+SMALL_REGISTERS = 4
+"""An array of at most this many registers is left alone: indexed at run time it costs a few
+selects (regtruth, navi21 wave64: two `float[3]`, or `float[4]`, filled and read back at a loop
+counter took 3 VGPRs and 6-11 instructions more than the same code unrolled to constant
+indices; `float[8]` 3 VGPRs and no instructions more, `float[16]` fewer instructions)."""
 SCRATCH_BYTES = 256
 """RADV moves a function-local array past 256 bytes per lane to scratch memory (regtruth:
 `float4 a[16]` stayed in VGPRs, `float4 a[17]` took 17,408 bytes of scratch per wave64)."""
@@ -176,17 +181,23 @@ class _Index:
                 return node
         if not writes:
             return node
+        scope = _declaring_block(sym.node) if sym.node is not None else None
         for value, site in writes:
             if value is not None and self.dynamic(value, seen, depth) is not None:
                 return node
-            if self._under_dynamic_control(site, seen, depth):
+            if self._under_dynamic_control(site, seen, depth, scope):
                 self.why[node.id] = "written under a run-time condition or in a loop the compiler keeps"
                 return node
         return None
 
-    def _under_dynamic_control(self, site: Node, seen: frozenset[int], depth: int) -> bool:
+    def _under_dynamic_control(
+        self, site: Node, seen: frozenset[int], depth: int, scope: Node | None = None
+    ) -> bool:
+        """A branch on a run-time condition, or a loop the compiler keeps, around `site` inside
+        `scope` (the block declaring the variable written: what encloses the declaration too
+        encloses every use, and a counter declared inside a per-thread `if` is constant there)."""
         cur, child = site.parent, site
-        while cur is not None and cur.type != "function_definition":
+        while cur is not None and cur.type != "function_definition" and not same(cur, scope):
             if cur.type in _BRANCHES:
                 cond = cur.child_by_field_name("condition")
                 if cond is not None and not same(cond, child) and self.dynamic(cond, seen, depth) is not None:
@@ -259,6 +270,14 @@ class _Index:
                     ]
             calls[name] = found
         return found
+
+
+def _declaring_block(decl: Node) -> Node | None:
+    """The compound statement (or function) a local's declaration lies in."""
+    cur = decl.parent
+    while cur is not None and cur.type not in ("compound_statement", "function_definition"):
+        cur = cur.parent
+    return cur
 
 
 def _access(node: Node) -> tuple[Node, list[Node]] | None:
@@ -358,6 +377,14 @@ void main(uint3 id : SV_DispatchThreadID)
         sym = model.resolve(root)
         if sym is None or sym.kind != "local" or sym.type.kind != "array":
             return
+        el = sym.type.element
+        if (
+            el is not None
+            and el.kind != "unknown"
+            and sym.type.length is not None
+            and sym.type.components(ctx.settings.enable_16bit_types) <= SMALL_REGISTERS
+        ):
+            return  # a few selects: little to gain
         state = ctx.scratch(_State)
         if id(sym) in state.reported:
             return
@@ -424,11 +451,15 @@ void main(uint3 id : SV_DispatchThreadID)
         if known is not None:
             return known
         model = ctx.model
-        result = sym.init is not None and all(_literal(model, leaf, state.pure) for leaf in _leaves(sym.init))
+        # Initialised with literals, or filled element by element with literals at constant
+        # indices (`colors[0] = float3(0, 0, 1); ...`): either way a table the compiler folds.
+        result = sym.init is None or all(_literal(model, leaf, state.pure) for leaf in _leaves(sym.init))
+        written = sym.init is not None
         if result:
             for use in uses_of(model, sym):
                 if not is_written(ctx.tree, use):
                     continue
+                written = True
                 top = lvalue_top(use)
                 _site, parent = unparen_up(top)
                 if parent is None or parent.type != "assignment_expression":
@@ -448,6 +479,7 @@ void main(uint3 id : SV_DispatchThreadID)
                 except _Unknown:
                     result = False
                     break
+        result = result and written
         state.constant_arrays[id(sym)] = result
         return result
 

@@ -50,29 +50,29 @@ def test_unrolled_counters_are_constant_and_long_loops_are_not() -> None:
 
 def test_dynamic_loop_counter_and_one_finding_per_array() -> None:
     body = (
-        "    float r[4] = { 0, 0, 0, 0 };\n"
+        "    float r[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };\n"
         "    for (uint i = 0; i < count; i++) r[i] = src[i].x;\n"
         "    for (uint j = 0; j < count; j++) r[j] += 1;\n"
         "    dst[id.x] = float4(r[0], r[1], r[2], r[3]);"
     )
     (msg,) = _hl110(body)
-    assert "local array `r` (4 × float, 4 registers per lane) is written" in msg
+    assert "local array `r` (8 × float, 8 registers per lane) is written" in msg
     assert "the counter of a loop whose trip count is not a compile-time constant" in msg
 
 
 def test_literal_tables_are_folded_unless_written_at_a_run_time_index() -> None:
-    table = "    float w[4] = { 0.1, 0.2, 0.3, -0.4 };\n"
-    assert _hl110(table + "    dst[id.x] = w[id.x & 3];") == []
-    (msg,) = _hl110(table + "    w[id.x & 3] = 1;\n    dst[id.x] = w[0];")
-    assert "local array `w` (4 × float, 4 registers per lane) is written" in msg
-    (msg,) = _hl110(table + "    w[1] = src[0].x;\n    dst[id.x] = w[id.x & 3];")
-    assert "local array `w` (4 × float, 4 registers per lane) is read" in msg
+    table = "    float w[8] = { 0.1, 0.2, 0.3, -0.4, 0.5, 0.6, 0.7, 0.8 };\n"
+    assert _hl110(table + "    dst[id.x] = w[id.x & 7];") == []
+    (msg,) = _hl110(table + "    w[id.x & 7] = 1;\n    dst[id.x] = w[0];")
+    assert "local array `w` (8 × float, 8 registers per lane) is written" in msg
+    (msg,) = _hl110(table + "    w[1] = src[0].x;\n    dst[id.x] = w[id.x & 7];")
+    assert "local array `w` (8 × float, 8 registers per lane) is read" in msg
 
 
 def test_helper_parameter_is_constant_when_every_caller_passes_one() -> None:
     helper = (
         "float pick(uint id, uint k)\n"
-        "{ float v[4]; for (uint i = 0; i < 4; i++) v[i] = src[id + i].x; return v[k]; }"
+        "{ float v[8]; for (uint i = 0; i < 8; i++) v[i] = src[id + i].x; return v[k]; }"
     )
     assert _hl110("    dst[id.x] = pick(id.x, 1) + pick(id.x, 3);", helper) == []
     (msg,) = _hl110("    dst[id.x] = pick(id.x, 1) + pick(id.x, id.y);", helper)
@@ -115,3 +115,18 @@ def test_a_typedef_names_its_anonymous_struct_in_the_model() -> None:
     model = build_model(parse("typedef struct { float a; } Named;\nNamed g;\n"))
     assert model.typedefs["Named"].name == "Named" and model.typedefs["Named"].kind == "struct"
     assert model.globals["g"].type.name == "Named"
+
+
+def test_small_arrays_counters_in_their_own_branch_and_filled_tables_are_left_alone() -> None:
+    """RTXPT LightsBaker `kernel[kernelCount]` (a counter declared inside a per-thread `if`,
+    bumped in unrolled 3x3 loops), OmmDebug `debugColors[i]` (a table filled with literals
+    element by element) and SpartanEngine's three-entry ReSTIR streams: see the fixture."""
+    from conftest import FIXTURES
+
+    text = (FIXTURES / "HL110" / "good_small_counter_and_tables.hlsl").read_text(encoding="utf-8")
+    assert [d.message for d in lint_text(text, select=("HL110",))] == []
+    counter = text.replace("float4 kernel[9];", "float4 kernel[9];\n        kernel[0] = 0;").replace(
+        "r = kernel[0]", "r = kernel[pick & 7]"
+    )
+    (msg,) = [d.message for d in lint_text(counter, select=("HL110",))]
+    assert "`kernel`" in msg and "(`pick`)" in msg  # the data-dependent pick is still reported
