@@ -146,11 +146,18 @@ def _spelled_type(ctx: RuleContext, node: Node) -> str | None:
     return f"{t.scalar}{t.rows}x{t.cols}"
 
 
-def _fresh_name(ctx: RuleContext, base: str) -> str:
-    """A name no identifier of the unit uses and no other binding of this unit was given (all of
-    a unit's fixes apply together, possibly in one block)."""
-    given: set[str] = ctx.scratch(set)
-    words = set(re.findall(r"[A-Za-z_]\w*", ctx.text))
+def _fresh_name(ctx: RuleContext, base: str, where: Node) -> str:
+    """A name no identifier of the enclosing function uses and no other binding in it was given
+    (all of a function's fixes apply together, possibly in one block). Taken from the function,
+    not the unit, so that a header's function gets the same fix in every file that includes it
+    (otherwise one finding is reported once per name: RTXPT's MathHelpers.hlsli, three times)."""
+    fn: Node | None = where
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    scope = fn if fn is not None else ctx.tree.root
+    given_by_scope: dict[int, set[str]] = ctx.scratch(dict)
+    given = given_by_scope.setdefault(scope.id, set())
+    words = set(re.findall(r"[A-Za-z_]\w*", ctx.node_text(scope)))
     name, n = base, 1
     while name in words or name in given:
         n += 1
@@ -198,7 +205,7 @@ def _bind(ctx: RuleContext, expr: Node, operand: Node) -> _Binding | None:
     wrap = stmt.parent.type != "compound_statement"
     if wrap and stmt.type == "declaration":
         return None  # a declaration wrapped in braces would go out of scope
-    name = _fresh_name(ctx, "magnitude")
+    name = _fresh_name(ctx, "magnitude", stmt)
     return _Binding(name, f"const {type_name} {name} = {ctx.node_text(_unparen(operand))};", stmt, wrap)
 
 

@@ -479,3 +479,26 @@ float4 main(VSOutput input) : SV_TARGET { return float4(input.Normal, 1); }
 """
     found = [d.message for d in lint_text(src, ("HL107",))]
     assert any(m.startswith("`Pos` (POSITION0)") for m in found), found
+
+
+def test_hl105_header_fix_names_are_the_same_in_every_includer() -> None:
+    """The local a fix binds is named from the enclosing function, not the unit: an includer
+    with its own `magnitude` or an earlier finding no longer renames the header's fix, so the
+    driver reports the header's finding once (RTXPT MathHelpers.hlsli: three copies)."""
+    header = (
+        "float3 decode(float2 p)\n{\n    float d = 1 - abs(p.x);\n"
+        "    return float3(p, sign(d) * (1 - d * d));\n}\n"
+    )
+    other = (
+        "float other(float a, float b)\n{\n    float magnitude = a;\n"
+        "    return sign(b) * (magnitude + 1);\n}\n"
+    )
+    shader = "float4 main(float2 uv : TEXCOORD0) : SV_Target { return float4(decode(uv), 1); }\n"
+    fixes = []
+    for prefix in ("", other):
+        files = {"main.hlsl": prefix + '#include "oct.hlsli"\n' + shader, "oct.hlsli": header}
+        result = lint_unit("main.hlsl", Settings(select=("HL105",)), loader=FileLoader(files))
+        (found,) = [d for d in result.diagnostics if d.path == "oct.hlsli"]
+        assert found.fix is not None
+        fixes.append([e.content for e in found.fix.edits])
+    assert fixes[0] == fixes[1] and "magnitude" in fixes[0][0]
