@@ -62,13 +62,22 @@ def _one_thread_per_item(model: Model, entry: EntryPoint, threads: int) -> bool:
     """The thread index picks one element of a fixed set no bigger than the group (a cascade,
     a light of four): `gCascades[id.x]` with `float4x4 gCascades[4]` in a 4-thread group is a
     setup job dispatched as one group, one thread per item."""
-    for p in entry.function.params:
-        if (p.semantic or "").upper() not in _THREAD_INDEX:
-            continue
-        for use in uses_of(model, p):
+    todo = [p for p in entry.function.params if (p.semantic or "").upper() in _THREAD_INDEX]
+    followed = 0
+    while todo:
+        sym = todo.pop()
+        for use in uses_of(model, sym):
             node = use.parent
             while node is not None and node.type in ("field_expression", "parenthesized_expression"):
                 node = node.parent
+            if node is not None and node.type == "init_declarator" and followed < 8:
+                # `uint lod = id.x;`: the index under another name (SpartanEngine grass args)
+                name = node.child_by_field_name("declarator")
+                alias = model.resolve(name) if name is not None else None
+                if alias is not None and alias.kind == "local" and alias.type.is_int:
+                    followed += 1
+                    todo.append(alias)
+                continue
             if node is None or node.type != "subscript_argument_list" or node.parent is None:
                 continue
             array = node.parent.child_by_field_name("argument")
@@ -107,7 +116,9 @@ class PartialWaveGroup(Rule):
         "group whose thread index picks one item of a fixed set no bigger than the group (four "
         "threads, one per shadow cascade) and a group smaller than a wave that uses wave "
         "operations (a 32-thread group whose `WaveActiveBitOr` packs one bit per thread: on "
-        "wave64 it runs in half a wave, and 64 threads would change what the ballot holds); "
+        "wave64 it runs in half a wave, and 64 threads would change what the ballot holds), "
+        "as is a group of several waves less than a sixteenth idle (124 threads, one per "
+        "triangle of a meshlet: 4 of 128 lanes, and rounding up to 128 adds nothing to do); "
         "mesh and "
         "amplification groups are only checked for validity (their wave size is the driver's). "
         "Sizes the API rejects (a zero dimension, `x` or `y` above 1024, `z` above 64, more "
@@ -181,6 +192,8 @@ void main(uint3 id : SV_DispatchThreadID)
             if threads < wave and _wave_operation(ctx.model, entry) is not None:
                 continue  # its wave operations see the group as the wave: a bigger one breaks them
             waves, idle = idle_lanes(threads, wave)
+            if threads > wave and idle * 16 < waves * wave:
+                continue  # under a sixteenth idle: one thread per item of a fixed-size batch
             if threads < wave:
                 what = f"{threads} threads fill {threads} of one wave{wave}'s {wave} lanes"
             else:
