@@ -45,6 +45,53 @@ def _leaves_loop(node: Node, body: Node) -> bool:
     return False
 
 
+def _few_items(ctx: RuleContext, loop: Node, body: Node) -> bool:
+    """The counter indexes a vector or an array of at most four items (cascades, lights of a
+    small fixed set): the loop runs at most that many times."""
+    header = for_header(loop)
+    if header is None:
+        return False
+    sym = ctx.model.resolve(header.counter)
+    if sym is None:
+        return False
+    for n in ctx.tree.walk(body):
+        if n.type != "subscript_expression":
+            continue
+        idx = n.child_by_field_name("indices")
+        parts = [c for c in idx.named_children if c.type != "comment"] if idx is not None else []
+        if len(parts) != 1 or parts[0].type != "identifier" or ctx.model.resolve(parts[0]) is not sym:
+            continue
+        arg = n.child_by_field_name("argument")
+        t = ctx.model.type_of(arg) if arg is not None else None
+        if t is None:
+            continue
+        if (t.kind == "array" and t.length is not None and t.length <= 4) or (
+            t.kind == "vector" and t.cols <= 4
+        ):
+            return True
+    return False
+
+
+def _exit_on_data(ctx: RuleContext, data: _LoopData, body: Node) -> bool:
+    """A `break` or `return` of the loop under an `if` whose condition depends on a fetch of the
+    loop. With few items (FlaxEngine's global SDF: four cascades sampled until one holds the
+    surface, usually the first) unrolling fetches items the common case never needs; a long
+    march (SSR steps) still gains from batching its steps."""
+    for n in ctx.tree.walk(body):
+        if n.type not in ("break_statement", "return_statement"):
+            continue
+        cur = n.parent
+        while cur is not None and cur.id != body.id:
+            if n.type == "break_statement" and (cur.type in LOOP_TYPES or cur.type == "switch_statement"):
+                break  # the break of an inner loop or a switch
+            if cur.type == "if_statement":
+                cond = cur.child_by_field_name("condition")
+                if cond is not None and data.expr_deps(cond):
+                    return True
+            cur = cur.parent
+    return False
+
+
 UNROLL_LIMIT = 128
 """The largest constant trip count the compiler unrolls. Measured with regtruth (RADV/ACO, Mesa
 22.3; navi21 and polaris10): a loop of one buffer load or one `SampleLevel` per iteration is fully
@@ -537,6 +584,8 @@ float march(float2 uv, float2 dir, float z, int steps)
         cond = loop.child_by_field_name("condition")
         if cond is not None and (data.expr_deps(cond) or _status_of_fetch(ctx, cond, fetches)):
             return  # whether to go on depends on the data (or its residency status): a search
+        if _few_items(ctx, loop, body) and _exit_on_data(ctx, data, body):
+            return  # a search of a few items that stops on the fetched data
         if len(fetches) > 1:
             for i in range(1, len(fetches)):
                 deps: set[int] = set()
