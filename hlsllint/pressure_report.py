@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hlsllint import preprocess as pp_stage
+from hlsllint.analysis.blind import Blindness, blind_spots
 from hlsllint.analysis.costs import CostModel
 from hlsllint.analysis.occupancy import Occupancy, occupancy, reachable_functions, resolve_target
 from hlsllint.analysis.pressure import (
@@ -34,6 +35,17 @@ Span = tuple[int, int]
 
 
 # -- per-entry report in original-file coordinates ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlindPlace:
+    """One construct the estimate does not see (`analysis.blind.BlindSpot`), in its file."""
+
+    kind: str
+    """`call`, `intrinsic`, `attribute`, `unparsed` or `truncated`."""
+    name: str
+    path: str | None
+    row: int | None
 
 
 @dataclass
@@ -61,6 +73,19 @@ class EntryReport:
     reached: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     """path -> (first row, last row) of each function definition the entry point reaches (its
     own and every function it calls, directly or not), in row order."""
+    blindness: Blindness = field(default_factory=Blindness)
+    """What the estimate does not see on the entry's path (`analysis.blind`)."""
+    blind: list[BlindPlace] = field(default_factory=list)
+    """The same, each in its original file and row."""
+
+    @property
+    def complete(self) -> bool:
+        return self.blindness.complete
+
+    @property
+    def incomplete(self) -> str:
+        """`estimate incomplete: 3 calls not resolved (`Surface::load`, ...)`, or ""."""
+        return self.blindness.summary()
 
 
 def map_rows(pp: PreprocessResult, spans: Sequence[SpanCount]) -> dict[str, dict[int, tuple[int, int]]]:
@@ -211,6 +236,7 @@ def analyse_model(
         threads = ep.threads_per_group if ep.stage == "compute" else None
         occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
         peak_path, peak_row = _map_point(pp, result.peak_span)
+        blindness = blind_spots(model, ep)
         reports.append(
             EntryReport(
                 path=path,
@@ -229,6 +255,8 @@ def analyse_model(
                 scratch=result.scratch,
                 lines=map_rows(pp, result.spans),
                 reached=reached_rows(pp, model, ep),
+                blindness=blindness,
+                blind=[BlindPlace(b.kind, b.name, *_map_point(pp, b.span)) for b in blindness.spots],
                 line_values=(
                     map_row_values(pp, live_values_per_instruction(model, ep, wave)) if with_values else {}
                 ),

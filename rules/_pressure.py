@@ -3,8 +3,9 @@ goes, and which entry points are too small for occupancy to matter."""
 
 from __future__ import annotations
 
+from hlsllint.analysis.blind import blind_spots
 from hlsllint.context import RuleContext
-from hlsllint.semantic import EntryPoint
+from hlsllint.semantic import EntryPoint, Model
 from hlsllint.semantic import types as T
 from hlsllint.syntax import Node
 
@@ -68,3 +69,18 @@ def row_of(ctx: RuleContext, span: Span) -> tuple[str, int] | None:
     if src is None:
         return None
     return mapped.path, src.location(mapped.start).row
+
+
+INCOMPLETE_RATIONALE = (
+    " An entry point whose estimate is incomplete (a call the front end cannot resolve, an "
+    "intrinsic it does not know, a `numthreads` argument it cannot evaluate or an unparsed "
+    "region on its path: `hlsllint pressure` lists them under *estimate incomplete*) gets no "
+    "occupancy finding: the code left out of the figure could move it either way."
+)
+"""The policy HL201-HL204 share, said in each rule's rationale."""
+
+
+def estimate_incomplete(model: Model, entry: EntryPoint) -> bool:
+    """Whether the front end left part of the entry's path out of its estimate
+    (`analysis.blind`): the register rules then claim no occupancy."""
+    return not blind_spots(model, entry).complete

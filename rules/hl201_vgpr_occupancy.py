@@ -8,7 +8,13 @@ import re
 from collections.abc import Mapping
 from typing import ClassVar
 
-from hlsllint.rules._pressure import entry_anchor, row_of, too_small_to_fill
+from hlsllint.rules._pressure import (
+    INCOMPLETE_RATIONALE,
+    entry_anchor,
+    estimate_incomplete,
+    row_of,
+    too_small_to_fill,
+)
 
 from hlsllint.analysis.occupancy import (
     MAX_ADDRESSABLE_VGPRS,
@@ -63,7 +69,7 @@ class VgprOccupancy(Rule):
         "the occupancy step by more than the estimate's measured error (its median VGPR "
         "error on held-out engine shaders, about 9%, at least 2 VGPRs; README, *Accuracy on "
         "engine shaders*): a finding just past a step would rest on that error (FidelityFX "
-        "`BC1Compress2Mips`: 65 estimated, 63 before scheduling, 8 waves)."
+        "`BC1Compress2Mips`: 65 estimated, 63 before scheduling, 8 waves)." + INCOMPLETE_RATIONALE
     )
     bad_example = """\
 Buffer<float4> src;
@@ -138,6 +144,8 @@ void main(uint i : SV_DispatchThreadID)
                 continue
             if too_small_to_fill(entry, wave) is not None:
                 continue
+            if estimate_incomplete(model, entry):
+                continue  # part of the entry's code is not in the estimate: no claim
             result = analyse_entry(model, entry, wave)
             peak_span = result.peak_span
             if peak_span is None:

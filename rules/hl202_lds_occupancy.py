@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from hlsllint.rules._pressure import too_small_to_fill
+from hlsllint.rules._pressure import INCOMPLETE_RATIONALE, estimate_incomplete, too_small_to_fill
 
 from hlsllint.analysis import analyze
 from hlsllint.analysis.occupancy import (
@@ -65,7 +65,7 @@ class LdsOccupancy(Rule):
         "arithmetic (128 KiB / 20 KiB = 6 groups) and their waves spread over its SIMDs, as "
         "regtruth measures; the advised budget is the largest that reaches the wanted waves. "
         "Occupancy is not judged for one-thread groups or single sub-wave groups (the 32 KiB "
-        "limit still is)."
+        "limit still is)." + INCOMPLETE_RATIONALE
     )
     bad_example = """\
 groupshared float4 tile[1536];   // 24 KiB for a 256-thread group
@@ -135,6 +135,8 @@ void main(uint gi : SV_GroupIndex, uint3 id : SV_DispatchThreadID)
                 continue
             if too_small_to_fill(entry, wave) is not None:
                 continue  # the 32 KiB limit holds for any group; occupancy does not matter here
+            if estimate_incomplete(model, entry):
+                continue  # part of the entry is not seen (its group size, a call): no claim
             occ = occupancy(target, wave, vgprs=1, lds_bytes=size, group_threads=threads)
             wanted = max(1, int(minimum * occ.max_waves + 0.999))
             if occ.lds_waves >= wanted:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hlsllint.rules._pressure import too_small_to_fill
+from hlsllint.rules._pressure import INCOMPLETE_RATIONALE, estimate_incomplete, too_small_to_fill
 
 from hlsllint.analysis.occupancy import occupancy, reachable_functions, resolve_target
 from hlsllint.analysis.pressure import analyse_entry
@@ -180,6 +180,7 @@ class BranchPressurePeak(Rule):
         "a material/feature/type selector; not an arm inside a loop (taken again and again), "
         "not a comparison such as a depth or bounds test (the main path), and not an if "
         "without else around most of the shader. The message says which of these it saw."
+        + INCOMPLETE_RATIONALE
     )
     bad_example = """\
 Buffer<float4> src;
@@ -261,6 +262,8 @@ void main(uint i : SV_DispatchThreadID)
         for entry in model.entry_points:
             if too_small_to_fill(entry, wave) is not None:
                 continue
+            if estimate_incomplete(model, entry):
+                continue  # part of the entry's code is not in the estimate: no claim
             result = analyse_entry(model, entry, wave)
             peak = result.peak_span
             if peak is None or not result.spans:

@@ -7,7 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hlsllint.rules._pressure import entry_anchor, row_of, too_small_to_fill
+from hlsllint.rules._pressure import (
+    INCOMPLETE_RATIONALE,
+    entry_anchor,
+    estimate_incomplete,
+    row_of,
+    too_small_to_fill,
+)
 
 from hlsllint.analysis.ir import Instr, LoopRecord, Value
 from hlsllint.analysis.liveness import Demand, register_demand
@@ -71,7 +77,7 @@ class NextWaveWithinReach(Rule):
         "shader 72 VGPRs / 7 waves, 64 / 8 with four values parked in groupshared memory "
         "behind a `GroupMemoryBarrier()`; the same with a 2 KiB tile already declared, 64 "
         "VGPRs but 6 waves once parked (the LDS now limits it); a pixel shader 72 / 7, 64 / 8 "
-        "with the values computed after the loop."
+        "with the values computed after the loop." + INCOMPLETE_RATIONALE
     )
     bad_example = """\
 Buffer<float4> src;
@@ -166,6 +172,8 @@ void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
                 continue
             if too_small_to_fill(entry, wave) is not None:
                 continue
+            if estimate_incomplete(model, entry):
+                continue  # part of the entry's code is not in the estimate: no claim
             result = analyse_entry(model, entry, wave)
             if result.peak_span is None or result.spilled_vgprs:
                 continue

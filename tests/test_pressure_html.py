@@ -275,3 +275,20 @@ def test_terminal_view_draws_a_bar_per_line(shader: Path) -> None:
     text = _pressure(shader, "text")
     peak = next(line for line in text.splitlines() if "◀ peak" in line)
     assert "█" * 10 in peak
+
+
+def test_an_incomplete_estimate_is_said_above_the_chart(browser: Any, tmp_path: Path) -> None:
+    blind = tmp_path / "blind.hlsl"
+    blind.write_text(SHADER.replace("dst[i] = src[i];", "dst[i] = src[i] + notDeclared(i);"))
+    page, data, errors = _open(browser, blind, tmp_path)
+    copy = next(e for e in data["entries"] if e["entry"] == "copy")
+    page.select_option("#entry", str(data["entries"].index(copy)))
+    box = page.locator("#incomplete")
+    assert box.is_visible()
+    assert "estimate incomplete: 1 call not resolved (`notDeclared`)" in box.inner_text()
+    assert "blind.hlsl:19: call notDeclared" in box.inner_text()
+    main = next(e for e in data["entries"] if e["entry"] == "main")
+    page.select_option("#entry", str(data["entries"].index(main)))
+    assert not box.is_visible()
+    assert errors == []
+    page.close()

@@ -12,7 +12,12 @@ from hlsllint.analysis.ir import Value
 from hlsllint.analysis.lowering import OUT_INTRINSICS, VARIABLE_KINDS
 from hlsllint.analysis.lowering_expr import ExprLowerer
 from hlsllint.semantic import types as T
-from hlsllint.semantic.intrinsics import INTRINSICS, RAY_PAYLOAD_WRITERS, RESOURCE_METHODS
+from hlsllint.semantic.intrinsics import (
+    HLSL_INTRINSIC_NAMES,
+    INTRINSICS,
+    RAY_PAYLOAD_WRITERS,
+    RESOURCE_METHODS,
+)
 from hlsllint.semantic.symbols import Function
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FIELD, F_FUNCTION, F_NAME
@@ -67,14 +72,20 @@ class CallLowerer(ExprLowerer):
         if fn is not None and fn.type == "field_expression":  # a method reads its object
             reads.insert(0, self.expr_(fn.child_by_field_id(F_ARGUMENT)))
         rule = self._call_rule(fn, name, spec)
+        blind = self._blind(fn, name, spec, rule)
         t = self.m.type_of(node)
         if t.kind == "void":
-            self.emit("call", None, reads, node, rule="effect")
+            if blind is not None:
+                self.emit("call", None, reads, node, rule="effect", blind=blind)
+            else:
+                self.emit("call", None, reads, node, rule="effect")
             self._write_out_args(node, name, args, reads, rule)
             return None
         d = self.temp(node, t)
         lanes = self._constructor_lanes(fn, name, t, args, reads) if spec is None else None
-        extra = {"lanes": lanes} if lanes is not None else {}
+        extra: dict[str, object] = {"lanes": lanes} if lanes is not None else {}
+        if blind is not None:
+            extra["blind"] = blind
         self.emit_expr("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
         self._write_out_args(node, name, args, reads, rule)
         return d
@@ -128,6 +139,27 @@ class CallLowerer(ExprLowerer):
             if ctor.is_numeric or ctor.kind == "struct":
                 return "pure"
         return "lane"
+
+    def _blind(
+        self, fn: Node | None, name: str, spec: tuple[str, str] | None, rule: str
+    ) -> tuple[str, str] | None:
+        """(`call` or `intrinsic`, name) for a call the estimate cannot see into (`analysis.blind`):
+        not an intrinsic it models, `mul`, a constructor or an intrinsic with out parameters."""
+        if spec is not None or rule == "pure" or name in OUT_INTRINSICS:
+            return None
+        if fn is not None and fn.type == "field_expression":
+            obj_t = self.m.type_of(fn.child_by_field_id(F_ARGUMENT))
+            method = self.text(fn.child_by_field_id(F_FIELD) or fn)
+            if obj_t.resource is not None:
+                return ("intrinsic", f"{obj_t.resource.kind}::{method}")
+            if obj_t.kind == "struct" and obj_t.name:
+                return ("call", f"{obj_t.name}::{method}")
+            if obj_t.kind != "unknown" and obj_t.name:
+                return ("intrinsic", f"{obj_t.name}::{method}")
+            return ("call", name)
+        if name in HLSL_INTRINSIC_NAMES:
+            return ("intrinsic", name)
+        return ("call", name or "?")
 
     def _write_out_args(
         self, node: Node, name: str, args: list[Node], reads: list[Value | None], rule: str

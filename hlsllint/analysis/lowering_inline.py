@@ -44,7 +44,7 @@ class InlineLowerer(CallLowerer):
             if obj is not None:
                 reads.insert(0, self.expr_(obj))
             d = self.temp(node, fn.return_type) if fn.return_type.kind != "void" else None
-            self.emit("call", d, reads, node, rule="lane")
+            self.emit("call", d, reads, node, rule="lane", blind=("call", fn.name))
             self._write_out_args(node, fn.name, args, reads, "lane")
             return d
         ret = None

@@ -56,6 +56,8 @@ def entry_data(unit: UnitPressure, rep: EntryReport) -> dict[str, Any]:
         "waves_per_simd": occ.waves_per_simd,
         "max_waves": occ.max_waves,
         "limiter": occ.limiter,
+        "incomplete": rep.incomplete,
+        "blind": [[b.kind, b.name, b.path or "", b.row or 0] for b in rep.blind],
         "peak": {"section": paths.index(rep.peak_path), "row": rep.peak_row}
         if rep.peak_path in paths and rep.peak_row is not None
         else None,

@@ -36,6 +36,17 @@ def report_json(rep: EntryReport) -> dict[str, Any]:
             "values": [{"name": v.name, "vgprs": v.vgprs, "sgprs": v.sgprs} for v in rep.peak_values],
         },
         "scratch": [{"name": n, "bytes_per_lane": b} for n, b in rep.scratch],
+        "complete": rep.complete,
+        "incomplete": rep.incomplete or None,
+        "blind_spots": [
+            {
+                "kind": b.kind,
+                "name": b.name,
+                "filename": os.path.abspath(b.path) if b.path else None,
+                "row": b.row,
+            }
+            for b in rep.blind
+        ],
         "lines": {str(r): {"vgprs": v, "sgprs": s} for r, (v, s) in sorted(main_lines.items())},
         "included_lines": {
             os.path.abspath(p): {str(r): {"vgprs": v, "sgprs": s} for r, (v, s) in sorted(rows.items())}

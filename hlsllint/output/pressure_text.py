@@ -31,6 +31,15 @@ QUIET_RUN = 8
 PEAK_VALUES = 8
 """Values listed by name at the peak (the rest are counted)."""
 BAR_CELLS = 10
+BLIND_PLACES = 8
+"""Places listed under `estimate incomplete` (the rest are counted)."""
+BLIND_KINDS = {
+    "call": "call not resolved:",
+    "intrinsic": "intrinsic not known:",
+    "attribute": "attribute argument not evaluated:",
+    "unparsed": "unparsed region",
+    "truncated": "lowering cut short (instruction cap)",
+}
 
 LIMITERS = {
     "vgpr": "VGPRs",
@@ -110,6 +119,7 @@ def summary(rep: EntryReport, variant: str | None = None) -> list[Text]:
     live = _label("live at peak")
     live.append(values_text(rep.peak_values))
     lines.append(live)
+    lines.extend(blind_lines(rep))
     for name, size in rep.scratch:
         lines.append(
             Text(
@@ -117,6 +127,25 @@ def summary(rep: EntryReport, variant: str | None = None) -> list[Text]:
                 "and lives in scratch memory (not counted as VGPRs)"
             )
         )
+    return lines
+
+
+def blind_lines(rep: EntryReport, limit: int = BLIND_PLACES) -> list[Text]:
+    """`estimate incomplete: ...` and where each thing not seen is, when the estimate misses some
+    of the entry point's code (the figures above are then a lower bound)."""
+    if rep.complete:
+        return []
+    head = Text("  ")
+    head.append(rep.incomplete, style="bold yellow")
+    head.append(" (the figures above leave it out)")
+    lines = [head]
+    for b in rep.blind[:limit]:
+        where = f"{b.path}:{b.row}" if b.path and b.row is not None else "?"
+        what = BLIND_KINDS.get(b.kind, b.kind)
+        name = f" `{b.name}`" if b.name else ""
+        lines.append(Text(f"    {where}: {what}{name}", style="yellow"))
+    if len(rep.blind) > limit:
+        lines.append(Text(f"    … {len(rep.blind) - limit} more", style="yellow"))
     return lines
 
 

@@ -68,12 +68,16 @@ GROUP_THREADS = 1024
 
 
 def _group_size(f: Function) -> tuple[int, int, int] | None:
-    """`[numthreads(x, y, z)]`; None (unknown) when missing or not a size the API accepts
-    (HL109 reports those): the analyses do not count waves of a group that cannot run."""
+    """`[numthreads(x, y, z)]`; None (unknown) when missing, when an argument did not evaluate
+    to a number (never one thread: `analysis.blind` says the estimate misses it) or when not a
+    size the API accepts (HL109 reports those): the analyses do not count waves of a group that
+    cannot run."""
     nt = f.attribute("numthreads")
     if nt is None:
         return None
-    dims = [a if isinstance(a, int) else 1 for a in nt.args[:3]]
+    if not all(isinstance(a, int) and not isinstance(a, bool) for a in nt.args[:3]):
+        return None
+    dims = [int(a) for a in nt.args[:3]]
     dims += [1] * (3 - len(dims))
     valid = all(0 < d <= most for d, most in zip(dims, GROUP_DIMS, strict=True))
     if not valid or dims[0] * dims[1] * dims[2] > GROUP_THREADS:

@@ -148,3 +148,38 @@ RESOURCE_METHODS: dict[str, str] = {
 `atomic`. Fetches (memory reads through the texture or buffer path) are sample, gather and load."""
 
 FETCH_KINDS = frozenset({"sample", "gather", "load"})
+
+_HLSL_NAMES = """
+    abort abs acos all AllMemoryBarrier AllMemoryBarrierWithGroupSync and any asdouble asfloat
+    asfloat16 asin asint asint16 asuint asuint16 atan atan2 Barrier ceil CheckAccessFullyMapped
+    clamp clip cos cosh countbits cross D3DCOLORtoUBYTE4 ddx ddx_coarse ddx_fine ddy ddy_coarse
+    ddy_fine degrees determinant DeviceMemoryBarrier DeviceMemoryBarrierWithGroupSync distance
+    dot dot2add dot4add_i8packed dot4add_u8packed dst errorf EvaluateAttributeAtCentroid
+    EvaluateAttributeAtSample EvaluateAttributeCentroid EvaluateAttributeSnapped exp exp2
+    f16tof32 f32tof16 faceforward firstbithigh firstbitlow floor fma fmod frac frexp fwidth
+    GetAttributeAtVertex GetRemainingRecursionLevels GetRenderTargetSampleCount
+    GetRenderTargetSamplePosition GroupMemoryBarrier GroupMemoryBarrierWithGroupSync
+    InterlockedAdd InterlockedAnd InterlockedCompareExchange InterlockedCompareExchangeFloatBitwise
+    InterlockedCompareStore InterlockedCompareStoreFloatBitwise InterlockedExchange InterlockedMax
+    InterlockedMin InterlockedOr InterlockedXor isfinite IsHelperLane isinf isnan ldexp length
+    lerp lit log log10 log2 mad max min modf msad4 mul noise NonUniformResourceIndex normalize or
+    pack_clamp_s8 pack_clamp_u8 pack_s8 pack_u8 pow printf Process2DQuadTessFactorsAvg
+    Process2DQuadTessFactorsMax Process2DQuadTessFactorsMin ProcessIsolineTessFactors
+    ProcessQuadTessFactorsAvg ProcessQuadTessFactorsMax ProcessQuadTessFactorsMin
+    ProcessTriTessFactorsAvg ProcessTriTessFactorsMax ProcessTriTessFactorsMin
+    QuadAll QuadAny QuadReadAcrossDiagonal QuadReadAcrossX QuadReadAcrossY QuadReadLaneAt
+    radians rcp reflect refract reversebits round rsqrt saturate select sign sin sincos sinh
+    smoothstep sqrt step tan tanh tex1D tex1Dbias tex1Dgrad tex1Dlod tex1Dproj tex2D tex2Dbias
+    tex2Dgrad tex2Dlod tex2Dproj tex3D tex3Dbias tex3Dgrad tex3Dlod tex3Dproj texCUBE texCUBEbias
+    texCUBEgrad texCUBElod texCUBEproj transpose trunc unpack_s8s16 unpack_s8s32 unpack_u8u16
+    unpack_u8u32 WaveActiveAllEqual WaveActiveAllTrue WaveActiveAnyTrue WaveActiveBallot
+    WaveActiveBitAnd WaveActiveBitOr WaveActiveBitXor WaveActiveCountBits WaveActiveMax
+    WaveActiveMin WaveActiveProduct WaveActiveSum WaveGetLaneCount WaveGetLaneIndex
+    WaveIsFirstLane WaveMatch WaveMultiPrefixBitAnd WaveMultiPrefixBitOr WaveMultiPrefixBitXor
+    WaveMultiPrefixCountBits WaveMultiPrefixProduct WaveMultiPrefixSum WavePrefixCountBits
+    WavePrefixProduct WavePrefixSum WaveReadLaneAt WaveReadLaneFirst
+"""
+HLSL_INTRINSIC_NAMES = frozenset(_HLSL_NAMES.split())
+"""Every intrinsic function HLSL defines (the D3D docs' list, shader model 6.x included): a call
+of one that `INTRINSICS` does not model is an intrinsic the estimate does not know, not an
+unresolved call of the user's."""

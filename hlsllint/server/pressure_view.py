@@ -189,6 +189,8 @@ def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> 
             f"peak {r.max_live_vgprs} VGPRs / {r.max_live_sgprs} SGPRs → {occ.waves_per_simd}/"
             f"{occ.max_waves} waves per SIMD on {r.target} wave{r.wave_size} (limited by {occ.limiter})"
         )
+        if not r.complete:
+            summary += f"; {r.incomplete} (not in these figures)"
         rows = r.lines.get(unit.path, {})
         peak_row = r.peak_row if r.peak_path == unit.path else None
         try:
@@ -212,6 +214,8 @@ def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> 
             "maxWaves": occ.max_waves,
             "limiter": occ.limiter,
             "peakLine": peak_row - 1 if peak_row is not None else None,
+            "complete": r.complete,
+            "incomplete": r.incomplete or None,
         }
         entries.append(
             EntryLines(

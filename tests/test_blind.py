@@ -1,0 +1,232 @@
+"""The estimate says when it is blind: every construct on an entry point's path that the front end
+cannot resolve or evaluate is counted (`analysis.blind`), named in every pressure output, and the
+register rules claim no occupancy on such an entry."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from conftest import lint_text
+
+from hlsllint.analysis.blind import blind_spots
+from hlsllint.commands.pressure import run_pressure
+from hlsllint.config import ConfigResolver, Settings
+from hlsllint.output.pressure_html import page_data
+from hlsllint.pressure_report import analyse_file
+from hlsllint.semantic import build_model
+from hlsllint.server.lsp import unit_context
+from hlsllint.server.pressure_view import build_pressure_view
+from hlsllint.settings import AnalysisSettings
+from hlsllint.syntax import parse
+
+BLIND = """\
+#include "engine_constants.hlsli"
+Texture2D<float4> gTex[64] : register(t0);
+RWTexture2D<float4> gOut : register(u0);
+
+struct Surface
+{
+    float4 acc;
+    void load(uint a, float3 o); // defined in the engine's header, not found
+    float4 shade() { return acc * 2; }
+};
+
+[numthreads(GROUP_X * GROUP_Y, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Surface s;
+    s.load(id.x, float3(id));
+    float4 x = shadeFromHeader(s.shade());
+    x += dot4add_u8packed(id.x, id.y, 0);
+    gOut[id.xy] = s.acc + x;
+}
+
+[numthreads(64, 1, 1)]
+void clean(uint3 id : SV_DispatchThreadID)
+{
+    gOut[id.xy] = gTex[0][id.xy] * 2;
+}
+"""
+
+
+def _model(text: str):  # type: ignore[no-untyped-def]
+    return build_model(parse(text), AnalysisSettings())
+
+
+def test_each_construct_not_seen_is_counted_and_named() -> None:
+    model = _model(BLIND)
+    main, clean = model.entry_points
+    found = blind_spots(model, main)
+    assert not found.complete
+    assert found.names("call") == ["Surface::load", "shadeFromHeader"]
+    assert found.names("intrinsic") == ["dot4add_u8packed"]
+    assert found.names("attribute") == ["numthreads(GROUP_X * GROUP_Y)"]
+    assert found.summary() == (
+        "estimate incomplete: 2 calls not resolved (`Surface::load`, `shadeFromHeader`); "
+        "1 intrinsic not known (`dot4add_u8packed`); "
+        "1 attribute argument not evaluated (`numthreads(GROUP_X * GROUP_Y)`)"
+    )
+    assert blind_spots(model, clean).complete
+    assert blind_spots(model, clean).summary() == ""
+
+
+def test_a_group_size_not_evaluated_is_unknown_never_one_thread() -> None:
+    main = _model(BLIND).entry_points[0]
+    assert main.group_size is None
+    assert main.threads_per_group is None
+
+
+def test_an_unparsed_region_the_entry_reaches_is_counted_and_one_it_does_not_is_not() -> None:
+    model = _model(
+        "RWBuffer<float> o;\n"
+        "float broken(float v) { return v @ 2; }\n"
+        "float fine(float v) { return v * 2; }\n"
+        "[numthreads(64, 1, 1)] void a(uint i : SV_DispatchThreadID) { o[i] = broken(i); }\n"
+        "[numthreads(64, 1, 1)] void b(uint i : SV_DispatchThreadID) { o[i] = fine(i); }\n"
+    )
+    a, b = model.entry_points
+    assert blind_spots(model, a).counts() == {"unparsed": 1}
+    assert "1 unparsed region reached" in blind_spots(model, a).summary()
+    assert blind_spots(model, b).complete
+
+
+def test_calls_under_a_helper_inlined_twice_count_once_per_call_site() -> None:
+    model = _model(
+        "RWBuffer<float> o;\n"
+        "float helper(float v) { return missing(v); }\n"
+        "[numthreads(64, 1, 1)] void a(uint i : SV_DispatchThreadID) { o[i] = helper(i) + helper(i + 1); }\n"
+    )
+    found = blind_spots(model, model.entry_points[0])
+    assert found.counts() == {"call": 1}
+    assert found.names("call") == ["missing"]
+
+
+def test_known_intrinsics_constructors_and_methods_are_not_blind() -> None:
+    model = _model(
+        "Texture2D<float4> t; SamplerState s; RWBuffer<float4> o;\n"
+        "struct P { float4 v; };\n"
+        "[numthreads(64, 1, 1)] void a(uint i : SV_DispatchThreadID) {\n"
+        "  float sn, cs; sincos(i, sn, cs); P p = (P)0; uint w, h; t.GetDimensions(w, h);\n"
+        "  o[i] = mul(float4x4(1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1), t.SampleLevel(s, float2(sn, cs), 0))\n"
+        "       + float4(WaveActiveSum(i), 0, 0, 0) + p.v + w;\n"
+        "}\n"
+    )
+    assert blind_spots(model, model.entry_points[0]).complete
+
+
+def _shader(tmp_path: Path) -> Path:
+    f = tmp_path / "blind.hlsl"
+    f.write_text(BLIND)
+    return f
+
+
+def _run(path: Path, fmt: str) -> str:
+    out = io.StringIO()
+    code = run_pressure([str(path)], ConfigResolver(), out=out, output_format=fmt)
+    assert code == 0
+    return out.getvalue()
+
+
+def test_pressure_text_says_the_estimate_is_incomplete_and_where(tmp_path: Path) -> None:
+    text = _run(_shader(tmp_path), "text")
+    main, clean = text.split("\nclean (")
+    assert "estimate incomplete: 2 calls not resolved (`Surface::load`, `shadeFromHeader`)" in main
+    assert "blind.hlsl:16: call not resolved: `Surface::load`" in main
+    assert "blind.hlsl:12: attribute argument not evaluated: `numthreads(GROUP_X * GROUP_Y)`" in main
+    assert "incomplete" not in clean
+
+
+def test_pressure_json_carries_completeness_and_each_place(tmp_path: Path) -> None:
+    main, clean = json.loads(_run(_shader(tmp_path), "json"))
+    assert main["complete"] is False
+    assert main["incomplete"].startswith("estimate incomplete: 2 calls not resolved")
+    assert main["group_threads"] is None
+    spots = [(b["kind"], b["name"], b["row"]) for b in main["blind_spots"]]
+    assert spots == [
+        ("attribute", "numthreads(GROUP_X * GROUP_Y)", 12),
+        ("call", "Surface::load", 16),
+        ("call", "shadeFromHeader", 17),
+        ("intrinsic", "dot4add_u8packed", 18),
+    ]
+    assert main["blind_spots"][0]["filename"].endswith("blind.hlsl")
+    assert clean["complete"] is True and clean["incomplete"] is None and clean["blind_spots"] == []
+
+
+def test_pressure_html_page_shows_the_incomplete_estimate(tmp_path: Path) -> None:
+    page = _run(_shader(tmp_path), "html")
+    assert 'id="incomplete"' in page and "drawIncomplete" in page
+    unit = analyse_file(str(_shader(tmp_path)), Settings())
+    main, clean = page_data([unit])["entries"]
+    assert main["incomplete"].startswith("estimate incomplete: 2 calls not resolved")
+    assert [b[:2] for b in main["blind"]][1] == ["call", "Surface::load"]
+    assert clean["incomplete"] == "" and clean["blind"] == []
+
+
+def test_editor_pressure_hover_and_request_say_the_estimate_is_incomplete(tmp_path: Path) -> None:
+    path = str(_shader(tmp_path))
+    settings = Settings()
+    resolver = ConfigResolver()
+    view = build_pressure_view(path, unit_context(path, BLIND, settings, resolver), settings)
+    assert view is not None
+    main, clean = view.entries
+    assert "estimate incomplete: 2 calls not resolved (`Surface::load`" in main.summary
+    assert main.figures["complete"] is False
+    assert "incomplete" not in clean.summary and clean.figures["complete"] is True
+    hover = view.hover(path, 19)  # `gOut[id.xy] = s.acc + x;`
+    assert hover is not None and "estimate incomplete" in hover
+
+
+HEAVY = """\
+Buffer<float4> src;
+RWStructuredBuffer<float4> dst;
+cbuffer P { uint count; };
+
+[numthreads(1024, 1, 1)]
+void main(uint i : SV_DispatchThreadID)
+{
+    float4 a = src[i], b = src[i + 1], c = src[i + 2], d = src[i + 3];
+    float4 e = src[i + 4], f = src[i + 5], g = src[i + 6], h = src[i + 7];
+    float4 k = src[i + 8], l = src[i + 9], m = src[i + 10], n = src[i + 11];
+    float4 o = src[i + 12], p = src[i + 13], q = src[i + 14], r = src[i + 15];
+    float4 s = src[i + 16], t = src[i + 17];
+    for (uint j = 0; j < count; ++j)
+    {
+        a = a * b + c; b = b * c + d; c = c * d + e; d = d * e + f;
+        e = e * f + g; f = f * g + h; g = g * h + k; h = h * k + l;
+        k = k * l + m; l = l * m + n; m = m * n + o; n = n * o + p;
+        o = o * p + q; p = p * q + r; q = q * r + s; r = r * s + t;
+        s = s * t + a; t = t * a + b;
+    }
+    dst[i] = a + b + c + d + e + f + g + h + k + l + m + n + o + p + q + r + s + t@EXTRA@;
+}
+"""
+
+
+def test_register_rules_claim_no_occupancy_on_an_incomplete_estimate() -> None:
+    seen = lint_text(HEAVY.replace("@EXTRA@", ""), select=("HL201",))
+    assert [d.code for d in seen] == ["HL201"]
+    blind = lint_text(HEAVY.replace("@EXTRA@", " + fromMissingHeader(i)"), select=("HL2",))
+    assert blind == []
+
+
+def test_lds_occupancy_is_not_claimed_for_a_group_size_not_evaluated() -> None:
+    shader = (
+        "groupshared float4 tile[1536];\nRWStructuredBuffer<float4> output;\n"
+        "[numthreads(@SIZE@, 1, 1)]\n"
+        "void main(uint gi : SV_GroupIndex, uint3 id : SV_DispatchThreadID)\n"
+        "{ tile[gi] = output[id.x]; GroupMemoryBarrierWithGroupSync();\n"
+        "  output[id.x] = tile[(gi + 1) % 1536]; }\n"
+    )
+    assert [d.code for d in lint_text(shader.replace("@SIZE@", "256"), select=("HL202",))] == ["HL202"]
+    assert lint_text(shader.replace("@SIZE@", "GROUP_SIZE"), select=("HL2",)) == []
+
+
+def test_rule_metadata_documents_the_policy() -> None:
+    from hlsllint.registry import find_rule
+
+    for code in ("HL201", "HL202", "HL203", "HL204"):
+        rule = find_rule(code)
+        assert rule is not None
+        assert "estimate is incomplete" in rule.rationale, code
