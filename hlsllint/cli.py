@@ -14,7 +14,6 @@ from typing import Any
 
 from hlsllint import __version__
 from hlsllint.config import (
-    TARGETS,
     ConfigError,
     ConfigResolver,
     build_variants,
@@ -25,6 +24,7 @@ from hlsllint.config import (
 )
 from hlsllint.output import FORMATS, PRESSURE_FORMATS
 from hlsllint.registry import RegistryError, unknown_selector
+from hlsllint.targets import TARGET_NAMES, UnknownTarget, WaveSizeError, resolve_settings, resolve_target
 from hlsllint.writing import Terminated
 
 COMMANDS = ("check", "rule", "pressure", "config", "server")
@@ -37,6 +37,14 @@ def _codes(values: list[str] | None) -> list[str]:
     return out
 
 
+def _target(value: str) -> str:
+    """`--target`: the target's name, from a name, alias or chip name."""
+    try:
+        return resolve_target(value).name
+    except UnknownTarget as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _add_config_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--config",
@@ -47,7 +55,13 @@ def _add_config_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("-D", dest="defines", action="append", metavar="NAME[=VALUE]", help="define a macro")
     p.add_argument("-I", dest="include_dirs", action="append", metavar="DIR", help="add an include folder")
-    p.add_argument("--target", choices=TARGETS, help="AMD target for the pressure model (default rdna2)")
+    p.add_argument(
+        "--target",
+        type=_target,
+        metavar="NAME",
+        help="AMD target for the pressure model: a target (" + ", ".join(TARGET_NAMES) + "), an alias "
+        "(gfx9, gfx1030, ...) or a chip name (navi21, ...); default rdna2",
+    )
     p.add_argument("--wave-size", "--wave", dest="wave_size", type=int, choices=(32, 64))
     p.add_argument(
         "--enable-16bit-types",
@@ -218,6 +232,12 @@ def _resolver(args: argparse.Namespace) -> ConfigResolver:
         overrides["defines"] = tuple(parse_define(d) for d in args.defines)
     if args.include_dirs:
         overrides["include_dirs"] = tuple(os.path.normpath(d) for d in args.include_dirs)
+    target, wave = getattr(args, "target", None), getattr(args, "wave_size", None)
+    if target is not None and wave is not None:
+        try:
+            resolve_settings(target, wave)
+        except WaveSizeError as e:
+            raise ConfigError(f"--target {target} --wave-size {wave}: {e}") from None
     for key in ("target", "wave_size", "enable_16bit_types", "time_budget", "force_exclude"):
         if getattr(args, key, None) is not None:
             overrides[key] = getattr(args, key)

@@ -22,6 +22,7 @@ from hlsllint.files import read_regular, special_kind
 from hlsllint.registry import find_rule, suggestion, unknown_selector
 from hlsllint.settings import AnalysisSettings
 from hlsllint.source import MAX_FILE_BYTES
+from hlsllint.targets import TARGET_NAMES, UnknownTarget, WaveSizeError, resolve_settings
 
 CONFIG_NAMES = (".hlsllint.toml", "hlsllint.toml", "pyproject.toml")
 DEFAULT_EXTENSIONS = (".hlsl", ".hlsli", ".fx", ".fxh")
@@ -36,7 +37,6 @@ DEFAULT_EXCLUDE = (
     "dist",
     "__pycache__",
 )
-TARGETS = ("gcn", "gfx6", "gfx9", "polaris", "rdna1", "rdna2", "rdna3")
 
 
 class ConfigError(Exception):
@@ -126,6 +126,17 @@ class Settings:
     """Command-line --select: replaces the file's selection."""
     cli_extend_select: tuple[str, ...] = ()
     cli_ignore: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # The target and wave size are resolved once, here: a chip name or alias becomes the
+        # target's name, and a wave size the target does not run is an error wherever the two
+        # come from (a config file, `--config`, the flags, the editor), never a silent wave64.
+        try:
+            name, _ = resolve_settings(self.target, self.wave_size)
+        except (UnknownTarget, WaveSizeError) as e:
+            raise ConfigError(str(e)) from None
+        if name != self.target:
+            object.__setattr__(self, "target", name)
 
     @property
     def max_file_bytes(self) -> int:
@@ -301,7 +312,16 @@ def table_changes(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
             case "variants":
                 changes["variants"] = _variants(path, value)
             case "target":
-                changes["target"] = _enum(path, key, value, TARGETS)
+                if not isinstance(value, str):
+                    raise ConfigError(f"{path}: `target` must be a target name, alias or chip name")
+                try:
+                    changes["target"], _ = resolve_settings(value, None)
+                except UnknownTarget:
+                    names = ", ".join(TARGET_NAMES)
+                    raise ConfigError(
+                        f"{path}: `target` must be one of {names}, an alias (gfx9, gfx1030, ...) or a "
+                        f"chip name (navi21, ...; docs/targets.md) (got {value!r})"
+                    ) from None
             case "wave-size":
                 changes["wave_size"] = _enum(path, key, value, (32, 64))
             case "force-exclude":
@@ -349,6 +369,11 @@ def table_changes(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
                 changes["rule_options"] = tuple(opts)
             case _:
                 raise ConfigError(f"{path}: unknown key `{key}` (see `hlsllint config`)")
+    if "wave_size" in changes and "target" in changes:
+        try:
+            resolve_settings(changes["target"], changes["wave_size"])
+        except WaveSizeError as e:
+            raise ConfigError(f"{path}: `wave-size = {changes['wave_size']}`: {e}") from None
     return changes
 
 
@@ -538,13 +563,17 @@ OPTIONS: dict[str, Option] = {
         '{ "uber_*.hlsl" = [{ SHADOWS = "0" }, { SHADOWS = "1" }] }',
     ),
     "target": Option(
-        "one of " + ", ".join(TARGETS),
+        "one of " + ", ".join(TARGET_NAMES) + ", an alias (gfx9, gfx1030, ...) or a chip name (navi21, ...)",
         '"rdna2"',
-        "The AMD generation the pressure model and occupancy use.",
-        '"rdna3"',
+        "The AMD generation the pressure model and occupancy use (docs/targets.md lists every "
+        "name, alias and chip).",
+        '"navi21"',
     ),
     "wave-size": Option(
-        "32 or 64", "the target's default (64)", "Wave size for pressure and occupancy.", "32"
+        "32 or 64",
+        "the target's default (64)",
+        "Wave size for pressure and occupancy; one the target does not run (32 on GCN) is an error.",
+        "32",
     ),
     "enable-16bit-types": Option(
         "bool", "false", "16-bit types pack two per register (as DXC -enable-16bit-types).", "true"

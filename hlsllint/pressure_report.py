@@ -15,7 +15,7 @@ from typing import Any
 from hlsllint import preprocess as pp_stage
 from hlsllint.analysis.blind import Blindness, blind_spots
 from hlsllint.analysis.costs import CostModel
-from hlsllint.analysis.occupancy import Occupancy, occupancy, reachable_functions, resolve_target
+from hlsllint.analysis.occupancy import Occupancy, occupancy, reachable_functions
 from hlsllint.analysis.pressure import (
     LiveValue,
     SpanCount,
@@ -30,6 +30,7 @@ from hlsllint.preprocess import PreprocessResult
 from hlsllint.preprocess.sourcemap import SourceMap
 from hlsllint.semantic import Model, build_model
 from hlsllint.semantic.symbols import EntryPoint
+from hlsllint.targets import resolve_target
 
 Span = tuple[int, int]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hlsllint.analysis import analyze
-from hlsllint.analysis.occupancy import occupancy, reachable_functions, resolve_target
+from hlsllint.analysis.occupancy import occupancy, reachable_functions
 from hlsllint.analysis.pressure import analyse_entry, lds_bytes
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
@@ -24,6 +24,7 @@ from hlsllint.syntax.queries import (
     same,
     unparen_up,
 )
+from hlsllint.targets import resolve_target
 
 _BRANCHES = frozenset({"if_statement", "conditional_expression", "switch_statement"})
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 
-from hlsllint.analysis.occupancy import UnknownTarget, resolve_target
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Rule
 from hlsllint.semantic import EntryPoint, Model
 from hlsllint.semantic.queries import uses_of
 from hlsllint.syntax.queries import call_name
+from hlsllint.targets import UnknownTarget, resolve_target
 
 _STAGES = ("compute", "mesh", "amplification")
 # D3D12 limits: compute groups up to 1024 threads (x, y <= 1024, z <= 64); mesh and

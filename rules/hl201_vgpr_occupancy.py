@@ -16,19 +16,13 @@ from hlsllint.rules._pressure import (
     too_small_to_fill,
 )
 
-from hlsllint.analysis.occupancy import (
-    MAX_ADDRESSABLE_VGPRS,
-    Occupancy,
-    Target,
-    max_vgprs_for_waves,
-    occupancy,
-    resolve_target,
-)
+from hlsllint.analysis.occupancy import Occupancy, max_vgprs_for_waves, occupancy
 from hlsllint.analysis.pressure import EntryDemand, LiveValue, analyse_entry, error_band, lds_bytes
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule
 from hlsllint.semantic import EntryPoint, Model
+from hlsllint.targets import MAX_ADDRESSABLE_VGPRS, Target, resolve_target
 
 
 def largest_values(values: list[LiveValue], limit: int = 4) -> str:
@@ -118,7 +112,7 @@ void main(uint i : SV_DispatchThreadID)
         "Sebastian Aaltonen, Optimizing GPU occupancy and resource usage with large thread "
         "groups (GPUOpen, 2017)",
         "AMD GPUOpen, Occupancy explained (2024)",
-        "docs/amd-targets.md (waves per SIMD by VGPRs)",
+        "docs/targets.md (waves per SIMD by VGPRs)",
     )
     options: ClassVar[Mapping[str, Option]] = {
         "min-occupancy": Option(

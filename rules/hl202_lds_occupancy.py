@@ -8,20 +8,12 @@ from typing import ClassVar
 from hlsllint.rules._pressure import INCOMPLETE_RATIONALE, estimate_incomplete, too_small_to_fill
 
 from hlsllint.analysis import analyze
-from hlsllint.analysis.occupancy import (
-    D3D_MAX_GROUPSHARED,
-    KIB,
-    Occupancy,
-    Target,
-    groupshared_bytes,
-    occupancy,
-    resolve_target,
-    round_up,
-)
+from hlsllint.analysis.occupancy import Occupancy, groupshared_bytes, occupancy, round_up
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule
 from hlsllint.semantic import EntryPoint, Model, Symbol
+from hlsllint.targets import D3D_MAX_GROUPSHARED, KIB, Target, resolve_target
 
 
 def _kib(n: int) -> str:
@@ -98,7 +90,7 @@ void main(uint gi : SV_GroupIndex, uint3 id : SV_DispatchThreadID)
         "Sebastian Aaltonen, Optimizing GPU occupancy and resource usage with large thread "
         "groups (GPUOpen, 2017)",
         "AMD GPUOpen, Occupancy explained (2024)",
-        "docs/amd-targets.md (LDS per CU/WGP, 32 KiB per group)",
+        "docs/targets.md (LDS per CU/WGP, 32 KiB per group)",
     )
     options: ClassVar[Mapping[str, Option]] = {
         "min-occupancy": Option(

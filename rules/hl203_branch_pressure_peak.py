@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from hlsllint.rules._pressure import INCOMPLETE_RATIONALE, estimate_incomplete, too_small_to_fill
 
-from hlsllint.analysis.occupancy import occupancy, reachable_functions, resolve_target
+from hlsllint.analysis.occupancy import occupancy, reachable_functions
 from hlsllint.analysis.pressure import analyse_entry
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
@@ -17,6 +17,7 @@ from hlsllint.rule import Option, Rule
 from hlsllint.semantic import EntryPoint
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import call_name, enclosing, loop_of
+from hlsllint.targets import resolve_target
 
 Span = tuple[int, int]
 

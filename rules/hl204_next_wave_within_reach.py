@@ -17,14 +17,7 @@ from hlsllint.rules._pressure import (
 
 from hlsllint.analysis.ir import Instr, LoopRecord, Value
 from hlsllint.analysis.liveness import Demand, register_demand
-from hlsllint.analysis.occupancy import (
-    D3D_MAX_GROUPSHARED,
-    Target,
-    max_vgprs_for_waves,
-    occupancy,
-    resolve_target,
-    vgpr_waves,
-)
+from hlsllint.analysis.occupancy import max_vgprs_for_waves, occupancy, vgpr_waves
 from hlsllint.analysis.pressure import analyse_entry, error_band, lds_bytes
 from hlsllint.analysis.unit import EntryAnalysis, analyze
 from hlsllint.context import RuleContext
@@ -33,6 +26,7 @@ from hlsllint.rule import Option, Rule
 from hlsllint.semantic import EntryPoint, Model
 from hlsllint.semantic.queries import assignments, zero_or_one
 from hlsllint.syntax import Node
+from hlsllint.targets import D3D_MAX_GROUPSHARED, Target, resolve_target
 
 Span = tuple[int, int]
 
@@ -144,7 +138,7 @@ void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
     precision = "medium"
     references = (
         "AMD GPUOpen, Occupancy explained (2024): optimising VGPR usage at the peak",
-        "docs/amd-targets.md (waves per SIMD by VGPRs)",
+        "docs/targets.md (waves per SIMD by VGPRs)",
     )
     options: ClassVar[Mapping[str, Option]] = {
         "min-occupancy": Option(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from hlsllint.analysis.occupancy import resolve_target
 from hlsllint.analysis.pressure import EntryDemand, analyse_entry, bound_registers
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import Model, build_model
 from hlsllint.syntax import parse
+from hlsllint.targets import resolve_target
 
 
 def model(text: str) -> Model:

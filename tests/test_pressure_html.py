@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from hlsllint.analysis.occupancy import occupancy_steps, resolve_target
+from hlsllint.analysis.occupancy import occupancy_steps
 from hlsllint.commands.pressure import run_pressure
 from hlsllint.config import ConfigResolver
+from hlsllint.targets import resolve_target
 
 SHADER = """\
 Buffer<float4> src : register(t0);

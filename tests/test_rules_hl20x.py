@@ -172,7 +172,8 @@ REGTRUTH_LDS = [
 def test_hl202_figures_match_regtruth() -> None:
     from hlsllint.rules.hl202_lds_occupancy import max_lds_for_waves
 
-    from hlsllint.analysis.occupancy import occupancy, resolve_target
+    from hlsllint.analysis.occupancy import occupancy
+    from hlsllint.targets import resolve_target
 
     for target, lds, waves in REGTRUTH_LDS:
         assert occupancy(target, 64, vgprs=16, lds_bytes=lds, group_threads=64).waves_per_simd == waves

@@ -40,9 +40,9 @@ import run  # noqa: E402
 import truth  # noqa: E402
 from run import estimate_waves, levels_apart, spearman  # noqa: E402
 
-from hlsllint.analysis.occupancy import resolve_target  # noqa: E402
 from hlsllint.config import Settings  # noqa: E402
 from hlsllint.pressure_report import EntryReport, analyse_file  # noqa: E402
+from hlsllint.targets import resolve_target  # noqa: E402
 
 DEFAULT_LIMIT = 40
 DEFAULT_FFX_GIT = "/work/.mirror/GPUOpen-LibrariesAndSDKs+FidelityFX-SDK/repo"

@@ -34,13 +34,9 @@ sys.path.insert(0, str(HERE))
 import truth  # noqa: E402
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel  # noqa: E402
-from hlsllint.analysis.occupancy import (  # noqa: E402
-    driver_waves_per_simd,
-    resolve_target,
-    round_up,
-    vgpr_waves,
-)
+from hlsllint.analysis.occupancy import driver_waves_per_simd, round_up, vgpr_waves  # noqa: E402
 from hlsllint.pressure_report import EntryReport, estimate_file  # noqa: E402
+from hlsllint.targets import resolve_target  # noqa: E402
 
 STAGES = {"comp": "compute", "vert": "vertex", "frag": "pixel"}
 CORPUS_DIRS = ("microsoft+DirectX-Graphics-Samples", "sebbbi+perftest")

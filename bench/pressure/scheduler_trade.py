@@ -29,7 +29,8 @@ sys.path.insert(0, str(HERE))
 
 from run import levels_apart  # noqa: E402
 
-from hlsllint.analysis.occupancy import Target, max_vgprs_for_waves, resolve_target, vgpr_waves  # noqa: E402
+from hlsllint.analysis.occupancy import max_vgprs_for_waves, vgpr_waves  # noqa: E402
+from hlsllint.targets import Target, resolve_target  # noqa: E402
 
 
 def target_waves(t: Target, wave: int, demand: int) -> int:

@@ -34,11 +34,11 @@ from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.lowering import Frame
 from hlsllint.analysis.lowering_stmt import StmtLowerer
-from hlsllint.analysis.occupancy import resolve_target
 from hlsllint.analysis.passes import common_values, dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
 from hlsllint.semantic.model import Model
 from hlsllint.semantic.symbols import EntryPoint, Symbol
+from hlsllint.targets import resolve_target
 
 UNIFORM_INPUTS = frozenset({"SV_GROUPID", "SV_VIEWID"})
 PRELOADED_INPUTS = {

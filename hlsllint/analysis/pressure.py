@@ -11,15 +11,11 @@ from typing import NamedTuple
 from hlsllint.analysis.costs import CostModel
 from hlsllint.analysis.ir import Span, Value
 from hlsllint.analysis.liveness import Demand, register_demand
-from hlsllint.analysis.occupancy import (
-    MAX_ADDRESSABLE_VGPRS,
-    Target,
-    groupshared_bytes,
-    resolve_target,
-)
+from hlsllint.analysis.occupancy import groupshared_bytes
 from hlsllint.analysis.unit import EntryAnalysis, analyze
 from hlsllint.semantic.model import Model
 from hlsllint.semantic.symbols import EntryPoint
+from hlsllint.targets import MAX_ADDRESSABLE_VGPRS, Target, resolve_target
 
 VGPR_ERROR = 0.091
 """The estimate's measured median relative VGPR error on engine shaders it was never tuned on

@@ -13,13 +13,13 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from hlsllint.analysis.occupancy import UnknownTarget
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.discovery import discover
 from hlsllint.lint import FileLoader
 from hlsllint.output import PRESSURE_FORMATS, pressure_printer
 from hlsllint.pressure_report import UnitPressure, analyse_file
 from hlsllint.source import SourceError
+from hlsllint.targets import UnknownTarget
 
 
 def run_pressure(

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import IO, Any
 
-from hlsllint.analysis.occupancy import TARGETS, occupancy_steps
+from hlsllint.analysis.occupancy import occupancy_steps
 from hlsllint.pressure_report import EntryReport, UnitPressure
 from hlsllint.source import SourceFile
+from hlsllint.targets import TARGETS
 
 
 def _section(

@@ -49,7 +49,6 @@ from pygls.lsp.server import LanguageServer
 from hlsllint import __version__
 from hlsllint.config import (
     CONFIG_NAMES,
-    TARGETS,
     ConfigError,
     ConfigResolver,
     Settings,
@@ -86,6 +85,7 @@ from hlsllint.server.incremental import Snapshot, relint, snapshot
 from hlsllint.server.pressure_view import PressureView, build_pressure_view
 from hlsllint.server.protocol import PARSE_ERRORS, HlslLintProtocol
 from hlsllint.source import SourceError, SourceFile
+from hlsllint.targets import UnknownTarget, WaveSizeError, resolve_settings, resolve_target
 
 DEBOUNCE_SECONDS = 0.2
 STATS_COMMAND = "hlsllint.stats"
@@ -570,16 +570,24 @@ def resolver_for(options: dict[str, Any], root: str | None) -> tuple[ConfigResol
     overrides: dict[str, Any] = {}
     target = options.get("target")
     if target not in (None, ""):
-        if target in TARGETS:
-            overrides["target"] = target
-        else:
-            errors.append(f"setting target: unknown target {target!r} (one of {', '.join(TARGETS)})")
+        try:
+            if not isinstance(target, str):
+                raise UnknownTarget(f"unknown target {target!r}")
+            overrides["target"] = resolve_target(target).name  # a chip name or alias too
+        except UnknownTarget as e:
+            errors.append(f"setting target: {e}")
     wave = options.get("waveSize")
     if wave not in (None, 0, ""):
         if wave in (32, 64) and not isinstance(wave, bool):
             overrides["wave_size"] = wave
         else:
             errors.append(f"setting waveSize: {wave!r} is not 32 or 64")
+    if "target" in overrides and "wave_size" in overrides:
+        try:
+            resolve_settings(overrides["target"], overrides["wave_size"])
+        except WaveSizeError as e:
+            errors.append(f"setting waveSize: {e}")
+            del overrides["wave_size"]
     defines = options.get("defines")
     if defines:
         if isinstance(defines, list) and all(isinstance(d, str) and d.strip() for d in defines):
