@@ -230,3 +230,18 @@ def test_rule_metadata_documents_the_policy() -> None:
         rule = find_rule(code)
         assert rule is not None
         assert "estimate is incomplete" in rule.rationale, code
+
+
+def test_casts_read_as_calls_stream_methods_and_static_asserts_are_named_fairly() -> None:
+    model = _model(
+        "struct GSOut { float4 p : SV_Position; };\n"
+        "[maxvertexcount(3)]\n"
+        "void gs(point float4 v[1] : POSITION, inout TriangleStream<GSOut> outStream) {\n"
+        '  _Static_assert(1, "x");\n'
+        "  GSOut o; o.p = v[0] * (float)(v[0].x + 1);\n"
+        "  outStream.Append(o); outStream.RestartStrip();\n"
+        "}\n"
+    )
+    found = blind_spots(model, model.entry_points[0])
+    assert found.names("call") == []
+    assert found.names("intrinsic") == ["outStream.Append", "outStream.RestartStrip"]

@@ -15,6 +15,8 @@ from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import (
     HLSL_INTRINSIC_NAMES,
     INTRINSICS,
+    NOT_CALLS,
+    OBJECT_METHODS,
     RAY_PAYLOAD_WRITERS,
     RESOURCE_METHODS,
 )
@@ -145,8 +147,12 @@ class CallLowerer(ExprLowerer):
     ) -> tuple[str, str] | None:
         """(`call` or `intrinsic`, name) for a call the estimate cannot see into (`analysis.blind`):
         not an intrinsic it models, `mul`, a constructor or an intrinsic with out parameters."""
-        if spec is not None or rule == "pure" or name in OUT_INTRINSICS:
+        if spec is not None or rule == "pure" or name in OUT_INTRINSICS or name in NOT_CALLS:
             return None
+        if fn is not None and fn.type == "parenthesized_expression":
+            t = self.m.lookup_type(name.strip("() \t"))
+            if t.is_numeric or t.kind == "struct":
+                return None  # `(uint)(a + b)` read as a call: a cast
         if fn is not None and fn.type == "field_expression":
             obj_t = self.m.type_of(fn.child_by_field_id(F_ARGUMENT))
             method = self.text(fn.child_by_field_id(F_FIELD) or fn)
@@ -156,6 +162,8 @@ class CallLowerer(ExprLowerer):
                 return ("call", f"{obj_t.name}::{method}")
             if obj_t.kind != "unknown" and obj_t.name:
                 return ("intrinsic", f"{obj_t.name}::{method}")
+            if method in OBJECT_METHODS:  # a stream, ray query or subpass input's method
+                return ("intrinsic", name)
             return ("call", name)
         if name in HLSL_INTRINSIC_NAMES:
             return ("intrinsic", name)

@@ -183,3 +183,37 @@ HLSL_INTRINSIC_NAMES = frozenset(_HLSL_NAMES.split())
 """Every intrinsic function HLSL defines (the D3D docs' list, shader model 6.x included): a call
 of one that `INTRINSICS` does not model is an intrinsic the estimate does not know, not an
 unresolved call of the user's."""
+
+OBJECT_METHODS = frozenset(
+    [
+        "Append",
+        "RestartStrip",
+        "SubpassLoad",
+        "TraceRayInline",
+        "Proceed",
+        "Abort",
+        "CommittedStatus",
+        "CommittedRayT",
+        "CommittedTriangleBarycentrics",
+        "CommittedInstanceIndex",
+        "CommittedPrimitiveIndex",
+        "CandidateType",
+        "CandidateTriangleRayT",
+        "CandidateTriangleBarycentrics",
+        "CommitNonOpaqueTriangleHit",
+        "CommitProceduralPrimitiveHit",
+        "GatherRaw",
+        "Load64",
+        "Store64",
+        "InterlockedCompareExchange64",
+        "InterlockedAdd64",
+        "WriteSamplerFeedback",
+        "WriteSamplerFeedbackLevel",
+    ]
+)
+"""Methods of HLSL's objects other than textures and buffers (stream outputs, ray queries, subpass
+inputs) and newer resource methods: a call of one on an object whose type the model does not
+know is an intrinsic the estimate does not model, not a call of the user's."""
+
+NOT_CALLS = frozenset({"_Static_assert", "static_assert"})
+"""Declarations that the grammar reads as calls: no code."""

@@ -1,0 +1,299 @@
+"""How much of real shaders the front end sees: calls resolved, attribute arguments evaluated,
+loop bounds folded and entry points whose register estimate is complete, per repository.
+
+    python bench/coverage.py /work/corpus                 # every repository folder under it
+    python bench/coverage.py /work/corpus-new --top 15    # and the 15 most frequent unresolved names
+    python bench/coverage.py --repos /work/corpus/FidelityFX-SDK  # one repository
+
+No compiler is needed. Each file is one translation unit (preprocessed, parsed, modelled, each entry
+point lowered), as `hlsllint pressure` sees it without a config: `#include`s resolve next to the
+including file and, with `--auto-includes` (the default), in the repository's folders that make an
+include found nowhere else resolve (an engine's shader root); `--no-auto-includes` turns that off.
+
+Per repository (folders named `tests-*` are compiler test suites, totalled apart):
+- calls: call sites in the functions the entry points reach, constructors and casts aside; a call
+  is resolved unless `analysis.blind` counts it (a call or an intrinsic the estimate cannot see);
+- numthreads: entry points with `[numthreads]` whose three arguments all evaluated to numbers;
+  attribute arguments: every argument of the numeric attributes of entry points (`numthreads`,
+  `maxvertexcount`, `outputcontrolpoints`, `maxtessfactor`, `WaveSize`);
+- loops: `for` loops the entry points reach with a constant trip count, out of those whose bound
+  names no constant-buffer member, resource, groupshared or global variable, stage input or
+  loaded value (the loops a compiler can fold; a bound that is a helper's parameter counts as
+  foldable: inlined with a constant argument, the compiler folds it);
+- complete: entry points whose estimate is complete (`blind_spots(...).complete`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from parse_coverage import shader_files
+
+from hlsllint.analysis.blind import blind_spots
+from hlsllint.analysis.occupancy import reachable_functions
+from hlsllint.config import Settings
+from hlsllint.deadline import Deadline, Stop, active
+from hlsllint.lint import FileLoader, analysis_settings, front_end
+from hlsllint.semantic import Model, build_model
+from hlsllint.semantic.intrinsics import NOT_CALLS
+from hlsllint.semantic.loops import trip_count
+from hlsllint.source import SourceError
+from hlsllint.syntax import Node
+from hlsllint.syntax.queries import for_header
+
+NUMERIC_ATTRIBUTES = ("numthreads", "maxvertexcount", "outputcontrolpoints", "maxtessfactor", "wavesize")
+RUNTIME_KINDS = frozenset({"cbuffer_member", "resource", "groupshared", "static"})
+EXTRA_EXTS = (".shader",)
+"""FlaxEngine's `.shader` files are HLSL."""
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
+
+
+@dataclass
+class Stats:
+    files: int = 0
+    units_failed: int = 0
+    entries: int = 0
+    complete: int = 0
+    calls: int = 0
+    resolved: int = 0
+    numthreads: int = 0
+    numthreads_evaluated: int = 0
+    attr_args: int = 0
+    attr_evaluated: int = 0
+    loops: int = 0
+    foldable: int = 0
+    folded: int = 0
+    unresolved: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def add(self, other: Stats) -> None:
+        for k, v in vars(other).items():
+            if isinstance(v, Counter):
+                self.unresolved.update(v)
+            else:
+                setattr(self, k, getattr(self, k) + v)
+
+
+def repo_files(root: str) -> list[str]:
+    files = set(shader_files(root))
+    for dirpath, _dirs, names in os.walk(root):
+        files.update(os.path.join(dirpath, n) for n in names if n.lower().endswith(EXTRA_EXTS))
+    return sorted(files)
+
+
+def auto_include_dirs(root: str, files: list[str]) -> tuple[str, ...]:
+    """Folders of the repository that make an `#include` found nowhere else resolve: for an
+    include `a/b.hlsli` not next to its includer, the folder `D` of every `D/a/b.hlsli`."""
+    by_suffix: dict[str, list[str]] = {}
+    every = [os.path.join(d, n) for d, _s, names in os.walk(root) for n in names]
+    for f in every:
+        parts = Path(f).parts
+        for i in range(len(parts)):
+            by_suffix.setdefault("/".join(parts[i:]).lower(), []).append(f)
+    dirs: Counter[str] = Counter()
+    for f in files:
+        try:
+            text = Path(f).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for inc in _INCLUDE.findall(text):
+            inc = inc.replace("\\", "/").lstrip("./")
+            if os.path.exists(os.path.join(os.path.dirname(f), inc)):
+                continue
+            for hit in by_suffix.get(inc.lower(), ()):
+                depth = len(Path(inc).parts)
+                dirs[str(Path(hit).parents[depth - 1])] += 1
+    return tuple(d for d, _ in dirs.most_common(32))
+
+
+def _is_constructor(model: Model, call: Node) -> bool:
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return False
+    if fn.type == "primitive_type":
+        return True
+    if fn.type == "parenthesized_expression":  # `(uint)(a + b)`: a cast
+        t = model.lookup_type(model.tree.node_text(fn).strip("() \t"))
+        return t.is_numeric or t.kind == "struct"
+    if model.tree.node_text(fn) in NOT_CALLS:
+        return True
+    if fn.type in ("type_identifier", "identifier"):
+        t = model.lookup_type(model.tree.node_text(fn))
+        return t.is_numeric or t.kind == "struct"
+    return False
+
+
+def _runtime_bound(model: Model, node: Node | None, entry_params: set[int], depth: int = 0) -> bool:
+    """Whether a loop bound names something only known at run time."""
+    if node is None or depth > 4:
+        return False
+    for n in model.tree.walk(node):
+        if n.type == "call_expression" and not _is_constructor(model, n):
+            return True
+        if n.type != "identifier":
+            continue
+        sym = model.resolve(n)
+        if sym is None:
+            continue
+        if sym.kind in RUNTIME_KINDS or id(sym) in entry_params:
+            return True
+        if (
+            sym.kind == "local"
+            and sym.init is not None
+            and _runtime_bound(model, sym.init, entry_params, depth + 1)
+        ):
+            return True
+    return False
+
+
+def measure_unit(path: str, settings: Settings, st: Stats, seconds: float) -> None:
+    loader = FileLoader()
+    main = loader(path)
+    with active(Deadline(seconds)):
+        _pp, tree = front_end(main, settings, None, loader)
+        model = build_model(tree, analysis_settings(settings, None))
+        calls_seen: set[tuple[int, int]] = set()
+        blind_calls: dict[tuple[int, int], str] = {}
+        loops_seen: set[tuple[int, int]] = set()
+        for ep in model.entry_points:
+            st.entries += 1
+            found = blind_spots(model, ep)
+            if found.complete:
+                st.complete += 1
+            for b in found.spots:
+                if b.kind in ("call", "intrinsic"):
+                    blind_calls.setdefault(b.span, b.name)
+                elif b.kind == "attribute":
+                    st.unresolved[f"[{b.name}]"] += 1
+            for attr in ep.function.attributes:
+                low = attr.name.lower()
+                if low not in NUMERIC_ATTRIBUTES:
+                    continue
+                ok = [isinstance(a, int | float) and not isinstance(a, bool) for a in attr.args]
+                st.attr_args += len(ok)
+                st.attr_evaluated += sum(ok)
+                if low == "numthreads":
+                    st.numthreads += 1
+                    st.numthreads_evaluated += len(ok) == 3 and all(ok)
+            params = {id(p) for p in ep.function.params}
+            for fn in reachable_functions(model, ep):
+                if fn.body is None:
+                    continue
+                for n in tree.walk(fn.body):
+                    if n.type == "call_expression":
+                        span = tree.span(n)
+                        if span not in calls_seen and not _is_constructor(model, n):
+                            calls_seen.add(span)
+                    elif n.type == "for_statement":
+                        span = tree.span(n)
+                        if span in loops_seen:
+                            continue
+                        loops_seen.add(span)
+                        st.loops += 1
+                        header = for_header(n)
+                        if header is None:
+                            continue
+                        cond = header.condition
+                        bound = cond.child_by_field_name("right") if cond is not None else None
+                        if _runtime_bound(model, bound, params) or _runtime_bound(
+                            model, header.start, params
+                        ):
+                            continue
+                        st.foldable += 1
+                        st.folded += trip_count(model, n) is not None
+        calls_seen |= set(blind_calls)
+        st.calls += len(calls_seen)
+        st.resolved += len(calls_seen) - len(blind_calls)
+        st.unresolved.update(blind_calls.values())
+
+
+def measure_repo(root: str, auto_includes: bool, seconds: float) -> Stats:
+    st = Stats()
+    files = repo_files(root)
+    dirs = auto_include_dirs(root, files) if auto_includes else ()
+    settings = Settings(include_dirs=dirs)
+    t0 = time.perf_counter()
+    for path in files:
+        st.files += 1
+        try:
+            measure_unit(path, settings, st, seconds)
+        except (SourceError, Stop, RecursionError):
+            st.units_failed += 1
+        except Exception as e:  # a crash is a finding of its own: say it, go on
+            st.units_failed += 1
+            print(f"{path}: {e!r}", file=sys.stderr)
+    st.seconds = time.perf_counter() - t0
+    return st
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{100.0 * n / d:.1f}% ({n:,}/{d:,})" if d else "–"
+
+
+def row(name: str, st: Stats) -> str:
+    return (
+        f"| {name} | {st.files} | {_pct(st.resolved, st.calls)} | "
+        f"{_pct(st.numthreads_evaluated, st.numthreads)} | {_pct(st.attr_evaluated, st.attr_args)} | "
+        f"{_pct(st.folded, st.foldable)} | {_pct(st.complete, st.entries)} |"
+    )
+
+
+def repositories(paths: list[str], repos: bool) -> list[str]:
+    """The repository folders: each argument's subfolders (a corpus), or the arguments themselves
+    (`--repos`)."""
+    if repos:
+        return [p for p in paths if os.path.isdir(p)]
+    return [
+        d.path
+        for p in paths
+        if os.path.isdir(p)
+        for d in sorted(os.scandir(p), key=lambda e: e.name)
+        if d.is_dir()
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("paths", nargs="+", help="corpus folders (each subfolder is a repository)")
+    ap.add_argument("--repos", action="store_true", help="the folders given are repositories")
+    ap.add_argument("--top", type=int, default=10, help="unresolved names to list per repository")
+    ap.add_argument("--no-auto-includes", dest="auto_includes", action="store_false")
+    ap.add_argument("--seconds", type=float, default=20.0, help="time limit per file")
+    args = ap.parse_args(argv)
+    print(
+        "| repository | files | calls resolved | `numthreads` evaluated | attribute arguments "
+        "evaluated | foldable loop bounds folded | entry points with a complete estimate |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    production, suites = Stats(), Stats()
+    tops: list[tuple[str, Stats]] = []
+    for repo in repositories(args.paths, args.repos):
+        name = os.path.basename(os.path.normpath(repo))
+        st = measure_repo(repo, args.auto_includes, args.seconds)
+        print(row(name, st), flush=True)
+        tops.append((name, st))
+        (suites if name.startswith("tests-") else production).add(st)
+    if len(tops) > 1:
+        print(row("**all but test suites**", production))
+        if suites.files:
+            print(row("**compiler test suites**", suites))
+    if args.top:
+        print()
+        for name, st in tops:
+            common = ", ".join(f"`{n}` {c}" for n, c in st.unresolved.most_common(args.top))
+            failed = f" ({st.units_failed} files not analysed)" if st.units_failed else ""
+            print(f"- {name}{failed}: {common or 'nothing unresolved'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
