@@ -211,6 +211,18 @@ def test_junit_is_read_by_a_junit_parser(project: Path, capsys: pytest.CaptureFi
     assert xml.failures == 0 and xml.tests == 1
 
 
+def test_junit_spells_out_characters_xml_cannot_hold(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A fuzzed file's `#include <vk/ohr\x0fcooperative_matrix.h>` put a raw 0x0F in a message: no
+    # XML 1.0 parser reads that, escaped or not.
+    (project / "shaders" / "bad.hlsl").write_bytes(b"#include <vk/ohr\x0fm.h>\n")
+    run(capsys, "shaders", "--no-cache", "--output-format", "junit", "-o", "junit.xml")
+    xml = JUnitXml.fromfile(str(project / "junit.xml"))
+    (case,) = list(next(iter(xml)))
+    assert case.result[0].message == "include file 'vk/ohr\\x0fm.h' not found"
+
+
 def test_gitlab_report_fields_and_stable_fingerprints(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

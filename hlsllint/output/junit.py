@@ -5,6 +5,7 @@ fails no run); a run without findings is one passing case. Internal errors (a cr
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import IO
@@ -62,13 +63,30 @@ def junit_tree(diagnostics: Sequence[Diagnostic], errors: Sequence[str] = ()) ->
     return root
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_chars(text: str) -> str:
+    """`text` with the characters XML 1.0 does not allow (control characters such as a stray
+    0x0F from a file, lone surrogates) written as `\\xNN` / `\\uNNNN`."""
+    if _NOT_XML.search(text) is None:
+        return text
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
 def print_junit(
     diagnostics: Sequence[Diagnostic],
     sources: Mapping[str, SourceFile],
     out: IO[str],
     errors: Sequence[str] = (),
 ) -> None:
-    tree = ET.ElementTree(junit_tree(diagnostics, errors))
+    root = junit_tree(diagnostics, errors)
+    for element in root.iter():  # what XML 1.0 cannot hold, even escaped, is spelt out
+        if element.text:
+            element.text = _xml_chars(element.text)
+        for key, value in element.attrib.items():
+            element.set(key, _xml_chars(value))
+    tree = ET.ElementTree(root)
     ET.indent(tree)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     tree.write(out, encoding="unicode")
