@@ -340,3 +340,25 @@ def test_hlsl_2021_select_and_sincos_are_intrinsics() -> None:
     cfg = build_cfg(m, e)
     ops = [(i.op, i.detail.get("name")) for b in cfg.graph.nodes for i in cfg.instrs(b)]
     assert ("intrinsic", "select") in ops
+
+
+def test_a_templated_struct_has_its_members_and_methods() -> None:
+    m = model("""
+    RWStructuredBuffer<uint> gOut : register(u0);
+    template<uint N> struct List {
+        uint count;
+        uint items[N];
+        static List<N> empty() { List<N> r; r.count = 0; return r; }
+        void push(uint v) { items[count] = v; count += 1; }
+    };
+    [numthreads(64, 1, 1)]
+    void main(uint3 id : SV_DispatchThreadID) {
+        List<8> l = List<8>::empty();
+        l.push(id.x);
+        gOut[id.x] = l.count;
+    }
+    """)
+    empty = m.callee(_call(m, "List<8>::empty()"))
+    assert empty is not None and empty.name == "List::empty"
+    push = m.callee(_call(m, "l.push("))
+    assert push is not None and push.name == "List::push"

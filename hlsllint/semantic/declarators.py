@@ -101,6 +101,8 @@ class Declarators(Constants):
             element = self.type_from_node(args[0]) if args else None
             if T.resource_of(base) is not None:
                 return T.resource_type(base, element)
+            if base in self.structs:  # a templated struct: its members and methods
+                return self.structs[base]
             return T.Type("unknown", self.tree.node_text(node), element=element)
         if kind in ("struct_specifier", "class_specifier"):
             name_node = node.child_by_field_id(F_NAME)

@@ -255,7 +255,7 @@ class Expressions(Declarators):
             cands = list(self.functions.get(name, ()))
             if not cands:
                 scope, _, last = name.rpartition("::")
-                struct = scope.rpartition("::")[2]
+                struct = scope.rpartition("::")[2].partition("<")[0]  # `List<8>::empty()`
                 if struct in self.structs:
                     cands = self.methods_of(struct, last)
                 if not cands:  # a namespace's function (namespaces are flattened)
@@ -281,7 +281,7 @@ class Expressions(Declarators):
                 out.extend(self.methods_of(fn.owner, name))
             elif "::" in name:
                 scope, _, last = name.rpartition("::")
-                struct = scope.rpartition("::")[2]
+                struct = scope.rpartition("::")[2].partition("<")[0]
                 found = self.methods_of(struct, last) if struct in self.structs else []
                 out.extend(found or self.functions.get(last, ()))
         return out
