@@ -362,3 +362,21 @@ def test_a_templated_struct_has_its_members_and_methods() -> None:
     assert empty is not None and empty.name == "List::empty"
     push = m.callee(_call(m, "l.push("))
     assert push is not None and push.name == "List::push"
+
+
+def test_an_intrinsic_named_like_a_method_is_the_intrinsic_where_the_method_cannot_take_the_arguments() -> (
+    None
+):
+    m = model("""
+    RWStructuredBuffer<float> gOut : register(u0);
+    struct V {
+        float3 v;
+        float length() { return dot(v, v); }
+        float norm() { return length(v) + length(); }
+    };
+    [numthreads(64, 1, 1)]
+    void main(uint3 id : SV_DispatchThreadID) { V x; x.v = id; gOut[id.x] = x.norm(); }
+    """)
+    assert m.callee(_call(m, "length(v)")) is None  # the intrinsic
+    own = m.callee(_call(m, "length();"))
+    assert own is not None and own.name == "V::length"

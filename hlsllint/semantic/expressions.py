@@ -237,6 +237,9 @@ class Expressions(Declarators):
                 owner = self._enclosing_owner(call)
                 if owner is not None:
                     cands = self.methods_of(owner, name)
+                    n = _argument_count(call)
+                    if not any(len(f.params) >= n for f in cands):
+                        cands = []  # `length(v)` in a struct with a `length()`: the intrinsic
             if not cands:
                 cands = list(self.functions.get(name, ()))
         elif kind == "field_expression":
@@ -359,6 +362,11 @@ class Expressions(Declarators):
         if kind == "atomic" and method.endswith("Counter"):
             return T.UINT
         return T.VOID
+
+
+def _argument_count(call: Node) -> int:
+    args = call.child_by_field_id(F_ARGUMENTS)
+    return len([c for c in args.named_children if c.type != "comment"]) if args is not None else 0
 
 
 def _conversion_cost(arg: T.Type, param: T.Type) -> int:
