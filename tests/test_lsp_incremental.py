@@ -11,6 +11,7 @@ import pytest
 from conftest import FIXTURES
 
 from hlsllint.config import ConfigResolver
+from hlsllint.deadline import Cancelled, Deadline, active
 from hlsllint.server.incremental import Snapshot, relint, snapshot
 from hlsllint.server.lsp import lint_document, publishable
 
@@ -218,3 +219,23 @@ def test_findings_at_one_place_are_published_in_one_order(folder: Path) -> None:
     a, b = at_decl("A"), at_decl("B")
     resolver = ConfigResolver()
     assert publishable([b, a], path, MAIN, resolver) == publishable([a, b], path, MAIN, resolver) == [a, b]
+
+
+def test_a_cancel_reaches_an_incremental_lint(folder: Path) -> None:
+    """An edit made stale by a newer one stops an incremental lint too (it used to analyse under
+    a token of its own, with the settings' budget, that no cancel reached)."""
+    path = os.path.normpath(str(folder / "main.hlsl"))
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    done = lint_document(path, MAIN, resolver, settings)
+    assert done.context is not None
+    snap = snapshot(done.context, path, MAIN, settings, None, done.findings)
+    assert snap is not None
+    at = MAIN.index("    return sign(z) == 0")
+    text = MAIN[:at] + "    z = z * 0.5;\n" + MAIN[at:]
+    token = Deadline(0)
+    token.cancel()
+    with pytest.raises(Cancelled), active(token):
+        relint(snap, text)
+    again = relint(snap, text)  # not cancelled: as before
+    assert again is not None and again.analysed == 2

@@ -38,6 +38,7 @@ from typing import Any
 
 from hlsllint.config import Settings, Variant
 from hlsllint.context import RuleContext
+from hlsllint.deadline import current
 from hlsllint.diagnostics import Diagnostic, Edit, Fix, Related
 from hlsllint.lint import FileLoader, lint_unit
 from hlsllint.source import Location, SourceError, SourceFile
@@ -355,7 +356,9 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
         if not d:
             kept_words |= f.words
     overrides[path] += "\n\n// " + " ".join(sorted(kept_words)) + "\n"
-    result = lint_unit(path, snap.settings, snap.variant, FileLoader(overrides))
+    # The caller's token (its time budget, and its cancel when a newer version comes), not a
+    # fresh one of the settings' budget that nothing can cancel.
+    result = lint_unit(path, snap.settings, snap.variant, FileLoader(overrides), deadline=current())
     ctx = result.context
     if ctx is None or result.errors or any(d.code == "HL006" for d in result.diagnostics):
         return _give_up("a crash or the time budget")
