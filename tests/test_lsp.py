@@ -570,3 +570,27 @@ async def test_max_file_size_holds_for_documents_and_includes(
     assert codes(diags) == ["HL003", "HL105"]
     assert "big.hlsli" in diags[0].message and f"{size}, over the 0.002 MiB limit" in diags[0].message
     close_doc(client, user)
+
+
+async def test_no_pressure_view_past_the_time_budget(client: LanguageClient, workspace: Path) -> None:
+    """A document whose lint ran out of its time budget (HL006) gets no register view: it was built
+    anyway, with no limit (a hover on 50,000 nested `if`s answered after 13 s, compiled)."""
+    sub = workspace / "hurried"
+    sub.mkdir()
+    (sub / "hlsllint.toml").write_text('select = ["HL"]\ntime-budget = 0.000001\n', encoding="utf-8")
+    uri = open_doc(client, sub / "cs.hlsl", COMPUTE)
+    assert codes(await published(client, uri, lambda ds: len(ds) > 0)) == ["HL006"]
+    document = types.TextDocumentIdentifier(uri=uri)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=document, position=types.Position(line=10, character=4))
+    )
+    assert hover is None
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(text_document=document, range=rng(0, 0, 13, 0))
+    )
+    assert not hints
+    summary = await client.protocol.send_request_async("hlsllint/pressure", {"textDocument": {"uri": uri}})
+    assert not summary.entries and summary.current is None
+    page = await client.protocol.send_request_async("hlsllint/pressurePage", {"textDocument": {"uri": uri}})
+    assert page is None
+    close_doc(client, uri)

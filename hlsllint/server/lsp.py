@@ -476,13 +476,21 @@ class HlslLintServer(LanguageServer):
         settings = outcome.settings
         if settings is None:  # a broken config or an internal error
             return None
+        if any(d.code == "HL006" for d in outcome.diagnostics):  # so would the view: none
+            self.pressure[uri] = (key, None)
+            return None
         context = outcome.context
         path, text, resolver = outcome.path, outcome.source.text, self.resolver
 
         def build() -> PressureView | None:
-            # An incremental lint analysed part of the unit: the view needs all of it.
-            ctx = context if context is not None else unit_context(path, text, settings, resolver)
-            return build_pressure_view(path, ctx, settings)
+            # Within the time budget, as the lint: a view is not worth a hover that waits longer.
+            with active(Deadline(settings.time_budget)):
+                try:
+                    # An incremental lint analysed part of the unit: the view needs all of it.
+                    ctx = context if context is not None else unit_context(path, text, settings, resolver)
+                    return build_pressure_view(path, ctx, settings)
+                except Stop:
+                    return None
 
         view = await self.in_worker(build)
         self.pressure[uri] = (key, view)
@@ -744,7 +752,8 @@ def create_server() -> HlslLintServer:
     @server.feature(PRESSURE_PAGE_REQUEST)
     async def pressure_page(ls: HlslLintServer, params: Any) -> dict[str, Any] | None:
         """`hlsllint/pressurePage` {textDocument: {uri}}: the page `hlsllint pressure
-        --output-format html` prints, for the buffer's text (`{"html": ...}`)."""
+        --output-format html` prints, for the buffer's text (`{"html": ...}`); null when the
+        document is not open or its analysis runs past the time budget."""
         uri = _param(params, "textDocument", "uri")
         if not isinstance(uri, str):
             return None
@@ -753,10 +762,18 @@ def create_server() -> HlslLintServer:
             return None
         path, text, settings = outcome.path, outcome.source.text, outcome.settings
 
-        def render() -> str:
-            return pressure_html(path, text, settings, ls.resolver)
+        if any(d.code == "HL006" for d in outcome.diagnostics):
+            return None  # its analysis ran out of time: so would the page's
 
-        return {"html": await ls.in_worker(render)}
+        def render() -> str | None:
+            with active(Deadline(settings.time_budget)):
+                try:
+                    return pressure_html(path, text, settings, ls.resolver)
+                except Stop:
+                    return None
+
+        html = await ls.in_worker(render)
+        return None if html is None else {"html": html}
 
     @server.command(STATS_COMMAND)
     def stats(ls: HlslLintServer, *args: Any) -> dict[str, Any]:
