@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import hostile
 import pytest
 import pytest_lsp
 from lsprotocol import types
@@ -97,3 +98,25 @@ async def test_an_edit_cancels_the_stale_analysis(client: LanguageClient, worksp
     assert codes(await published(client, slow, lambda ds: len(ds) > 0, timeout=60)) == ["HL105"]
     assert (await stats(client)).get("cancelled", 0) == before + 1
     assert slow not in (await stats(client))["running"]
+
+
+@pytest.mark.parametrize("shape", ["ifs", "terms"])
+async def test_deep_code_is_one_finding_and_other_documents_go_on(
+    client: LanguageClient, workspace: Path, shape: str
+) -> None:
+    """Nested `if`s and a chain of terms nested deeper than the analyses follow (5,000 here; the
+    50,000 of issue 23 in bench/lsp_responsiveness.py): one HL007 naming the function, and a
+    document opened meanwhile is answered (hovered, linted) as usual."""
+    deep = open_doc(client, workspace / f"deep-{shape}.hlsl", hostile.SHAPES[shape](5_000))
+    other = open_doc(client, workspace / f"beside-{shape}.hlsl", BAD)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=other),
+            position=types.Position(line=2, character=14),
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "HL105" in hover.contents.value
+    assert codes(await published(client, other, lambda ds: len(ds) > 0, timeout=60)) == ["HL105"]
+    (d,) = await published(client, deep, lambda ds: len(ds) > 0, timeout=60)
+    assert d.code == "HL007" and "nested 5,00" in d.message and "function `main` is not analysed" in d.message
