@@ -35,8 +35,10 @@ from setuptools.command.build_ext import build_ext
 COMPILED_PACKAGES = ("preprocess", "syntax", "semantic", "analysis")
 """The packages of `hlsllint/` whose modules are compiled (their `__init__` modules stay Python:
 they only re-export)."""
-COMPILED_MODULES = ("checker.py",)
-"""Modules of `hlsllint/` itself that are compiled: the walk that dispatches nodes to the rules."""
+COMPILED_MODULES = ("checker.py", "deadline.py")
+"""Modules of `hlsllint/` itself that are compiled: the walk that dispatches nodes to the rules, and
+the deadline every stage checks (a native call from their loops; the `handover` module it calls to
+let other threads take the GIL must stay interpreted)."""
 OPT_LEVEL = "1"
 """gcc/clang -O level of the generated C: -O1 compiles in about 60% of -O3's CPU time for 0.6% more
 instructions in a lint (bench/build_cost.py, DEVELOPERS.md)."""

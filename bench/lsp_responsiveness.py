@@ -1,12 +1,14 @@
 """How the language server answers while one document is slow to analyse.
 
-    python bench/lsp_responsiveness.py [--exe PATH/TO/hlsllint] [--slow nested|large]
+    python bench/lsp_responsiveness.py [--exe PATH/TO/hlsllint] [--slow nested|large|SHAPE] [--size N]
 
-Opens a slow document (`nested`: 20,000 nested ifs; `large`: 40 entry points of 20 loops each),
+Opens a slow document (`nested`: 20,000 nested ifs; `large`: 40 entry points of 20 loops each;
+or a shape of `tests/hostile.py`, `--size` deep, 50,000 by default: `ifs`, `terms`, `macro-terms`...),
 then, while it is analysed:
 - another document is opened: seconds until its diagnostics arrive;
-- hovers on that other document, one after another: their latencies (p50, max);
-then opens a fresh slow document, edits it a second later, and says how long the new
+- hovers on that other document, one after another: their latencies (p50, p95, max);
+then waits for the slow document's diagnostics (seconds since it was opened, and their codes),
+opens a fresh slow document, edits it a second later, and says how long the new
 version's diagnostics take (the stale analysis is cancelled, not waited for). `--exe` picks the
 build: an editable install runs pure Python, a wheel the compiled stages.
 """
@@ -24,6 +26,9 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import hostile
 
 BAD = "float f(float x)\n{\n    return sign(x) < 0 ? 1.0 : 2.0;\n}\n"
 
@@ -63,6 +68,8 @@ class Client:
         )
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         self.published: dict[str, list[tuple[float, int | None, int]]] = {}
+        self.codes: dict[str, list[str]] = {}
+        """Per document: the codes of its last diagnostics."""
         self.replies: dict[int, dict[str, Any]] = {}
         self.cond = threading.Condition()
         self.next_id = 0
@@ -87,6 +94,7 @@ class Client:
                     p = msg["params"]
                     entry = (time.monotonic(), p.get("version"), len(p["diagnostics"]))
                     self.published.setdefault(p["uri"], []).append(entry)
+                    self.codes[p["uri"]] = [str(d.get("code")) for d in p["diagnostics"]]
                 elif "id" in msg and "method" not in msg:
                     self.replies[msg["id"]] = msg
                 elif "id" in msg:
@@ -139,11 +147,20 @@ class Client:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--exe", default=str(Path(sys.executable).with_name("hlsllint")))
-    ap.add_argument("--slow", choices=("nested", "large"), default="large")
+    shapes = ("nested", "large", "macro-terms", *hostile.SHAPES)
+    ap.add_argument("--slow", choices=shapes, default="large")
+    ap.add_argument("--size", type=int, default=50_000, help="how deep a shape of tests/hostile.py is")
     ap.add_argument("--time-budget", type=float, default=10, help="the documents' budget (0: none)")
     ap.add_argument("--hover-seconds", type=float, default=5.0, help="how long to hover while it runs")
     args = ap.parse_args()
-    slow_text = nested() if args.slow == "nested" else large()
+    if args.slow == "nested":
+        slow_text = nested()
+    elif args.slow == "large":
+        slow_text = large()
+    elif args.slow == "macro-terms":
+        slow_text = hostile.macro_terms(args.size // 10_000 * 10_000)
+    else:
+        slow_text = hostile.SHAPES[args.slow](args.size)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "hlsllint.toml").write_text(f'select = ["HL"]\ntime-budget = {args.time_budget:g}\n')
@@ -169,6 +186,7 @@ def main() -> int:
                 hovers.append(time.monotonic() - began)
                 time.sleep(0.02)
             still = not client.done(slow)
+            slow_s = client.wait_published(slow, 1) - opened
             fresh = client.open(root / "stale.hlsl", slow_text)
             time.sleep(1.0)  # its analysis is under way
             edited = time.monotonic()
@@ -180,12 +198,17 @@ def main() -> int:
             client.close()
     result = {
         "exe": args.exe,
-        "slow": args.slow,
+        "slow": args.slow if args.slow in ("nested", "large") else f"{args.slow} {args.size}",
         "time budget (s)": args.time_budget,
         "other document's diagnostics (s)": round(other_s, 3),
         "slow one still running then": still,
+        "slow document's diagnostics (s)": round(slow_s, 3),
+        "slow document's codes": client.codes.get(slow),
         "hovers": len(hovers),
         "hover p50 (ms)": round(statistics.median(hovers) * 1000, 1) if hovers else None,
+        "hover p95 (ms)": round(statistics.quantiles(hovers, n=20, method="inclusive")[-1] * 1000, 1)
+        if len(hovers) > 1
+        else None,
         "hover max (ms)": round(max(hovers) * 1000, 1) if hovers else None,
         "edit to a slow document: new version's diagnostics (s)": round(edit_s, 3),
         "cancelled": (stats.get("result") or {}).get("cancelled"),

@@ -19,6 +19,8 @@ The API:
   `TICKS` steps, and the cancel flag at every one) or `token.check()` where a step is long. Both
   raise `Cancelled` once the token is cancelled and `BudgetExceeded` once it has expired.
   A stage takes `current()` once (when it is built, or where a walk starts), not per step.
+- Every check lets a thread waiting for the GIL run (`hlsllint.handover`): a compiled stage on
+  a worker thread of the language server does not hold up its requests.
 - Both exceptions derive from `Stop`, a `BaseException`: the `except Exception` that keeps a
   crashing rule from taking the run down does not catch them. `lint.lint_unit` reports
   `BudgetExceeded` as HL006 and lets `Cancelled` out (after dropping the caches a stop can leave
@@ -36,6 +38,8 @@ import threading
 import time
 from collections.abc import Iterator
 from typing import Final
+
+from hlsllint.handover import let_others_run
 
 TICKS: Final = 64
 """Steps between two readings of the clock (a step is at most some microseconds of work)."""
@@ -79,11 +83,14 @@ class Deadline:
 
     def due(self) -> bool:
         """Whether the analysis must stop (cancelled or expired), without raising: for a
-        library's own cancel hook (tree-sitter's parse)."""
+        library's own cancel hook (tree-sitter's parse). Lets other threads run first."""
+        let_others_run()
         return self.cancelled or time.monotonic() > self.at
 
     def check(self) -> None:
-        """Raise `Cancelled` or `BudgetExceeded` when the analysis must stop."""
+        """Raise `Cancelled` or `BudgetExceeded` when the analysis must stop. Lets other threads
+        run first (`hlsllint.handover`: compiled code never gives up the GIL by itself)."""
+        let_others_run()
         if self.cancelled:
             raise Cancelled
         if time.monotonic() > self.at:

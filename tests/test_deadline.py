@@ -7,10 +7,13 @@ so nothing depends on how fast the machine is."""
 
 from __future__ import annotations
 
+import inspect
+import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
@@ -137,3 +140,56 @@ def test_tree_sitter_stops_part_way_and_the_next_parse_starts_afresh() -> None:
         _parse_bytes(big, token)  # tree-sitter's progress hook says stop
     tree = parse("float g(float x) { return sign(x) < 0; }\n")
     assert not tree.unparsed and [n.type for n in tree.root.named_children] == ["function_definition"]
+
+
+def test_every_check_is_a_point_where_another_thread_may_take_the_gil() -> None:
+    """A compiled stage never gives up the GIL by itself (the interpreter hands it over only where
+    it runs bytecode): each check enters `handover.let_others_run`, an interpreted function, so
+    a slow analysis on a worker thread of the language server does not hold up its requests."""
+    from hlsllint import handover
+
+    entered: list[str] = []
+
+    def profile(frame: FrameType, event: str, _arg: object) -> None:
+        if event == "call" and frame.f_code is handover.let_others_run.__code__:
+            entered.append(event)
+
+    token = Deadline(0)
+    sys.setprofile(profile)
+    try:
+        token.check()
+        token.due()
+        for _ in range(deadline.TICKS):
+            token.tick()
+    finally:
+        sys.setprofile(None)
+    assert len(entered) == 3
+    assert inspect.isfunction(handover.let_others_run), "interpreted, never compiled"
+
+
+def test_another_thread_runs_during_a_compiled_parse_and_can_cancel_it() -> None:
+    """While tree-sitter parses (a compiled call with compiled hooks, in the wheel), a thread that
+    wants the GIL gets it at the parse's next check: here it cancels the parse part way. (The
+    compiled build held the GIL to the end of the parse, which then returned a tree.)"""
+    from hlsllint.syntax.tree import _parse_bytes
+
+    big = "".join(f"float f{k}(float x) {{ return x * {k}; }}\n" for k in range(8000)).encode()
+    token = Deadline(0)
+    go = threading.Event()
+
+    def cancel() -> None:
+        assert go.wait(60)
+        token.cancel()  # runs only once this thread has the GIL
+
+    other = threading.Thread(target=cancel)
+    other.start()
+    interval = sys.getswitchinterval()
+    # The other thread asks for the GIL after 50 ms: by then this one is inside the parse.
+    sys.setswitchinterval(0.05)
+    try:
+        go.set()
+        with pytest.raises(Cancelled):
+            _parse_bytes(big, token)
+    finally:
+        sys.setswitchinterval(interval)
+        other.join()
