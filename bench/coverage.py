@@ -174,6 +174,8 @@ def measure_unit(path: str, settings: Settings, st: Stats, seconds: float) -> No
                     blind_calls.setdefault(b.span, b.name)
                 elif b.kind == "attribute":
                     st.unresolved[f"[{b.name}]"] += 1
+            if ep.stage == "compute" and ep.function.attribute("numthreads") is None:
+                st.numthreads += 1  # a compute shader has one: the front end did not read it
             for attr in ep.function.attributes:
                 low = attr.name.lower()
                 if low not in NUMERIC_ATTRIBUTES:

@@ -245,3 +245,16 @@ def test_casts_read_as_calls_stream_methods_and_static_asserts_are_named_fairly(
     found = blind_spots(model, model.entry_points[0])
     assert found.names("call") == []
     assert found.names("intrinsic") == ["outStream.Append", "outStream.RestartStrip"]
+
+
+def test_a_compute_entry_whose_numthreads_was_not_read_is_blind() -> None:
+    # DXC requires [numthreads] on a compute shader: the front end missed it (an unknown macro
+    # line before it, as FlaxEngine's `META_CS(true, AUTO)`), so the group size is unknown
+    model = _model("RWBuffer<float> o;\nvoid CS_Main(uint i : SV_DispatchThreadID) { o[i] = i; }\n")
+    (entry,) = model.entry_points
+    assert entry.stage == "compute" and entry.group_size is None
+    assert blind_spots(model, entry).names("attribute") == ["numthreads (not read)"]
+    good = _model(
+        "RWBuffer<float> o;\n[numthreads(64, 1, 1)] void m(uint i : SV_DispatchThreadID) { o[i] = i; }\n"
+    )
+    assert blind_spots(good, good.entry_points[0]).complete

@@ -114,6 +114,7 @@ def blind_spots(model: Model, entry: EntryPoint) -> Blindness:
     if ea is None or ea.entry is not entry:
         ea = EntryAnalysis(model, entry)
     cfg = ea.cfg
+    tree = model.tree
     spots: list[BlindSpot] = []
     seen: set[tuple[str, Span]] = set()
     for ins in cfg.all_instrs():
@@ -126,13 +127,16 @@ def blind_spots(model: Model, entry: EntryPoint) -> Blindness:
             continue
         seen.add(key)
         spots.append(BlindSpot(str(kind), str(name), ins.span))
+    if entry.stage == "compute" and entry.function.attribute("numthreads") is None:
+        # a compute shader has one (DXC requires it): the front end did not read it (an unknown
+        # macro before it, `META_CS(...)`), so the group size is unknown
+        spots.append(BlindSpot("attribute", "numthreads (not read)", tree.span(entry.function.node)))
     for attr in entry.function.attributes:
         if attr.name.lower() not in GROUP_ATTRIBUTES:
             continue
         for arg in attr.args:
             if not isinstance(arg, int) or isinstance(arg, bool):
                 spots.append(BlindSpot("attribute", f"{attr.name}({str(arg).strip()})", attr.span))
-    tree = model.tree
     if tree.unparsed:
         for fn in reachable_functions(model, entry):
             start, end = tree.span(fn.node)
