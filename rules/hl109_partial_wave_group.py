@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from hlsllint.analysis.occupancy import reachable_functions
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Rule
@@ -44,17 +45,18 @@ _THREAD_INDEX = frozenset({"SV_DISPATCHTHREADID", "SV_GROUPTHREADID", "SV_GROUPI
 
 
 def _wave_operation(model: Model, entry: EntryPoint) -> str | None:
-    """A `Wave*`/`Quad*` intrinsic in the entry's body (its first, by name): with a group
-    smaller than a wave the group is the wave, so a ballot packs one bit per thread of the
-    group; a bigger group changes what it computes."""
-    body = entry.function.body
-    if body is None:
-        return None
-    for n in model.tree.walk(body):
-        if n.type == "call_expression":
-            name = call_name(model.tree, n) or ""
-            if name.startswith(("Wave", "Quad")) and name not in ("WaveGetLaneCount",):
-                return name
+    """A `Wave*`/`Quad*` intrinsic in the entry's body or a function it calls (the first, by
+    name): with a group smaller than a wave the group is the wave, so a ballot packs one bit
+    per thread of the group; a bigger group changes what it computes. A library's pass (a
+    shadow denoiser's tile mask) keeps its ballot in a helper the entry point calls."""
+    for fn in reachable_functions(model, entry):
+        if fn.body is None:
+            continue
+        for n in model.tree.walk(fn.body):
+            if n.type == "call_expression":
+                name = call_name(model.tree, n) or ""
+                if name.startswith(("Wave", "Quad")) and name not in ("WaveGetLaneCount",):
+                    return name
     return None
 
 

@@ -80,3 +80,22 @@ def test_setup_jobs_and_wave_masks_keep_their_group_size() -> None:
     bad = FIXTURES / "HL109" / "bad_small_group_indexing_beyond.hlsl"
     (d,) = lint_unit(str(bad), Settings(select=("HL109",))).diagnostics
     assert "4 threads fill 4 of one wave64's 64 lanes" in d.message
+
+
+def test_a_wave_mask_packed_in_a_called_helper_keeps_the_group_size() -> None:
+    """The ballot two calls below the entry point (a denoiser library's tile mask) counts as
+    the entry's own; the same 8x4 group whose helper only stores is still reported."""
+    from conftest import FIXTURES
+
+    from hlsllint.config import Settings
+    from hlsllint.lint import lint_unit
+
+    good = FIXTURES / "HL109" / "good_wave_mask_in_a_helper.hlsl"
+    assert not lint_unit(str(good), Settings(select=("HL109",))).diagnostics
+    text = (
+        good.read_text(encoding="utf-8")
+        .replace("WaveActiveBitOr(lit ? (1u << WaveGetLaneIndex()) : 0u)", "lit ? 1u : 0u")
+        .replace("if (WaveIsFirstLane())", "if (tile != 0)")
+    )
+    (d,) = lint_text(text, select=("HL109",))
+    assert "32 threads fill 32 of one wave64's 64 lanes" in d.message
