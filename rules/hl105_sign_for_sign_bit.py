@@ -10,7 +10,7 @@ from hlsllint.diagnostics import Applicability, FixAvailability
 from hlsllint.rule import Rule
 from hlsllint.semantic.queries import assignments, uses_of
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import same, unparen_up
+from hlsllint.syntax.queries import call_name, same, unparen_up
 
 # Comparisons of sign(x) with a constant, and the equivalent test on x.
 # Safe: identical for every input, NaN included (sign(NaN) is 0; NaN compares false).
@@ -218,6 +218,54 @@ def _descendants(node: Node) -> list[Node]:
     return out
 
 
+_INTEGER_CASTS = ("int", "uint", "min16int", "min16uint", "int16_t", "uint16_t")
+
+
+def _zero_is_a_case(ctx: RuleContext, arg: Node) -> bool:
+    """The function also divides by `x` or turns `sign(x)` into an integer step: a grid walk
+    (DDA) whose direction may have zero components, `1 / dir` their infinite step length and
+    `int3(sign(dir))` no step at all. There `sign(0) == 0` is a case the code relies on: a
+    select would turn the zero component's side distance from `0.5 * inf` into `-inf` or NaN."""
+    fn = ctx.function
+    if fn is None or fn.body is None:
+        return False
+    x = "".join(ctx.node_text(_unparen(arg)).split())
+    for n in ctx.tree.walk(fn.body):
+        if n.type == "binary_expression":
+            op = n.child_by_field_name("operator")
+            right = n.child_by_field_name("right")
+            if (
+                op is not None
+                and right is not None
+                and ctx.node_text(op) == "/"
+                and "".join(ctx.node_text(_unparen(right)).split()) == x
+            ):
+                return True
+        elif n.type == "call_expression" and _is_sign_call(n, ctx):
+            args = n.child_by_field_name("arguments")
+            other = args.named_children[0] if args is not None and args.named_children else None
+            if other is None or "".join(ctx.node_text(_unparen(other)).split()) != x:
+                continue
+            _site, parent = unparen_up(n)
+            if parent is not None and parent.type == "argument_list":
+                parent = parent.parent
+            name = (
+                call_name(ctx.tree, parent)
+                if parent is not None and parent.type == "call_expression"
+                else None
+            )
+            if name is not None and name.rstrip("1234").rstrip("x").rstrip("1234") in _INTEGER_CASTS:
+                return True
+            if parent is not None and parent.type == "cast_expression":
+                t = parent.child_by_field_name("type")
+                if (
+                    t is not None
+                    and ctx.node_text(t).rstrip("1234").rstrip("x").rstrip("1234") in _INTEGER_CASTS
+                ):
+                    return True
+    return False
+
+
 class SignForSignBit(Rule):
     code = "HL105"
     name = "sign-for-sign-bit"
@@ -343,6 +391,8 @@ float3 flipIfBackFacing(float3 n, float facing)
     def _product(self, ctx: RuleContext, expr: Node, other: Node, x: str, arg: Node) -> None:
         if _never_negative(arg, ctx):
             return  # sign() of a value >= 0 is a 0/1 mask: the select would change the 0 case it exists for
+        if _zero_is_a_case(ctx, arg):
+            return  # a grid walk's direction: a zero component is a case, sign(0) == 0 its answer
         # A vector condition in a ternary is an error under HLSL 2021 (DXC's default): select().
         vector = ctx.model.type_of(arg).components() > 1
 
@@ -372,6 +422,8 @@ float3 flipIfBackFacing(float3 n, float facing)
     def _applied(self, ctx: RuleContext, site: Node, x: str, arg: Node, how: str) -> None:
         if _never_negative(arg, ctx):
             return  # a 0/1 mask
+        if _zero_is_a_case(ctx, arg):
+            return  # a grid walk's direction: sign(0) == 0 is a case it relies on
         choice = (
             f"`{x} < 0 ? -y : y`" if ctx.model.type_of(arg).components() == 1 else f"`select({x} < 0, -y, y)`"
         )
