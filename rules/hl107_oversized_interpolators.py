@@ -196,6 +196,16 @@ def _read_in_another_variant(ctx: RuleContext, member: str) -> bool:
     return sum(len(pattern.findall(src.text)) for src in ctx.pp.sources.values()) > here
 
 
+def _passed_whole_in_another_variant(ctx: RuleContext, param: str) -> bool:
+    """The input parameter passed whole to a call (`getSurface(input)`) more often in the
+    unit's source files than in this variant's preprocessed text: an `#if`/`#elif` branch left
+    out of this variant hands the struct to a function that may read any member (an engine's
+    deferred pixel shader beside a forward one, both named `mainPS`)."""
+    pattern = re.compile(r"[(,]\s*" + re.escape(param) + r"\s*[,)]")
+    here = len(pattern.findall(ctx.text))
+    return sum(len(pattern.findall(src.text)) for src in ctx.pp.sources.values()) > here
+
+
 class OversizedInterpolators(Rule):
     code = "HL107"
     name = "oversized-interpolators"
@@ -412,6 +422,8 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
             reads[e.name] = None if got is None or prev is None else prev | got
         if any(r is None for r in reads.values()):
             return  # the struct is passed whole somewhere: any member may be read
+        if any(_passed_whole_in_another_variant(ctx, p.name) for _e, p in every_input):
+            return  # passed whole under an `#if`/`#elif` branch this variant leaves out
         mains = sorted({e.name for e, _p in readers if ctx.in_main_file(e.function.node)})
         if not mains:
             return
