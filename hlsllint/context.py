@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hlsllint.diagnostics import Applicability, Diagnostic, Edit, Fix, Related
 from hlsllint.preprocess import PreprocessResult
-from hlsllint.semantic import Function, Model, build_model
+from hlsllint.semantic import EntryPoint, Function, Model, build_model
 from hlsllint.settings import AnalysisSettings
 from hlsllint.source import SourceFile
 from hlsllint.syntax import Node, SyntaxTree
@@ -88,6 +88,26 @@ class RuleContext:
         """True when `node` comes from the unit's main file (not an included header)."""
         start, end = self.span(node)
         return self.pp.sourcemap.map_range(start, end).path not in self.pp.included
+
+    def entry_anchor(self, entry: EntryPoint) -> Span:
+        """The entry point's name in its definition (where a finding about the whole entry
+        goes)."""
+        node: Node = entry.function.node
+        for child in node.named_children:
+            if child.type == "function_declarator":
+                for part in child.named_children:
+                    if part.type in ("identifier", "field_identifier", "qualified_identifier"):
+                        return self.span(part)
+                return self.span(child)
+        return self.span(node)
+
+    def row_of(self, span: Span) -> tuple[str, int] | None:
+        """(path, 1-based row) of a span of the preprocessed text in its original file."""
+        mapped = self.pp.sourcemap.map_range(span[0], max(span[1], span[0] + 1))
+        src = self.source(mapped.path)
+        if src is None:
+            return None
+        return mapped.path, src.location(mapped.start).row
 
     def edit(self, target: Node | Span, content: str) -> PendingEdit:
         return PendingEdit(self.span(target), content)

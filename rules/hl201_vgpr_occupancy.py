@@ -8,15 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import ClassVar
 
-from hlsllint.rules._pressure import (
-    INCOMPLETE_RATIONALE,
-    entry_anchor,
-    estimate_incomplete,
-    row_of,
-    too_small_to_fill,
-)
-
-from hlsllint.analysis.occupancy import Occupancy, max_vgprs_for_waves, occupancy
+from hlsllint.analysis.blind import INCOMPLETE_RATIONALE, estimate_incomplete
+from hlsllint.analysis.occupancy import Occupancy, max_vgprs_for_waves, occupancy, too_small_to_fill
 from hlsllint.analysis.pressure import EntryDemand, LiveValue, analyse_entry, error_band, lds_bytes
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
@@ -151,11 +144,11 @@ void main(uint i : SV_DispatchThreadID)
             occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
             if result.spilled_vgprs == 0 and self._within_error(result, occ, target, wave, lds, threads):
                 continue
-            at = row_of(ctx, peak_span)
+            at = ctx.row_of(peak_span)
             where = ""
             if at is not None:
                 path, row = at
-                anchor_at = row_of(ctx, entry_anchor(ctx, entry))
+                anchor_at = ctx.row_of(ctx.entry_anchor(entry))
                 same_file = anchor_at is not None and anchor_at[0] == path
                 where = f"line {row}" if same_file else f"line {row} of {os.path.basename(path)}"
             said = self._message(entry, result, occ, target, wave, threads, where)
@@ -170,7 +163,7 @@ void main(uint i : SV_DispatchThreadID)
             live = largest_values(result.peak_values)
             total = result.max_live_vgprs + result.spilled_vgprs
             ctx.report(
-                entry_anchor(ctx, entry),
+                ctx.entry_anchor(entry),
                 message,
                 help=help,
                 notes=notes,

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from hlsllint.rules._pressure import INCOMPLETE_RATIONALE, estimate_incomplete, too_small_to_fill
-
 from hlsllint.analysis import analyze
-from hlsllint.analysis.occupancy import Occupancy, groupshared_bytes, occupancy, round_up
+from hlsllint.analysis.blind import INCOMPLETE_RATIONALE, estimate_incomplete
+from hlsllint.analysis.occupancy import Occupancy, groupshared_bytes, occupancy, round_up, too_small_to_fill
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule

@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hlsllint.rules._pressure import INCOMPLETE_RATIONALE, estimate_incomplete, too_small_to_fill
-
-from hlsllint.analysis.occupancy import occupancy, reachable_functions
+from hlsllint.analysis.blind import INCOMPLETE_RATIONALE, estimate_incomplete
+from hlsllint.analysis.occupancy import occupancy, reachable_functions, too_small_to_fill
 from hlsllint.analysis.pressure import analyse_entry
 from hlsllint.context import RuleContext
 from hlsllint.diagnostics import Severity

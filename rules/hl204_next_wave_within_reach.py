@@ -7,17 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hlsllint.rules._pressure import (
-    INCOMPLETE_RATIONALE,
-    entry_anchor,
-    estimate_incomplete,
-    row_of,
-    too_small_to_fill,
-)
-
+from hlsllint.analysis.blind import INCOMPLETE_RATIONALE, estimate_incomplete
 from hlsllint.analysis.ir import Instr, LoopRecord, Value
 from hlsllint.analysis.liveness import Demand, register_demand
-from hlsllint.analysis.occupancy import max_vgprs_for_waves, occupancy, vgpr_waves
+from hlsllint.analysis.occupancy import max_vgprs_for_waves, occupancy, too_small_to_fill, vgpr_waves
 from hlsllint.analysis.pressure import analyse_entry, error_band, lds_bytes
 from hlsllint.analysis.unit import EntryAnalysis, analyze
 from hlsllint.context import RuleContext
@@ -309,9 +302,9 @@ void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         wave: int,
     ) -> None:
         waves, waves_after, band = occupancies
-        anchor = entry_anchor(ctx, entry)
-        at = row_of(ctx, peak_span)
-        home = row_of(ctx, anchor)
+        anchor = ctx.entry_anchor(entry)
+        at = ctx.row_of(peak_span)
+        home = ctx.row_of(anchor)
         where = ""
         if at is not None:
             path, row = at
@@ -321,11 +314,7 @@ void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
                 else f" (line {row} of {os.path.basename(path)})"
             )
         rows = sorted(
-            {
-                r[1]
-                for r in (row_of(ctx, ins.span) for ins in region)
-                if r is not None and at and r[0] == at[0]
-            }
+            {r[1] for r in (ctx.row_of(ins.span) for ins in region) if r is not None and at and r[0] == at[0]}
         )
         span_text = f"lines {rows[0]}-{rows[-1]}" if len(rows) > 1 else (f"line {rows[0]}" if rows else "")
         above = f"above {budget} VGPRs on {span_text}" if span_text else f"above {budget} VGPRs"
@@ -426,7 +415,7 @@ def _zero_one(ctx: RuleContext, v: Value) -> bool:
 
 
 def _row(ctx: RuleContext, span: Span) -> int:
-    at = row_of(ctx, span)
+    at = ctx.row_of(span)
     return at[1] if at is not None else 0
 
 

@@ -148,3 +148,18 @@ def blind_spots(model: Model, entry: EntryPoint) -> Blindness:
     spots.sort(key=lambda s: (s.span, s.kind))
     result = memo[entry.name] = Blindness(tuple(spots))
     return result
+
+
+def estimate_incomplete(model: Model, entry: EntryPoint) -> bool:
+    """Whether the front end left part of the entry's path out of its estimate: the register
+    rules then claim no occupancy (`INCOMPLETE_RATIONALE`)."""
+    return not blind_spots(model, entry).complete
+
+
+INCOMPLETE_RATIONALE = (
+    " An entry point whose estimate is incomplete (a call the front end cannot resolve, an "
+    "intrinsic it does not know, a `numthreads` argument it cannot evaluate or an unparsed "
+    "region on its path: `hlsllint pressure` lists them under *estimate incomplete*) gets no "
+    "occupancy finding: the code left out of the figure could move it either way."
+)
+"""The policy HL201-HL204 share, said in each rule's rationale."""

@@ -27,6 +27,7 @@ from hlsllint.targets import D3D_MAX_GROUPSHARED, MAX_ADDRESSABLE_VGPRS, Target,
 
 if TYPE_CHECKING:
     from hlsllint.semantic import EntryPoint, Function, Model, Symbol
+    from hlsllint.semantic.types import Type
 
 Span = tuple[int, int]
 
@@ -271,3 +272,42 @@ def entry_groupshared(model: Model, entry: EntryPoint) -> list[Symbol]:
 
 def groupshared_bytes(model: Model, symbols: list[Symbol]) -> int:
     return sum(s.type.bytes(model.sixteen_bit) for s in symbols)
+
+
+_GRID_SEMANTICS = frozenset({"SV_DISPATCHTHREADID", "SV_GROUPID"})
+
+
+def _semantics(t: Type, sem: str | None, out: set[str]) -> None:
+    if sem:
+        out.add(sem.upper())
+    if t.kind == "struct":
+        for m in t.members:
+            _semantics(m.type, m.semantic, out)
+
+
+def input_semantics(entry: EntryPoint) -> set[str]:
+    """The (upper-case) semantics of the entry's inputs, struct members included."""
+    out: set[str] = set()
+    for p in entry.function.params:
+        _semantics(p.type, p.semantic, out)
+    return out
+
+
+def too_small_to_fill(entry: EntryPoint, wave: int) -> str | None:
+    """Why occupancy does not matter for this compute entry point, or None when it may.
+
+    A one-thread group, or a group smaller than a wave in a shader that never reads
+    `SV_DispatchThreadID`/`SV_GroupID` (so each group does the same work: a setup job run as one
+    group), leaves a SIMD mostly idle whatever the registers: there are not enough waves to hide
+    latency with, so a warning about how many could be resident helps no one.
+    """
+    if entry.stage != "compute":
+        return None
+    threads = entry.threads_per_group
+    if threads is None:
+        return None
+    if threads == 1:
+        return "one-thread groups"
+    if threads < wave and not input_semantics(entry) & _GRID_SEMANTICS:
+        return f"a single {threads}-thread group"
+    return None
