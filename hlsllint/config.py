@@ -6,6 +6,7 @@ command line beats any file. Paths in a config file are relative to the file's f
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import os
@@ -357,15 +358,22 @@ def table_changes(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
                         raise ConfigError(f"{path}: `rule-options.{code}`: unknown rule{suggestion(code)}")
                     if not isinstance(table_, dict):
                         raise ConfigError(f"{path}: `rule-options.{code}` must be a table")
+                    values = []
                     for k, v in table_.items():
                         opt = rule.options.get(k)
                         if opt is None:
-                            raise ConfigError(f"{path}: `rule-options.{code}.{k}`: unknown option")
-                        if not isinstance(v, opt.type) or isinstance(v, bool) != (opt.type is bool):
                             raise ConfigError(
-                                f"{path}: `rule-options.{code}.{k}` must be {opt.type.__name__}"
+                                f"{path}: `rule-options.{code}.{k}`: unknown option of {rule.code}"
+                                + _option_suggestion(k, list(rule.options))
                             )
-                    opts.append((rule.code, tuple(table_.items())))
+                        checked = opt.check(v)
+                        if checked is None:
+                            raise ConfigError(
+                                f"{path}: `rule-options.{code}.{k}` must be {opt.type_name()}, "
+                                f"not {_toml_kind(v)} `{_toml_text(v)}`"
+                            )
+                        values.append((k, checked))
+                    opts.append((rule.code, tuple(values)))
                 changes["rule_options"] = tuple(opts)
             case _:
                 raise ConfigError(f"{path}: unknown key `{key}` (see `hlsllint config`)")
@@ -614,3 +622,38 @@ OPTIONS: dict[str, Option] = {
 }
 """Every config key, documented once: `hlsllint config` prints it, `table_changes` reads these keys
 (a test checks that the two agree, using each key's example)."""
+
+
+def _option_suggestion(key: str, known: list[str]) -> str:
+    """` (did you mean `min-gap`?)`, or the rule's options when none is close."""
+    close = difflib.get_close_matches(key, known, n=2)
+    if close:
+        return " (did you mean " + " or ".join(f"`{c}`" for c in close) + "?)"
+    if not known:
+        return " (it takes no options)"
+    return " (its options: " + ", ".join(f"`{k}`" for k in known) + ")"
+
+
+def _toml_kind(value: object) -> str:
+    """What a TOML value is, in TOML's words."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "table"
+    return "date/time"
+
+
+def _toml_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)

@@ -22,11 +22,27 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Option:
-    """A rule option, set in the config under `[tool.hlsllint.rule-options.<CODE>]`."""
+    """A rule option, set in the config under `[rule-options.<CODE>]` (`[tool.hlsllint.rule-options.<CODE>]`
+    in `pyproject.toml`). A rule declares its options in `Rule.options` (name -> `Option`); the
+    config's values are checked against `type` (`bool`, `int`, `float` or `str`; an integer is
+    taken for a `float`), and `hlsllint rule` and docs/rules.md list them with `help`."""
 
     type: type
     default: Any
     help: str
+
+    def check(self, value: object) -> Any:
+        """`value` as this option's type, or None when it is not one (a `bool` is no number)."""
+        if isinstance(value, bool) != (self.type is bool):
+            return None
+        if self.type is float and isinstance(value, int):
+            return float(value)
+        return value if isinstance(value, self.type) else None
+
+    def type_name(self) -> str:
+        """The type as the config spells it."""
+        names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}
+        return names.get(self.type, self.type.__name__)
 
 
 class Rule:
