@@ -12,7 +12,14 @@ include found nowhere else resolve (an engine's shader root); `--no-auto-include
 
 Per repository (folders named `tests-*` are compiler test suites, totalled apart):
 - calls: call sites in the functions the entry points reach, constructors and casts aside; a call
-  is resolved unless `analysis.blind` counts it (a call or an intrinsic the estimate cannot see);
+  is resolved unless `analysis.blind` counts it (a call or an intrinsic the estimate cannot see).
+  A call of a plain name (not a method) left unresolved whose callee the unit's sources do not
+  define is counted apart, as "callee absent from the sources", and out of the share: no file of
+  the repository defines a function of that name (a header the repository does not hold), or
+  only files the unit does not include define it (it cannot compile without them either), or the
+  unit's files define it only under an `#if` branch not taken (the preprocessed text holds no
+  definition). A method, a name the model knows or one the preprocessed text defines stays a
+  miss;
 - numthreads: entry points with `[numthreads]` whose three arguments all evaluated to numbers;
   attribute arguments: every argument of the numeric attributes of entry points (`numthreads`,
   `maxvertexcount`, `outputcontrolpoints`, `maxtessfactor`, `WaveSize`);
@@ -26,6 +33,7 @@ Per repository (folders named `tests-*` are compiler test suites, totalled apart
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -55,6 +63,62 @@ RUNTIME_KINDS = frozenset({"cbuffer_member", "resource", "groupshared", "static"
 EXTRA_EXTS = (".shader",)
 """FlaxEngine's `.shader` files are HLSL."""
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
+SOURCE_EXTS = (".hlsl", ".hlsli", ".h", ".fx", ".fxh", ".ush", ".usf", ".inc", ".shader", ".slang")
+"""Files searched for a callee's definition (`Sources.defines`)."""
+
+
+class Sources:
+    """The text of a repository's shader and header files, to tell a callee the front end missed
+    from one the unit's sources do not define (a header the repository does not hold, a
+    definition only under an `#if` branch not taken)."""
+
+    def __init__(self, root: str) -> None:
+        self.texts: dict[str, str] = {}
+        for d, _s, names in os.walk(root):
+            for n in names:
+                if n.lower().endswith(SOURCE_EXTS) or "." not in n:
+                    path = os.path.join(d, n)
+                    try:
+                        self.texts[path] = Path(path).read_text(encoding="utf-8", errors="replace")
+                    except OSError:
+                        continue
+        self._defs: dict[str, frozenset[str]] = {}
+
+    def defines(self, name: str) -> frozenset[str]:
+        """The files with a definition of a function or method `name` (a body after the
+        parameter list, `: SEMANTIC` or `const` allowed between)."""
+        found = self._defs.get(name)
+        if found is None:
+            rx = _definition(name)
+            found = frozenset(p for p, t in self.texts.items() if name in t and rx.search(t))
+            self._defs[name] = found
+        return found
+
+    def defines_in(self, name: str, text: str) -> bool:
+        """Whether `text` (a preprocessed unit) holds a definition of `name`."""
+        return name in text and _definition(name).search(text) is not None
+
+
+def _definition(name: str) -> re.Pattern[str]:
+    return re.compile(
+        r"\b" + re.escape(name) + r"\s*\((?:[^()]|\([^()]*\))*\)\s*(?:const\s*)?(?::\s*\w+\s*)?\{"
+    )
+
+
+def callee_absent(sources: Sources, name: str, unit_files: set[str], known: set[str], text: str) -> str:
+    """Why a call the estimate cannot see is absent from the unit's sources, or "" when the
+    front end missed a callee the unit defines (a real miss: counts against the bar)."""
+    base = name
+    if not base.isidentifier() or base in known:
+        return ""  # a method (`obj.f`, `S::f`): its object's type decides, a miss either way
+    defs = sources.defines(base)
+    if not defs:
+        return "not defined in the repository"
+    if defs & unit_files:
+        if sources.defines_in(base, text):
+            return ""  # the preprocessed unit defines it: the front end missed it
+        return "defined only under an #if branch not taken"
+    return "defined only in files the unit does not include"
 
 
 @dataclass
@@ -72,13 +136,16 @@ class Stats:
     loops: int = 0
     foldable: int = 0
     folded: int = 0
+    absent: int = 0
+    """Unresolved calls whose callee the unit's sources do not define (`callee_absent`)."""
     unresolved: Counter[str] = field(default_factory=Counter)
+    absent_names: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
 
     def add(self, other: Stats) -> None:
         for k, v in vars(other).items():
             if isinstance(v, Counter):
-                self.unresolved.update(v)
+                getattr(self, k).update(v)
             else:
                 setattr(self, k, getattr(self, k) + v)
 
@@ -155,11 +222,18 @@ def _runtime_bound(model: Model, node: Node | None, entry_params: set[int], dept
     return False
 
 
-def measure_unit(path: str, settings: Settings, st: Stats, seconds: float) -> None:
+def measure_unit(
+    path: str,
+    settings: Settings,
+    st: Stats,
+    seconds: float,
+    sources: Sources | None = None,
+    detail: list[dict[str, object]] | None = None,
+) -> None:
     loader = FileLoader()
     main = loader(path)
     with active(Deadline(seconds)):
-        _pp, tree = front_end(main, settings, None, loader)
+        pp, tree = front_end(main, settings, None, loader)
         model = build_model(tree, analysis_settings(settings, None))
         calls_seen: set[tuple[int, int]] = set()
         blind_calls: dict[tuple[int, int], str] = {}
@@ -171,9 +245,11 @@ def measure_unit(path: str, settings: Settings, st: Stats, seconds: float) -> No
                 st.complete += 1
             for b in found.spots:
                 if b.kind in ("call", "intrinsic"):
-                    blind_calls.setdefault(b.span, b.name)
+                    blind_calls.setdefault(b.span, (b.kind, b.name))
                 elif b.kind == "attribute":
                     st.unresolved[f"[{b.name}]"] += 1
+                    if detail is not None:
+                        detail.append({"file": path, "kind": b.kind, "name": b.name, "entry": ep.name})
             if ep.stage == "compute" and ep.function.attribute("numthreads") is None:
                 st.numthreads += 1  # a compute shader has one: the front end did not read it
             for attr in ep.function.attributes:
@@ -215,19 +291,35 @@ def measure_unit(path: str, settings: Settings, st: Stats, seconds: float) -> No
         calls_seen |= set(blind_calls)
         st.calls += len(calls_seen)
         st.resolved += len(calls_seen) - len(blind_calls)
-        st.unresolved.update(blind_calls.values())
+        unit_files = {os.path.normpath(p) for p in (path, *pp.included)}
+        known = set(model.functions)
+        for span, (kind, name) in blind_calls.items():
+            why = ""
+            if sources is not None and kind == "call":
+                why = callee_absent(sources, name, unit_files, known, tree.text)
+            if why:
+                st.absent += 1
+                st.absent_names[name] += 1
+            else:
+                st.unresolved[name] += 1
+            if detail is not None:
+                at = tree.text[span[0] : span[0] + 100].split("\n")[0]
+                detail.append({"file": path, "kind": kind, "name": name, "absent": why, "text": at})
 
 
-def measure_repo(root: str, auto_includes: bool, seconds: float) -> Stats:
+def measure_repo(
+    root: str, auto_includes: bool, seconds: float, detail: list[dict[str, object]] | None = None
+) -> Stats:
     st = Stats()
     files = repo_files(root)
+    sources = Sources(root)
     dirs = auto_include_dirs(root, files) if auto_includes else ()
     settings = Settings(include_dirs=dirs)
     t0 = time.perf_counter()
     for path in files:
         st.files += 1
         try:
-            measure_unit(path, settings, st, seconds)
+            measure_unit(path, settings, st, seconds, sources, detail)
         except (SourceError, Stop, RecursionError):
             st.units_failed += 1
         except Exception as e:  # a crash is a finding of its own: say it, go on
@@ -243,7 +335,7 @@ def _pct(n: int, d: int) -> str:
 
 def row(name: str, st: Stats) -> str:
     return (
-        f"| {name} | {st.files} | {_pct(st.resolved, st.calls)} | "
+        f"| {name} | {st.files} | {_pct(st.resolved, st.calls - st.absent)} | {st.absent:,} | "
         f"{_pct(st.numthreads_evaluated, st.numthreads)} | {_pct(st.attr_evaluated, st.attr_args)} | "
         f"{_pct(st.folded, st.foldable)} | {_pct(st.complete, st.entries)} |"
     )
@@ -270,17 +362,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=10, help="unresolved names to list per repository")
     ap.add_argument("--no-auto-includes", dest="auto_includes", action="store_false")
     ap.add_argument("--seconds", type=float, default=20.0, help="time limit per file")
+    ap.add_argument("--detail", help="write every unresolved call and attribute argument (JSON lines)")
     args = ap.parse_args(argv)
+    detail: list[dict[str, object]] | None = [] if args.detail else None
     print(
-        "| repository | files | calls resolved | `numthreads` evaluated | attribute arguments "
-        "evaluated | foldable loop bounds folded | entry points with a complete estimate |"
+        "| repository | files | calls resolved | callee absent from the sources | `numthreads` "
+        "evaluated | attribute arguments evaluated | foldable loop bounds folded | entry points "
+        "with a complete estimate |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     production, suites = Stats(), Stats()
     tops: list[tuple[str, Stats]] = []
     for repo in repositories(args.paths, args.repos):
         name = os.path.basename(os.path.normpath(repo))
-        st = measure_repo(repo, args.auto_includes, args.seconds)
+        st = measure_repo(repo, args.auto_includes, args.seconds, detail)
         print(row(name, st), flush=True)
         tops.append((name, st))
         (suites if name.startswith("tests-") else production).add(st)
@@ -288,12 +383,18 @@ def main(argv: list[str] | None = None) -> int:
         print(row("**all but test suites**", production))
         if suites.files:
             print(row("**compiler test suites**", suites))
+    if detail is not None:
+        with open(args.detail, "w", encoding="utf-8") as out:
+            out.writelines(json.dumps(d) + "\n" for d in detail)
     if args.top:
         print()
         for name, st in tops:
             common = ", ".join(f"`{n}` {c}" for n, c in st.unresolved.most_common(args.top))
             failed = f" ({st.units_failed} files not analysed)" if st.units_failed else ""
             print(f"- {name}{failed}: {common or 'nothing unresolved'}")
+            if st.absent_names:
+                absent = ", ".join(f"`{n}` {c}" for n, c in st.absent_names.most_common(args.top))
+                print(f"  - callee absent from the sources: {absent}")
     return 0
 
 

@@ -31,12 +31,24 @@ void main(uint i : SV_DispatchThreadID)
 """
 
 BLIND = """\
+#include "helpers.hlsli"
 RWStructuredBuffer<float4> dst;
 [numthreads(SIZE_FROM_A_MISSING_HEADER, 1, 1)]
 void main(uint i : SV_DispatchThreadID)
 {
-    dst[i] = Missing(dst[i]) + Missing(dst[i + 1]) + max(dst[i], 0);
+    dst[i] = Missing(dst[i]) + Missing(dst[i + 1]) + max(dst[i], 0) + Optional(dst[i]);
+    dst[i] += Elsewhere(dst[i]) + undeclared.Load(i);
 }
+"""
+
+HELPERS = """\
+#if USE_OPTIONAL
+float4 Optional(float4 c) { return c * 3; }
+#endif
+"""
+
+ELSEWHERE = """\
+float4 Elsewhere(float4 c) { return c * 4; }
 """
 
 
@@ -48,6 +60,8 @@ def test_per_repository_table_and_unresolved_names(tmp_path: Path) -> None:
     (corpus / "engine" / "shaders" / "passes" / "seen.hlsl").write_text(SEEN)
     (corpus / "sdk").mkdir()
     (corpus / "sdk" / "blind.hlsl").write_text(BLIND)
+    (corpus / "sdk" / "helpers.hlsli").write_text(HELPERS)
+    (corpus / "sdk" / "other.hlsli").write_text(ELSEWHERE)
     out = subprocess.run(
         [sys.executable, str(SCRIPT), str(corpus), "--top", "3"],
         capture_output=True,
@@ -58,9 +72,13 @@ def test_per_repository_table_and_unresolved_names(tmp_path: Path) -> None:
     rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
     # the engine's include is found in its shader root (auto include folders): all seen
     assert rows["engine"] == (
-        "| engine | 2 | 100.0% (1/1) | 100.0% (1/1) | 100.0% (3/3) | 100.0% (1/1) | 100.0% (1/1) |"
+        "| engine | 2 | 100.0% (1/1) | 0 | 100.0% (1/1) | 100.0% (3/3) | 100.0% (1/1) | 100.0% (1/1) |"
     )
-    # two call sites of an undeclared function, one known intrinsic; numthreads not evaluated
-    assert rows["sdk"] == ("| sdk | 1 | 33.3% (1/3) | 0.0% (0/1) | 66.7% (2/3) | – | 0.0% (0/1) |")
-    assert "- sdk: `Missing` 2, `[numthreads(SIZE_FROM_A_MISSING_HEADER)]` 1" in out
+    # six calls: one known intrinsic; a method of an object the unit does not declare (a miss);
+    # four whose callee the unit's sources do not define, counted apart: `Missing` (no file
+    # of the repository defines it), `Optional` (only under an `#if` not taken) and `Elsewhere`
+    # (only a file the unit does not include); numthreads not evaluated
+    assert rows["sdk"] == ("| sdk | 3 | 50.0% (1/2) | 4 | 0.0% (0/1) | 66.7% (2/3) | – | 0.0% (0/1) |")
+    assert "- sdk: `[numthreads(SIZE_FROM_A_MISSING_HEADER)]` 1, `undeclared.Load` 1" in out
+    assert "  - callee absent from the sources: `Missing` 2, `Optional` 1, `Elsewhere` 1" in out
     assert "- engine: nothing unresolved" in out
