@@ -238,3 +238,23 @@ def test_a_compute_entry_whose_numthreads_was_not_read_is_blind() -> None:
         "RWBuffer<float> o;\n[numthreads(64, 1, 1)] void m(uint i : SV_DispatchThreadID) { o[i] = i; }\n"
     )
     assert blind_spots(good, good.entry_points[0]).complete
+
+
+def test_a_group_size_of_scoped_constants_or_after_a_macro_line_is_seen() -> None:
+    # `[numthreads(Ns::X, Struct::kSize / 2, 1)]`, and an attribute followed by a macro a
+    # header not found would define (`FFX_..._EMBED_ROOTSIG_CONTENT`): the estimate is complete
+    # once they evaluate; an argument naming nothing the unit declares still says so
+    text = (
+        "namespace Ns { static const uint X = 8; }\n"
+        "struct Tile { static const uint kSize = 16; };\n"
+        "RWBuffer<float> o;\n"
+        "[numthreads(Ns::X, Tile::kSize / 2, 1)]\nEMBED_ROOTSIG_CONTENT\n"
+        "void a(uint3 id : SV_DispatchThreadID) { o[id.x] = 1; }\n"
+        "[numthreads(Ns::Y, 1, 1)]\nvoid b(uint3 id : SV_DispatchThreadID) { o[id.x] = 1; }\n"
+    )
+    model = _model(text)
+    a, b = model.entry_points
+    assert a.threads_per_group == 64 and blind_spots(model, a).summary() == ""
+    assert blind_spots(model, b).summary() == (
+        "estimate incomplete: 1 attribute argument not evaluated (`numthreads(Ns::Y)`)"
+    )

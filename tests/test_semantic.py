@@ -206,3 +206,49 @@ void f(float x)
             if parent is not None and parent.type == "binary_expression":
                 values[m.tree.node_text(n)] = m.const_value(n)
     assert values == {"k": 2, "a": None, "b": None, "c": None, "w": None, "r": 4}
+
+
+SCOPED_GROUPS = """
+namespace Kernel { static const uint Width = 8; }
+struct Tile { static const uint kSize = 16; float4 value; uint size() { return kSize; } };
+struct Pass { struct Group { static const uint Height = 4; }; };
+static const uint A = 2, B = 3;
+RWBuffer<float> o;
+[numthreads(Kernel::Width, Tile::kSize / 4, A * B)]
+void a(uint3 id : SV_DispatchThreadID) { Tile t; o[id.x] = Tile::kSize + t.size(); }
+[numthreads(Pass::Group::Height, (1 + 1) * 2, uint(32) >> 4)]
+void b(uint3 id : SV_DispatchThreadID) { o[id.x] = 1; }
+[numthreads(16 / 2, (uint)Kernel::Width, A > B ? 1 : 2)]
+void c(uint3 id : SV_DispatchThreadID) { o[id.x] = 1; }
+"""
+
+
+def test_numthreads_of_scoped_names_static_members_and_expressions() -> None:
+    # as DXC evaluates them: a namespace's constant, a struct's static const member (of a
+    # nested struct too), arithmetic, casts and `?:` of constants
+    m = model(SCOPED_GROUPS)
+    groups = {e.name: e.threads_per_group for e in m.entry_points}
+    assert groups == {"a": 8 * 4 * 6, "b": 4 * 4 * 2, "c": 8 * 8 * 2}
+    nt = m.entry("a").function.attribute("numthreads")  # type: ignore[union-attr]
+    assert nt is not None and nt.args == (8, 4, 6)
+
+
+def test_a_static_member_is_no_part_of_a_struct_value_and_folds_where_used() -> None:
+    m = model(SCOPED_GROUPS)
+    tile = m.structs["Tile"]
+    assert [x.name for x in tile.members] == ["value"]
+    assert tile.bytes(False) == 16
+    a = m.entry("a")
+    assert a is not None
+    use = next(n for n in m.tree.walk(a.function.body) if n.type == "qualified_identifier")
+    assert m.const_value(use) == 16 and m.type_of(use).name == "uint"
+    size = m.functions["Tile::size"][0]
+    ret = next(n for n in m.tree.walk(size.body) if n.type == "identifier")
+    assert m.const_value(ret) == 16  # unqualified in the struct's own method
+
+
+def test_an_attribute_argument_that_names_no_constant_stays_text() -> None:
+    m = model("[numthreads(SIZE_FROM_A_HEADER, 2 * N, 1)] void a(uint3 id : SV_DispatchThreadID) {}")
+    nt = m.entry("a").function.attribute("numthreads")  # type: ignore[union-attr]
+    assert nt is not None and nt.args == ("SIZE_FROM_A_HEADER", "2 * N", 1)
+    assert m.entry("a").threads_per_group is None  # type: ignore[union-attr]

@@ -423,3 +423,22 @@ def test_parses_on_several_threads_at_once_are_each_right() -> None:
     done = subprocess.run(run, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
     assert done.stdout.strip() == "ok"
+
+
+def test_an_attribute_after_unexpanded_macro_lines_still_applies() -> None:
+    # Engine headers not found leave macros in front of the entry's attributes or between them
+    # and the function: `FFX_..._EMBED_ROOTSIG_CONTENT`, Flax's `META_CS(true, FEATURE_LEVEL_SM5)`.
+    tree = parse(
+        "[numthreads(8, 8, 1)]\nEMBED_ROOTSIG_CONTENT\nvoid a() {}\n"
+        "META_CS(true, FEATURE_LEVEL_SM5)\nMETA_PERMUTATION_1(A=1)\n[numthreads(4, 4, 4)]\nvoid b() {}\n"
+        "PREFER_WAVE64\n[numthreads(64, 1, 1)]\nvoid c() {}\n"
+    )
+    a, b, c = nodes(tree, "function_definition")
+    for fn, args in ((a, ("8", "8", "1")), (b, ("4", "4", "4")), (c, ("64", "1", "1"))):
+        nt = tree.attribute(fn, "numthreads")
+        assert nt is not None and nt.args == args, tree.node_text(fn)
+
+
+def test_a_call_of_a_lower_case_function_before_brackets_is_no_attribute() -> None:
+    tree = parse("void f() { x = g(a)[1]; h(a); [unroll] for (;;) {} }")
+    assert [a.name for a in tree.annotations.attributes] == ["unroll"]

@@ -29,6 +29,9 @@ class ModelBase:
         self.structs: dict[str, T.Type] = {}
         self.typedefs: dict[str, T.Type] = {}
         self.globals: dict[str, Symbol] = {}
+        self.static_members: dict[str, Symbol] = {}
+        """A struct's static members by scoped name (`Tile::kSize`; a nested struct's
+        `Inner::kSize`): no part of the struct's values."""
         self.cbuffers: list[CBuffer] = []
         self.functions: dict[str, list[Function]] = {}
         self.entry_points: list[EntryPoint] = []

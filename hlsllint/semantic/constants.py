@@ -5,6 +5,7 @@ tables (`ModelBase`)."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Final
 
 from hlsllint.semantic.base import ModelBase
@@ -167,6 +168,45 @@ class Constants(ModelBase):
         finally:
             self._bindings = saved
 
+    def static_member(self, name: str) -> Symbol | None:
+        """The static member a scoped name names (`Tile::kSize`, `Outer::Inner::kSize`: a
+        struct's `static const`), or None."""
+        if "::" not in name:
+            return None
+        parts = name.split("::")
+        for i in range(len(parts) - 1):  # the innermost struct names it (`Ns::Tile::kSize`)
+            sym = self.static_members.get("::".join(parts[i:]))
+            if sym is not None:
+                return sym
+        return None
+
+    def const_text(self, text: str) -> int | float | bool | None:
+        """The value of a constant expression written as text (an attribute's argument:
+        `[numthreads(Tile::kSize / 2, A * B, 1)]`): literals, `static const` names (scoped or
+        not), struct static members, casts, arithmetic, `?:`. None when any part is not a
+        constant."""
+        tokens = _TOKEN.findall(text)
+        if not tokens or "".join(tokens) != "".join(text.split()):
+            return None  # a character no constant expression holds
+        try:
+            parser = _TextParser(self, tokens)
+            value = parser.ternary()
+            return value if parser.at == len(tokens) else None
+        except (ArithmeticError, ValueError, TypeError, IndexError, RecursionError):
+            return None
+
+    def _name_value(self, name: str) -> int | float | bool | None:
+        """The value of a constant's name in an attribute's text (`const_text`)."""
+        if name == "true" or name == "false":
+            return name == "true"
+        member = self.static_member(name)
+        if member is not None:
+            return self.const_value(member.init)
+        sym = self.globals.get(name.rpartition("::")[2])
+        if sym is None or sym.kind != "static_const" or sym.init is None:
+            return None
+        return self.const_value(sym.init)
+
     def _never_written(self, sym: Symbol) -> bool:
         """A local (not `const`) that keeps its initial value: no use of it is written or passed
         where it could be (an argument of a user function or a method, an out argument of an
@@ -239,7 +279,11 @@ class Constants(ModelBase):
                 return None
             return _converted(self._fold_opt(operands[0]), t)
         if kind == "qualified_identifier":
-            # `Kernel::Width`: namespaces are flattened into the globals, so the member's own name.
+            # `Tile::kSize`: a struct's static member; `Kernel::Width`: namespaces are flattened
+            # into the globals, so the member's own name.
+            member = self.static_member("".join(self.tree.node_text(node).split()))
+            if member is not None:
+                return self._fold_opt(member.init)
             return self._fold_opt(node.child_by_field_id(F_NAME))
         if kind == "cast_expression":
             t = self.type_from_node(node.child_by_field_id(F_TYPE))
@@ -272,6 +316,112 @@ class Constants(ModelBase):
                 return None
             return self._fold_opt(node.child_by_field_id(F_CONSEQUENCE if c else F_ALTERNATIVE))
         return None
+
+
+_TOKEN = re.compile(
+    r"0[xX][0-9a-fA-F]+[uUlL]*|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFhHlLuU]*"
+    r"|[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>&|^!~?:]"
+)
+"""The tokens of a constant expression's text: numbers, (scoped) names, operators."""
+
+_BINARY_LEVELS: tuple[tuple[str, ...], ...] = (
+    ("||",),
+    ("&&",),
+    ("|",),
+    ("^",),
+    ("&",),
+    ("==", "!="),
+    ("<", ">", "<=", ">="),
+    ("<<", ">>"),
+    ("+", "-"),
+    ("*", "/", "%"),
+)
+"""C's binary operators, loosest first."""
+
+
+class _TextParser:
+    """A recursive-descent evaluator of a constant expression's tokens (`Constants.const_text`)."""
+
+    def __init__(self, model: Constants, tokens: list[str]) -> None:
+        self.model = model
+        self.tokens = tokens
+        self.at = 0
+
+    def peek(self) -> str:
+        return self.tokens[self.at] if self.at < len(self.tokens) else ""
+
+    def take(self, token: str) -> None:
+        if self.peek() != token:
+            raise ValueError(token)
+        self.at += 1
+
+    def ternary(self) -> int | float | bool | None:
+        cond = self.binary(0)
+        if self.peek() != "?":
+            return cond
+        self.at += 1
+        yes = self.ternary()
+        self.take(":")
+        no = self.ternary()
+        return None if cond is None else yes if cond else no
+
+    def binary(self, level: int) -> int | float | bool | None:
+        if level == len(_BINARY_LEVELS):
+            return self.unary()
+        left = self.binary(level + 1)
+        ops = _BINARY_LEVELS[level]
+        while self.peek() in ops:
+            op = self.tokens[self.at]
+            self.at += 1
+            right = self.binary(level + 1)
+            left = None if left is None or right is None else _binop(op, left, right)
+        return left
+
+    def unary(self) -> int | float | bool | None:
+        tok = self.peek()
+        if tok in ("-", "+", "!", "~"):
+            self.at += 1
+            v = self.unary()
+            if v is None:
+                return None
+            if tok == "-":
+                return -v
+            if tok == "!":
+                return not v
+            if tok == "~":
+                return ~v if isinstance(v, int) else None
+            return v
+        if tok == "(":
+            after = self.tokens[self.at + 1] if self.at + 1 < len(self.tokens) else ""
+            t = self.model.lookup_type(after)
+            if t.kind == "scalar" and self.at + 2 < len(self.tokens) and self.tokens[self.at + 2] == ")":
+                self.at += 3  # `(uint)X`: a cast
+                return _converted(self.unary(), t)
+            self.at += 1
+            v = self.ternary()
+            self.take(")")
+            return v
+        return self.primary()
+
+    def primary(self) -> int | float | bool | None:
+        tok = self.peek()
+        if not tok:
+            raise ValueError("end")
+        self.at += 1
+        if tok[0].isdigit() or tok[0] == ".":
+            return parse_number(tok)
+        if not (tok[0].isalpha() or tok[0] == "_"):
+            raise ValueError(tok)
+        name = "".join(tok.split())
+        if self.peek() == "(":  # `uint(N)`: a cast written as a call
+            t = self.model.lookup_type(name)
+            if t.kind != "scalar":
+                raise ValueError(name)
+            self.at += 1
+            v = self.ternary()
+            self.take(")")
+            return _converted(v, t)
+        return self.model._name_value(name)
 
 
 def _converted(v: int | float | bool | None, t: Type) -> int | float | bool | None:

@@ -12,7 +12,16 @@ from hlsllint.semantic.constants import Constants
 from hlsllint.semantic.symbols import Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
-from hlsllint.syntax.fields import F_ARGUMENTS, F_BODY, F_DECLARATOR, F_NAME, F_SIZE, F_TYPE, F_VALUE
+from hlsllint.syntax.fields import (
+    F_ARGUMENTS,
+    F_BODY,
+    F_DECLARATOR,
+    F_DEFAULT_VALUE,
+    F_NAME,
+    F_SIZE,
+    F_TYPE,
+    F_VALUE,
+)
 
 MAX_ARRAY_SIZE = (1 << 32) - 1
 """The largest array length (a 32-bit unsigned count)."""
@@ -142,6 +151,10 @@ class Declarators(Constants):
                 if any(c.type == "function_declarator" for c in fd.named_children):
                     continue  # a method's prototype (defined outside: `R S::f() {...}`)
                 base = self.type_from_node(fd.child_by_field_id(F_TYPE))
+                quals = self._qualifiers(fd)
+                if "static" in quals:  # `static const uint kSize = 16;`: no part of a value
+                    self._define_static_member(fd, name, base, quals)
+                    continue
                 pending: T.Member | None = None
                 for child in fd.named_children:
                     if child.type in ("semantics", "bitfield_clause"):
@@ -178,6 +191,21 @@ class Declarators(Constants):
         self._named_types.clear()
         return t
 
+    def _define_static_member(self, fd: Node, struct: str, base: T.Type, quals: frozenset[str]) -> None:
+        """A struct's `static` member (`static const uint kSize = 16;`), as `Struct::kSize`."""
+        init = fd.child_by_field_id(F_DEFAULT_VALUE)
+        for i, child in enumerate(fd.named_children):
+            if fd.field_name_for_named_child(i) != "declarator":
+                continue
+            d = self._unpack_declarator(child, base)
+            if d is None:
+                continue
+            if child.type == "init_declarator":
+                init = child.child_by_field_id(F_VALUE)
+            kind = "static_const" if "const" in quals else "static"
+            sym = Symbol(d.name, kind, d.type, node=child, decl=fd, init=init, qualifiers=quals)
+            self.static_members[f"{struct}::{d.name}"] = sym
+
     def member_symbols(self, struct: str) -> dict[str, Symbol]:
         """The members of a struct (its bases' included) as the names a method's body sees
         (kind `member`: in a call, the members of the object the method is called on)."""
@@ -185,6 +213,10 @@ class Declarators(Constants):
         if found is None:
             t = self.structs.get(struct)
             found = {}
+            prefix = f"{struct}::"
+            for key, sym in self.static_members.items():  # a method sees them unqualified
+                if key.startswith(prefix):
+                    found[key[len(prefix) :]] = sym
             for m in t.members if t is not None else ():
                 found[m.name] = Symbol(m.name, "member", m.type, container=struct)
             self._member_symbols[struct] = found

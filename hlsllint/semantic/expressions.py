@@ -83,6 +83,10 @@ class Expressions(Declarators):
         if kind == "this":
             sym = self.resolve(node)
             return sym.type if sym is not None else T.UNKNOWN
+        if kind == "qualified_identifier":  # `Tile::kSize`, `Ns::X` (namespaces flattened)
+            name = "".join(self._text(node).split())
+            sym = self.static_member(name) or self.globals.get(name.rpartition("::")[2])
+            return sym.type if sym is not None else T.UNKNOWN
         if kind in ("parenthesized_expression", "condition_clause"):
             inner = [c for c in node.named_children if c.type != "comment"]
             return self.type_of(inner[-1]) if inner else T.UNKNOWN

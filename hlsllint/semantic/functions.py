@@ -45,6 +45,9 @@ class Functions(Expressions):
         if v is None and a in self.globals and self.globals[a].init is not None:
             v_ = self.const_value(self.globals[a].init)
             v = v_ if isinstance(v_, int | float) else None
+        if v is None and a:  # an expression (`Tile::kSize / 2`, `A * B`, `(uint)N`)
+            v_ = self.const_text(a)
+            v = v_ if isinstance(v_, int | float) and not isinstance(v_, bool) else None
         return v if v is not None else a
 
     def _attributes_in(self, node: Node) -> list[Attribute]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from hlsllint.deadline import current
@@ -392,15 +392,42 @@ def _attribute_position(sc: _Scanner, start: int) -> bool:
         return c != 58 or sc.buf[p - 1] != 58  # not after `::`
     if c == 41:  # `)` closing an if/for/while/switch header
         o = sc.match_open(p)
-        return o >= 0 and sc.word_before(sc.prev_sig(o) + 1) in _CONTROL
+        if o >= 0 and sc.word_before(sc.prev_sig(o) + 1) in _CONTROL:
+            return True
+        return _after_macro_lines(sc, p)
     if c in _IDENT_CHARS:
         word = sc.word_before(p + 1)
         if word in (b"else", b"do", b"struct", b"class"):
             return True
-        # An unexpanded macro alone in front of the attribute: `FFX_PREFER_WAVE64 [numthreads..]`
-        if _MACRO_LIKE.fullmatch(word):
-            before = sc.prev_sig(p + 1 - len(word))
-            return before < 0 or sc.buf[before] in b";{}]"
+        return _after_macro_lines(sc, p)
+    return False
+
+
+MACRO_LINES = 8
+"""How many unexpanded macros in a row may stand in front of an attribute."""
+
+
+def _after_macro_lines(sc: _Scanner, p: int) -> bool:
+    """Whether the text ending at `p` is a run of unexpanded macros at the start of a
+    declaration: `FFX_PREFER_WAVE64 [numthreads(...)]`, `META_CS(true, FEATURE_LEVEL_SM5)
+    [numthreads(...)]`, `META_PERMUTATION_1(A=1) META_PERMUTATION_1(A=2) [numthreads(...)]`."""
+    buf = sc.buf
+    for _ in range(MACRO_LINES):
+        if buf[p] == 41:  # `MACRO(args)`
+            o = sc.match_open(p)
+            if o < 0:
+                return False
+            p = sc.prev_sig(o)
+            if p < 0 or buf[p] not in _IDENT_CHARS:
+                return False
+        word = sc.word_before(p + 1)
+        if not _MACRO_LIKE.fullmatch(word):
+            return False
+        p = sc.prev_sig(p + 1 - len(word))
+        if p < 0 or buf[p] in b";{}]":
+            return True
+        if buf[p] != 41 and buf[p] not in _IDENT_CHARS:
+            return False
     return False
 
 
@@ -671,6 +698,17 @@ def _match_angle(buf: bytearray, open_pos: int) -> int:
     return -1
 
 
+def _reanchor(sc: _Scanner, notes: Annotations) -> None:
+    """An attribute anchored at an unexpanded macro that was blanked (`[numthreads(8, 8, 1)]
+    FFX_EMBED_ROOTSIG void CS(...)`) applies to what follows the macro."""
+    blanked = {m.span[0] for m in notes.modifiers if m.macro}
+    if not blanked:
+        return
+    for i, a in enumerate(notes.attributes):
+        if a.anchor in blanked and not a.macro:
+            notes.attributes[i] = replace(a, anchor=sc.next_sig(a.anchor))
+
+
 def _special_floats(sc: _Scanner) -> None:
     buf = sc.buf
     for m in _SPECIAL_FLOAT.finditer(buf):
@@ -686,5 +724,6 @@ def normalize(text: str) -> tuple[str, Annotations]:
     for step in (_attributes, _buffers, _colons, _modifiers, _typedefs, _unknown_macros):
         deadline.check()
         step(sc, text, notes)
+    _reanchor(sc, notes)
     _special_floats(sc)
     return sc.apply(text), notes
