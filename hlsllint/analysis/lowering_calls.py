@@ -17,8 +17,10 @@ from hlsllint.semantic.intrinsics import (
     INTRINSICS,
     NOT_CALLS,
     OBJECT_METHODS,
+    OBJECT_WRITERS,
     RAY_PAYLOAD_WRITERS,
     RESOURCE_METHODS,
+    object_method,
 )
 from hlsllint.semantic.symbols import Function
 from hlsllint.syntax import Node
@@ -40,9 +42,12 @@ class CallLowerer(ExprLowerer):
         if fn is not None and fn.type == "field_expression":
             obj = fn.child_by_field_id(F_ARGUMENT)
             obj_t = self.m.type_of(obj)
-            method = self.text(fn.child_by_field_id(F_FIELD) or fn)
+            method = self.text(fn.child_by_field_id(F_FIELD) or fn).partition("<")[0].strip()
             if obj_t.resource is not None and method in RESOURCE_METHODS:
-                return self.method(node, obj, obj_t, method, args)
+                return self.method(node, obj, obj_t, method, args)  # `Load<float3>` too
+            spec_ = object_method(obj_t.name, method) if obj_t.resource is None else None
+            if spec_ is not None and obj is not None:
+                return self.object_method(node, obj, method, spec_, args)
         name = self.text(fn) if fn is not None else ""
         if fn is not None and fn.type in ("template_function",):
             name = self.text(fn.child_by_field_id(F_NAME) or fn)
@@ -90,6 +95,27 @@ class CallLowerer(ExprLowerer):
             extra["blind"] = blind
         self.emit_expr("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
         self._write_out_args(node, name, args, reads, rule)
+        return d
+
+    def object_method(
+        self, node: Node, obj: Node, method: str, spec: tuple[str, str], args: list[Node]
+    ) -> Value | None:
+        """A method of a ray query, a stream output or a subpass input (`OBJECT_TYPE_METHODS`):
+        it reads the object and its arguments; a ray query's `TraceRayInline`, `Proceed`, ...
+        write the query's state (live from the trace to its last read)."""
+        reads = [self.expr_(obj), *(self.expr_(a) for a in args)]
+        result, rule = spec
+        d: Value | None = None
+        if result == "void":
+            self.emit("intrinsic", None, reads, node, rule=rule, name=method)
+        else:
+            d = self.temp(node)
+            self.emit_expr("intrinsic", d, reads, node, rule=rule, name=method)
+        if method in OBJECT_WRITERS:
+            state = self.emit("alu", self.temp(obj), reads, node, rule="lane")
+            self.store_to(obj, state, node, partial=False)
+        if d is None:
+            self.record(node, None)
         return d
 
     def _arg_type(self, a: Node) -> T.Type:

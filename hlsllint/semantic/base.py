@@ -97,7 +97,7 @@ class ModelBase:
             return T.UINT
         if T.resource_of(name) is not None:
             return T.resource_type(name, None)
-        return T.UNKNOWN
+        return T.BUILTIN_STRUCTS.get(name, T.UNKNOWN)
 
     def _text(self, node: Node | None) -> str:
         if node is None:

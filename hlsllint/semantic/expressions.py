@@ -8,7 +8,7 @@ import re
 
 from hlsllint.semantic import types as T
 from hlsllint.semantic.declarators import Declarators
-from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS
+from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS, object_method
 from hlsllint.semantic.symbols import Function
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
@@ -347,7 +347,17 @@ class Expressions(Declarators):
         return best
 
     def method_type(self, obj: T.Type, method: str, args: list[Node]) -> T.Type:
-        """The result type of a resource method call (`tex.Sample(s, uv)` -> float4)."""
+        """The result type of a resource or object method call (`tex.Sample(s, uv)` -> float4,
+        `buf.Load<float3>(a)` -> float3, `query.CommittedRayT()` -> float)."""
+        spec = object_method(obj.name, method) if obj.resource is None else None
+        if spec is not None:
+            if spec[0] == "element":
+                return obj.element or T.numeric("float", 1, 4)
+            return intrinsic_result(spec[0], T.UNKNOWN, [])
+        method, _, targ = method.partition("<")
+        if targ and obj.resource is not None and obj.resource.category == "raw":
+            t = self.lookup_type(targ.rpartition(">")[0])  # `Load<float3>`: the type asked for
+            return t if method.startswith("Load") and t.kind != "unknown" else T.VOID
         kind = RESOURCE_METHODS.get(method)
         if obj.resource is None or kind is None:
             return T.UNKNOWN
@@ -429,6 +439,9 @@ def intrinsic_result(rule: str, first: T.Type, args: list[T.Type]) -> T.Type:
         "uint": T.UINT,
         "uint3": T.numeric("uint", 1, 3),
         "uint4": T.numeric("uint", 1, 4),
+        "int": T.INT,
+        "int4": T.numeric("int", 1, 4),
+        "float2": T.numeric("float", 1, 2),
         "float": T.FLOAT,
         "float3x4": T.numeric("float", 3, 4, matrix=True),
         "float4x3": T.numeric("float", 4, 3, matrix=True),

@@ -96,6 +96,23 @@ RAY_PAYLOAD_WRITERS = frozenset({"TraceRay", "CallShader"})
 
 _add("GetRenderTargetSampleCount", "uint", "uniform")
 _add("GetRenderTargetSamplePosition", "float", "pure")
+_add("GetRemainingRecursionLevels", "uint", "uniform")
+_add("CheckAccessFullyMapped", "bool", "pure")
+_add("IsHelperLane", "bool", "lane")
+_add("dot4add_u8packed pack_u8 pack_s8 pack_clamp_u8 pack_clamp_s8", "uint", "pure")
+_add("dot4add_i8packed", "int", "pure")
+_add("dot2add", "float", "pure")
+_add("unpack_u8u32", "uint4", "pure")
+_add("unpack_s8s32", "int4", "pure")
+_add("D3DCOLORtoUBYTE4", "int4", "pure")
+_add("EvaluateAttributeAtCentroid", "same", "lane")
+_add(
+    "Barrier InterlockedCompareExchangeFloatBitwise InterlockedCompareStoreFloatBitwise "
+    "Process2DQuadTessFactorsMin ProcessQuadTessFactorsMax ProcessQuadTessFactorsMin "
+    "ProcessTriTessFactorsMax ProcessTriTessFactorsMin",
+    "void",
+    "effect",
+)
 
 RESOURCE_METHODS: dict[str, str] = {
     # method: kind of access
@@ -214,6 +231,78 @@ OBJECT_METHODS = frozenset(
 """Methods of HLSL's objects other than textures and buffers (stream outputs, ray queries, subpass
 inputs) and newer resource methods: a call of one on an object whose type the model does not
 know is an intrinsic the estimate does not model, not a call of the user's."""
+
+OBJECT_TYPE_METHODS: dict[str, dict[str, tuple[str, str]]] = {}
+"""Methods of HLSL's objects that are neither textures nor buffers, by the object type's base
+name: `(result, uniformity)` as in `INTRINSICS` (`element`: the object's template argument).
+A ray query's state, its stream's output and a subpass input's pixel differ per lane."""
+
+
+def _object(types: str, methods: str, result: str, uniformity: str) -> None:
+    for t in types.split():
+        table = OBJECT_TYPE_METHODS.setdefault(t, {})
+        for m in methods.split():
+            table[m] = (result, uniformity)
+
+
+_object(
+    "RayQuery",
+    "TraceRayInline Abort CommitNonOpaqueTriangleHit CommitProceduralPrimitiveHit",
+    "void",
+    "effect",
+)
+_object("RayQuery", "Proceed", "bool", "lane")
+_object(
+    "RayQuery",
+    "CandidateProceduralPrimitiveNonOpaque CandidateTriangleFrontFace CommittedTriangleFrontFace",
+    "bool",
+    "lane",
+)
+_object(
+    "RayQuery",
+    "CandidateType CommittedStatus RayFlags CandidateInstanceIndex CommittedInstanceIndex "
+    "CandidateInstanceID CommittedInstanceID CandidateInstanceContributionToHitGroupIndex "
+    "CommittedInstanceContributionToHitGroupIndex CandidateGeometryIndex CommittedGeometryIndex "
+    "CandidatePrimitiveIndex CommittedPrimitiveIndex",
+    "uint",
+    "lane",
+)
+_object("RayQuery", "RayTMin CandidateTriangleRayT CommittedRayT", "float", "lane")
+_object("RayQuery", "CandidateTriangleBarycentrics CommittedTriangleBarycentrics", "float2", "lane")
+_object(
+    "RayQuery",
+    "WorldRayOrigin WorldRayDirection CandidateObjectRayOrigin CandidateObjectRayDirection "
+    "CommittedObjectRayOrigin CommittedObjectRayDirection",
+    "float3",
+    "lane",
+)
+_object(
+    "RayQuery",
+    "CandidateObjectToWorld3x4 CandidateWorldToObject3x4 CommittedObjectToWorld3x4 CommittedWorldToObject3x4",
+    "float3x4",
+    "lane",
+)
+_object(
+    "RayQuery",
+    "CandidateObjectToWorld4x3 CandidateWorldToObject4x3 CommittedObjectToWorld4x3 CommittedWorldToObject4x3",
+    "float4x3",
+    "lane",
+)
+_object("PointStream LineStream TriangleStream", "Append RestartStrip", "void", "effect")
+_object("SubpassInput SubpassInputMS", "SubpassLoad", "element", "lane")
+
+OBJECT_WRITERS = frozenset(
+    {"TraceRayInline", "Proceed", "Abort", "CommitNonOpaqueTriangleHit", "CommitProceduralPrimitiveHit"}
+)
+"""Object methods that change the object's state (a ray query's): the object is written."""
+
+
+def object_method(type_name: str, method: str) -> tuple[str, str] | None:
+    """`(result, uniformity)` of a method of an object type (`RayQuery<F>`, `TriangleStream<V>`,
+    `SubpassInput<float4>`), or None."""
+    table = OBJECT_TYPE_METHODS.get(type_name.partition("<")[0].strip())
+    return table.get(method) if table is not None else None
+
 
 NOT_CALLS = frozenset({"_Static_assert", "static_assert"})
 """Declarations that the grammar reads as calls: no code."""

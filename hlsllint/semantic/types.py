@@ -349,3 +349,16 @@ def common_type(a: Type, b: Type) -> Type:
     else:
         shape_src = a if a.count <= b.count else b
     return numeric(scalar, shape_src.rows, shape_src.cols, matrix=shape_src.kind == "matrix")
+
+
+_F3 = numeric("float", 1, 3)
+BUILTIN_STRUCTS: dict[str, Type] = {
+    "RayDesc": struct_type(
+        "RayDesc",
+        (Member("Origin", _F3), Member("TMin", FLOAT), Member("Direction", _F3), Member("TMax", FLOAT)),
+    ),
+    "BuiltInTriangleIntersectionAttributes": struct_type(
+        "BuiltInTriangleIntersectionAttributes", (Member("barycentrics", numeric("float", 1, 2)),)
+    ),
+}
+"""The structs HLSL declares (ray tracing's `RayDesc` and triangle hit attributes)."""
