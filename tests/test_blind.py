@@ -303,3 +303,19 @@ def test_a_group_size_of_scoped_constants_or_after_a_macro_line_is_seen() -> Non
     assert blind_spots(model, b).summary() == (
         "estimate incomplete: 1 attribute argument not evaluated (`numthreads(Ns::Y)`)"
     )
+
+
+def test_newer_resource_methods_are_seen() -> None:
+    # SM 6.6-6.7: GatherRaw, 64-bit and float atomics; sampler feedback (a store)
+    model = _model(
+        "Texture2D<uint> t; SamplerState s; RWByteAddressBuffer b;\n"
+        "FeedbackTexture2D<SAMPLER_FEEDBACK_MIN_MIP> fb; Texture2D<float4> c;\n"
+        "[numthreads(64, 1, 1)] void m(uint3 id : SV_DispatchThreadID) {\n"
+        "  uint4 g = t.GatherRaw(s, float2(id.xy));\n"
+        "  uint64_t old; b.InterlockedAdd64(0, g.x, old);\n"
+        "  b.InterlockedCompareExchange64(8, 0, g.y, old);\n"
+        "  fb.WriteSamplerFeedback(c, s, float2(id.xy));\n"
+        "  b.Store(16, (uint)old);\n"
+        "}\n"
+    )
+    assert blind_spots(model, model.entry_points[0]).summary() == ""
