@@ -22,18 +22,12 @@ from hlsllint.semantic.intrinsics import (
     RESOURCE_METHODS,
     object_method,
 )
-from hlsllint.semantic.symbols import Function
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FIELD, F_FUNCTION, F_NAME
 
 
 class CallLowerer(ExprLowerer):
     """Calls of intrinsics, constructors and resource methods, and calls left opaque."""
-
-    def inline(self, node: Node, fn: Function, args: list[Node], obj: Node | None = None) -> Value | None:
-        """Lower a call of `fn` by inlining its body (`lowering_inline.InlineLowerer`); `obj`
-        is the object a method is called on (None: the caller's own `this`)."""
-        raise NotImplementedError
 
     def call(self, node: Node) -> Value | None:
         fn = node.child_by_field_id(F_FUNCTION)

@@ -14,7 +14,7 @@ from typing import Any
 from hlsllint.analysis.ir import Instr, Value
 from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, VARIABLE_KINDS, LowererBase
 from hlsllint.semantic import types as T
-from hlsllint.semantic.symbols import Symbol
+from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import F_ARGUMENT, F_FIELD, F_INDICES, F_LEFT, F_OPERATOR, F_RIGHT, F_VALUE
 
@@ -24,6 +24,11 @@ class ExprLowerer(LowererBase):
 
     def call(self, node: Node) -> Value | None:
         """Lower a call expression (`lowering_calls.CallLowerer`)."""
+        raise NotImplementedError
+
+    def inline(self, node: Node, fn: Function, args: list[Node], obj: Node | None = None) -> Value | None:
+        """Lower a call of `fn` by inlining its body (`lowering_inline.InlineLowerer`); `obj`
+        is the object a method is called on (None: the caller's own `this`)."""
         raise NotImplementedError
 
     # -- expressions ----------------------------------------------------------------------
@@ -45,6 +50,14 @@ class ExprLowerer(LowererBase):
                 v = self.expr_(c)
             self.record(node, v)
             return v
+        if kind == "binary_expression":
+            overload = self.m.operator_method(node)
+            if overload is not None and overload.body is not None:
+                # `a + b` on struct values calls `a`'s `operator+` with `b`: inlined as a call
+                right = node.child_by_field_id(F_RIGHT)
+                return self.inline(
+                    node, overload, [right] if right is not None else [], node.child_by_field_id(F_LEFT)
+                )
         if self.const_value(node) is not None and kind != "assignment_expression":
             self.record(node, None)
             return None

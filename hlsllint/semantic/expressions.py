@@ -97,6 +97,9 @@ class Expressions(Declarators):
         if kind == "call_expression":
             return self._call_type(node)
         if kind == "binary_expression":
+            overload = self.operator_method(node)
+            if overload is not None:
+                return overload.return_type
             op = self._text(node.child_by_field_id(F_OPERATOR))
             left = self.type_of(node.child_by_field_id(F_LEFT))
             right = self.type_of(node.child_by_field_id(F_RIGHT))
@@ -271,10 +274,45 @@ class Expressions(Declarators):
             return None
         return self._overload(cands, call)
 
+    def operator_method(self, node: Node) -> Function | None:
+        """The operator a binary expression on a struct value calls (HLSL 2021: `a + b` with
+        `V operator+(V o)` a method of `a`'s struct, or of a struct it derives from), chosen
+        among overloads by the right operand's type; None for built-in operators."""
+        if not self.method_names or node.type != "binary_expression":
+            return None
+        key = node.id
+        if key in self._callees:
+            return self._callees[key]
+        found: Function | None = None
+        op = node.child_by_field_id(F_OPERATOR)
+        if op is not None and f"operator{self._text(op)}" in self.method_names:
+            left = self.type_of(node.child_by_field_id(F_LEFT))
+            if left.kind == "struct":
+                cands = [
+                    f for f in self.methods_of(left.name, f"operator{self._text(op)}") if len(f.params) == 1
+                ]
+                if cands:
+                    found = self.best_overload(cands, [self.type_of(node.child_by_field_id(F_RIGHT))])
+        self._callees[key] = found
+        return found
+
+    def _operator_calls(self, fn: Function) -> list[Function]:
+        """The operator methods `fn`'s body calls (`operator_method`); none without any."""
+        if fn.body is None or not any(n.startswith("operator") for n in self.method_names):
+            return []
+        out: list[Function] = []
+        for n in self.tree.walk(fn.body):
+            if n.type == "binary_expression":
+                found = self.operator_method(n)
+                if found is not None and found not in out:
+                    out.append(found)
+        return out
+
     def called_functions(self, fn: Function) -> list[Function]:
         """Every function `fn`'s body may call (from `Function.calls`; every overload, and for
-        a method called on an object every struct's method of that name)."""
-        out: list[Function] = []
+        a method called on an object every struct's method of that name; the operators its
+        binary expressions on struct values call)."""
+        out: list[Function] = self._operator_calls(fn)
         for name in sorted(fn.calls):
             if name.startswith("."):
                 method = name[1:]
@@ -357,7 +395,7 @@ class Expressions(Declarators):
         method, _, targ = method.partition("<")
         if targ and obj.resource is not None and obj.resource.category == "raw":
             t = self.lookup_type(targ.rpartition(">")[0])  # `Load<float3>`: the type asked for
-            return t if method.startswith("Load") and t.kind != "unknown" else T.VOID
+            return t if method.startswith("Load") else T.VOID
         kind = RESOURCE_METHODS.get(method)
         if obj.resource is None or kind is None:
             return T.UNKNOWN

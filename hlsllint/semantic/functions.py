@@ -119,6 +119,8 @@ class Functions(Expressions):
             if recording is not None:
                 recording[0].define = NO_FUNCTION
             return
+        if name_node is not None and name_node.type == "operator_name":
+            name = "".join(name.split())  # `operator +` is `operator+`
         if owner is not None:
             name = f"{owner}::{name}"
         elif name_node is not None and name_node.type == "qualified_identifier":
