@@ -18,8 +18,9 @@ Per repository (folders named `tests-*` are compiler test suites, totalled apart
   the repository defines a function of that name (a header the repository does not hold), or
   only files the unit does not include define it (it cannot compile without them either), or the
   unit's files define it only under an `#if` branch not taken (the preprocessed text holds no
-  definition). A method, a name the model knows or one the preprocessed text defines stays a
-  miss;
+  definition); a method of an object the unit does not declare at all likewise (a method of an
+  object it declares, a `Struct::f`, an intrinsic, a name the model knows or one the
+  preprocessed text defines stays a miss);
 - numthreads: entry points with `[numthreads]` whose three arguments all evaluated to numbers;
   attribute arguments: every argument of the numeric attributes of entry points (`numthreads`,
   `maxvertexcount`, `outputcontrolpoints`, `maxtessfactor`, `WaveSize`);
@@ -94,9 +95,33 @@ class Sources:
             self._defs[name] = found
         return found
 
+    def declares(self, name: str) -> frozenset[str]:
+        """The files with a declaration of a variable `name` (`RWByteAddressBuffer name :
+        register(u0);`, `Texture2D name[]`, a parameter)."""
+        key = "var " + name
+        found = self._defs.get(key)
+        if found is None:
+            rx = _declaration(name)
+            found = frozenset(p for p, t in self.texts.items() if name in t and rx.search(t))
+            self._defs[key] = found
+        return found
+
+    def declares_in(self, name: str, text: str) -> bool:
+        return name in text and _declaration(name).search(text) is not None
+
     def defines_in(self, name: str, text: str) -> bool:
         """Whether `text` (a preprocessed unit) holds a definition of `name`."""
         return name in text and _definition(name).search(text) is not None
+
+
+_ROOT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _declaration(name: str) -> re.Pattern[str]:
+    return re.compile(
+        r"\b[A-Za-z_][\w:]*(?:\s*<[^;{}()]*>)?\s+" + re.escape(name) + r"\s*(?:\[[^\]]*\]\s*)*(?:[:;=,)]|$)",
+        re.M,
+    )
 
 
 def _definition(name: str) -> re.Pattern[str]:
@@ -107,10 +132,21 @@ def _definition(name: str) -> re.Pattern[str]:
 
 def callee_absent(sources: Sources, name: str, unit_files: set[str], known: set[str], text: str) -> str:
     """Why a call the estimate cannot see is absent from the unit's sources, or "" when the
-    front end missed a callee the unit defines (a real miss: counts against the bar)."""
+    front end missed a callee the unit defines (a real miss: counts against the bar). A method
+    (`obj.f`) is absent only when the unit declares no `obj` at all (`outputBVH` of a header
+    the repository does not hold); `S::f` and a method of an object the unit declares stay
+    misses."""
     base = name
+    if "." in name:
+        root = _ROOT.match(name)
+        if root is None or root.group(0) in known or sources.declares_in(root.group(0), text):
+            return ""  # the object is declared: its type is what the front end missed
+        found = sources.declares(root.group(0))
+        if not found:
+            return "object not declared in the repository"
+        return "" if found & unit_files else "object declared only in files the unit does not include"
     if not base.isidentifier() or base in known:
-        return ""  # a method (`obj.f`, `S::f`): its object's type decides, a miss either way
+        return ""
     defs = sources.defines(base)
     if not defs:
         return "not defined in the repository"
@@ -292,10 +328,10 @@ def measure_unit(
         st.calls += len(calls_seen)
         st.resolved += len(calls_seen) - len(blind_calls)
         unit_files = {os.path.normpath(p) for p in (path, *pp.included)}
-        known = set(model.functions)
+        known = set(model.functions) | set(model.globals)
         for span, (kind, name) in blind_calls.items():
             why = ""
-            if sources is not None and kind == "call":
+            if sources is not None and (kind == "call" or "." in name):  # not an intrinsic
                 why = callee_absent(sources, name, unit_files, known, tree.text)
             if why:
                 st.absent += 1
