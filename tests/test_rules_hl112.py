@@ -33,10 +33,10 @@ def _hl112(text: str) -> list[str]:
 def test_centre_of_own_texel_fires_with_an_unsafe_fix() -> None:
     text = _shader("tex.SampleLevel(s, (id.xy + 0.5) / float2(size), 0)")
     (diag,) = lint_text(text, select=("HL112",))
-    assert "`tex[id.xy]` needs no sampler descriptor" in diag.long_message()
+    assert "`tex.Load(int3(id.xy, 0))` needs no sampler descriptor" in diag.long_message()
     assert diag.fix is not None and diag.fix.applicability.value == "unsafe"
     fixed = apply_fixes({diag.path: text}, [diag], unsafe=True)[diag.path].text
-    assert "dst[id.xy] = tex[id.xy];" in fixed
+    assert "dst[id.xy] = tex.Load(int3(id.xy, 0));" in fixed
     assert _hl112(fixed) == []
 
 
@@ -60,8 +60,51 @@ def test_near_misses_are_silent(body: str, why: str) -> None:
     assert _hl112(_shader(body)) == [], why
 
 
-def test_no_bounds_check_is_silent() -> None:
-    assert _hl112(_shader("tex.SampleLevel(s, (id.xy + 0.5) / float2(size), 0)", guard="")) == []
+def test_thread_pixel_needs_no_bounds_check_but_an_offset_index_does() -> None:
+    """Lanes past the edge at the thread's own pixel come from a rounded-up dispatch; an index
+    with an offset leaves the texture at its border, where the sampler clamps and Load gives 0."""
+    assert len(_hl112(_shader("tex.SampleLevel(s, (id.xy + 0.5) / float2(size), 0)", guard=""))) == 1
+    offset = "tex.SampleLevel(s, (int2(id.xy) - 1 + 0.5) / float2(size), 0)"
+    assert _hl112(_shader(offset, guard="")) == []
+
+
+def _point(uv: str, *, level: str = "0", sampler: str = "pointClamp", tex: str = "tex") -> str:
+    coord = "float3(uv, 1)" if tex == "sky" else "uv"
+    return (
+        "Texture2D<float4> tex : register(t0);\nTextureCube<float4> sky : register(t1);\n"
+        f"SamplerState {sampler} : register(s0);\nRWTexture2D<float4> dst : register(u0);\n"
+        "cbuffer C : register(b0) { float2 invSize; float2 size; float lod; };\n"
+        "[numthreads(8, 8, 1)]\nvoid main(uint3 id : SV_DispatchThreadID)\n{\n"
+        f"    float2 uv = {uv};\n"
+        f"    dst[id.xy] = {tex}.SampleLevel({sampler}, {coord}, {level});\n}}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "uv", ["(id.xy + 0.5) * invSize", "(float2(id.xy) + 0.5f) / size", "(id.xy + 0.5) * rcp(size)"]
+)
+def test_point_sampler_at_texel_centres_of_an_application_size(uv: str) -> None:
+    """Issue 22's miss: `SampleLevel(point, (px + 0.5) * invSize, 0)` is `Load(int3(px, 0))` when
+    the size is the texture's; the message says so and offers no automatic fix."""
+    (diag,) = lint_text(_point(uv), select=("HL112",))
+    text = diag.long_message()
+    assert "`tex.Load(int3(id.xy, 0))`" in text and "is the application's" in text
+    assert diag.fix is None
+
+
+@pytest.mark.parametrize(
+    ("uv", "kw", "why"),
+    [
+        ("id.xy * invSize", {}, "a texel corner: bilinear filtering between texels"),
+        ("(id.xy + 1.0) * invSize", {}, "a shifted coordinate, not a centre"),
+        ("(id.xy + 0.5) * invSize", {"level": "1"}, "another level"),
+        ("(id.xy + 0.5) * invSize", {"level": "lod"}, "a level set at run time"),
+        ("(id.xy + 0.5) * invSize", {"tex": "sky"}, "a cube map cannot be loaded"),
+        ("(id.xy + 0.5) * invSize", {"sampler": "linearClamp"}, "a linear sampler: a downsample"),
+    ],
+)
+def test_point_sampler_near_misses(uv: str, kw: dict[str, str], why: str) -> None:
+    assert _hl112(_point(uv, **kw)) == [], why
 
 
 def test_sample_in_a_pixel_shader_is_silent() -> None:
@@ -92,9 +135,10 @@ def test_fixed_fixture_still_compiles(tmp_path: Path) -> None:
     diags = lint_text(text, select=("HL112",), path=str(path))
     fixed = apply_fixes({str(path): text}, diags, unsafe=True)[str(path)].text
     assert ".Sample" not in fixed
+    assert fixed.count(".Load(int3(") == 4
     out = tmp_path / "fixed.hlsl"
     out.write_text(fixed, encoding="utf-8")
-    for entry in ("copyScaled", "depthToColor", "implicitLevel"):
+    for entry in ("copyScaled", "depthToColor", "implicitLevel", "unchecked"):
         proc = subprocess.run(
             [sys.executable, str(REGTRUTH), str(out), "-e", entry, "-S", "comp"],
             capture_output=True,
