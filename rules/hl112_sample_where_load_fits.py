@@ -95,9 +95,40 @@ def _root_symbol(model: Model, node: Node) -> Symbol | None:
     return sym if sym is not None and sym.kind in ("param", "local") else None
 
 
+def _pixel_position(model: Model, node: Node) -> bool:
+    """`pos.xy` (or `input.pos.xy`) of a pixel shader's `SV_Position`: the centre of the pixel,
+    `px + 0.5`, already (not with `sample` interpolation, which moves it to the sample)."""
+    node = unparen(node)
+    if node.type != "field_expression":
+        return False
+    field = node.child_by_field_name("field")
+    arg = node.child_by_field_name("argument")
+    if field is None or arg is None or model.tree.node_text(field) != "xy":
+        return False
+    arg = unparen(arg)
+    if arg.type == "identifier":
+        sym = model.resolve(arg)
+        if sym is None or sym.kind != "param" or (sym.semantic or "").upper() != "SV_POSITION":
+            return False
+        return sym.decl is None or "sample" not in model.tree.modifiers_of(sym.decl)
+    if arg.type == "field_expression":
+        base, member = arg.child_by_field_name("argument"), arg.child_by_field_name("field")
+        if base is None or member is None:
+            return False
+        struct = model.type_of(base)
+        name = model.tree.node_text(member)
+        return struct.kind == "struct" and any(
+            m.name == name and (m.semantic or "").upper() == "SV_POSITION" for m in struct.members
+        )
+    return False
+
+
 def _centre(model: Model, node: Node) -> Node | None:
-    """C of `(C + 0.5)`, C an unsigned two-component texel index."""
+    """C of `(C + 0.5)`, C an unsigned two-component texel index, or a pixel shader's
+    `SV_Position.xy` (the pixel's centre itself)."""
     node = _single_value(model, node)
+    if _pixel_position(model, node):
+        return node
     if node.type == "binary_expression" and model.tree.node_text(node.child_by_field_name("operator")) == "+":  # type: ignore[arg-type]
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is None or right is None:
@@ -308,6 +339,8 @@ def _is_thread_texel(model: Model, centre: Node) -> bool:
     """The index is the thread's own pixel: `id.xy` of `SV_DispatchThreadID`, or `uint2(pos.xy)`
     of `SV_Position` (directly or through a local set once). Lanes past the texture's edge only
     come from a dispatch rounded up to the group size, whose writes miss the output too."""
+    if _pixel_position(model, _single_value(model, centre)):
+        return True
     node = _single_value(model, centre)
     for _ in range(3):
         node = unparen(node)
@@ -456,10 +489,15 @@ class SampleWhereLoadFits(Rule):
         "sampler there is the downsample above, and the note says the claim holds when the size "
         "is the texture's own; measured with regtruth (navi21, wave64), `SampleLevel(pointClamp, "
         "(id.xy + 0.5) * invSize, 0)` against `Load(int3(id.xy, 0))` in a compute shader: 26 -> "
-        "18 instructions, 16 VGPRs and 32 SGPRs either way. No bounds check is needed when the "
+        "18 instructions, 16 VGPRs and 32 SGPRs either way. A pixel shader's `SV_Position.xy` is "
+        "the pixel's centre already (`pos.xy * invSize` samples texel `int2(pos.xy)`; not with "
+        "`sample` interpolation); measured, `SampleLevel(pointClamp, pos.xy * invSize, 0)` "
+        "against `Load(int3(int2(pos.xy), 0))`: 18 -> 16 instructions, 8 VGPRs and 16 SGPRs "
+        "either way. No bounds check is needed when the "
         "index is the thread's own pixel (`SV_DispatchThreadID.xy`, `uint2(SV_Position.xy)`): "
-        "lanes past the edge come from a dispatch rounded up to the group size, whose writes miss "
-        "the output too; an index with an offset must be checked."
+        "lanes past the edge come from a dispatch rounded up to the group size (or a render "
+        "target larger than the texture), whose results are usually dropped; an index with an "
+        "offset must be checked."
     )
     bad_example = """\
 Texture2D<float4> src : register(t0);
@@ -558,6 +596,8 @@ void main(uint3 id : SV_DispatchThreadID)
         if not checked and not _is_thread_texel(model, centre):
             return  # an offset index may leave the texture, where the sampler clamps and Load returns 0
         tex, index = ctx.node_text(obj), ctx.node_text(centre)
+        if _pixel_position(model, centre):
+            index = f"int2({index})"
         replacement = f"{tex}.Load(int3({index}, 0))"
         fix = None
         if own_size and _fixable_coord(model, fn, centre):
@@ -567,19 +607,21 @@ void main(uint3 id : SV_DispatchThreadID)
         notes = [
             f"the coordinate is inside the bounds of `{tex}`"
             if checked
-            else "the index is the thread's own pixel: past the edge (a dispatch rounded up) the "
-            "sampler clamps or wraps where `Load` returns 0",
+            else "the index is the thread's own pixel: where that is past the texture's edge (a "
+            "dispatch rounded up, a larger render target) the sampler clamps or wraps where `Load` "
+            "returns 0",
         ]
         if not own_size:
             notes.append(
                 f"the size in `{_short(size_text)}` is the application's: this holds when it "
                 f"is `{tex}`'s own size"
             )
-        notes.append(
-            "regtruth example: 51 -> 39 instructions, 32 -> 24 SGPRs"
-            if own_size
-            else "regtruth example (point sampler): 26 -> 18 instructions, same VGPRs and SGPRs"
-        )
+        if _pixel_position(model, centre):
+            notes.append("regtruth example (pixel shader): 18 -> 16 instructions, same VGPRs and SGPRs")
+        elif own_size:
+            notes.append("regtruth example: 51 -> 39 instructions, 32 -> 24 SGPRs")
+        else:
+            notes.append("regtruth example (point sampler): 26 -> 18 instructions, same VGPRs and SGPRs")
         ctx.report(
             node,
             f"`{tex}.{fetch.method}` at the centre of texel `{index}` of {whose} reads exactly that texel",

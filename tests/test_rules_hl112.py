@@ -150,3 +150,39 @@ def test_fixed_fixture_still_compiles(tmp_path: Path) -> None:
             pytest.skip(f"regtruth cannot run here: {proc.stderr.strip()[-200:]}")
         assert proc.returncode == 0, proc.stderr
         assert "error" not in json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+_PIXEL = """\
+Texture2D<float4> tex : register(t0);
+SamplerState pointClamp : register(s0);
+SamplerState linearClamp : register(s1);
+cbuffer C : register(b0) { float2 invSize; };
+struct In { float4 position : SV_Position; };
+float4 main(MODIFIER float4 pos : SV_Position, In input) : SV_Target
+{
+    return tex.SampleLevel(SAMPLER, UV, 0);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "uv", ["pos.xy * invSize", "input.position.xy * invSize", "pos.xy / (1.0 / invSize)"]
+)
+def test_pixel_position_is_a_texel_centre(uv: str) -> None:
+    """A pixel shader's SV_Position.xy is `px + 0.5` already."""
+    text = _PIXEL.replace("MODIFIER ", "").replace("SAMPLER", "pointClamp").replace("UV", uv)
+    (diag,) = lint_text(text, select=("HL112",))
+    assert "`tex.Load(int3(int2(" in diag.long_message()
+
+
+@pytest.mark.parametrize(
+    ("modifier", "sampler", "uv", "why"),
+    [
+        ("", "pointClamp", "(pos.xy + 0.5) * invSize", "half a texel off the centre"),
+        ("", "linearClamp", "pos.xy * invSize", "a linear sampler: an upsample"),
+        ("sample ", "pointClamp", "pos.xy * invSize", "the sample's position, not the centre"),
+    ],
+)
+def test_pixel_position_near_misses(modifier: str, sampler: str, uv: str, why: str) -> None:
+    text = _PIXEL.replace("MODIFIER ", modifier).replace("SAMPLER", sampler).replace("UV", uv)
+    assert _hl112(text) == [], why
