@@ -12,6 +12,7 @@ from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import FETCH_KINDS, RESOURCE_METHODS
+from hlsllint.semantic.loops import count, loop_header
 from hlsllint.semantic.queries import Fetch, as_fetch, fetches_in, struct_node
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import (
@@ -21,7 +22,6 @@ from hlsllint.syntax.queries import (
     for_header,
     is_written,
     lvalue_top,
-    same,
     unparen_up,
 )
 from hlsllint.targets import resolve_target
@@ -103,61 +103,32 @@ _NOT_CONSTANT = -1
 
 
 def _trip_count(ctx: RuleContext, loop: Node, *, any_unsigned_start: bool = False) -> int | None:
-    """`for (i = A; i < B; i++ / i += C)` with A, B and C compile-time constants: the number of
-    iterations, `_NOT_CONSTANT` when it is not such a loop, None when constant but not counted.
-    With `any_unsigned_start`, an unsigned start that is not constant (`i = GI`) counts as 0: the
-    most iterations any thread runs."""
-    header = for_header(loop)
+    """`for (i = A; i < B; i++ / i += C)` (`semantic.loops.loop_header`) with A, B and C
+    compile-time constants (a specialization constant counts: the driver folds it): the number
+    of iterations, `_NOT_CONSTANT` when it is not such a loop, None when constant but not
+    counted. With `any_unsigned_start`, an unsigned start that is not constant (`i = GI`) counts
+    as 0: the most iterations any thread runs."""
+    model = ctx.model
+    header = loop_header(model, loop)
     if header is None:
         return _NOT_CONSTANT
-    var, start, cond, update = header
-    unsigned_start = any_unsigned_start and ctx.model.type_of(start).scalar == "uint"
-    if not _constant(ctx, start) and not unsigned_start:
+    unsigned_start = any_unsigned_start and model.type_of(header.start).scalar == "uint"
+    if not _constant(ctx, header.start) and not unsigned_start:
         return _NOT_CONSTANT
-    name = ctx.node_text(var)
-    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if left is None or right is None:
+    if not _constant(ctx, header.bound) or (header.amount is not None and not _constant(ctx, header.amount)):
         return _NOT_CONSTANT
-    bound = right if ctx.node_text(left) == name else left if ctx.node_text(right) == name else None
-    if bound is None or not _constant(ctx, bound):
-        return _NOT_CONSTANT
-    step: int | float | bool | None = None
-    if update.type == "update_expression":
-        if ctx.node_text(update.child_by_field_name("argument") or update) != name:
-            return _NOT_CONSTANT
-        step = -1 if "--" in ctx.node_text(update) else 1
-    elif update.type == "assignment_expression":
-        target, amount = update.child_by_field_name("left"), update.child_by_field_name("right")
-        if target is None or ctx.node_text(target) != name or amount is None or not _constant(ctx, amount):
-            return _NOT_CONSTANT
-        assign = update.child_by_field_name("operator")
-        value = ctx.model.const_value(amount)
-        if assign is not None and isinstance(value, int) and not isinstance(value, bool):
-            how = ctx.node_text(assign)
-            step = value if how == "+=" else -value if how == "-=" else None
-    else:
-        return _NOT_CONSTANT
-    first, last = ctx.model.const_value(start), ctx.model.const_value(bound)
+    first, last = model.const_value(header.start), model.const_value(header.bound)
     if first is None and unsigned_start:
         first = 0
-    op_node = cond.child_by_field_name("operator")
-    op = ctx.node_text(op_node) if op_node is not None else ""
-    if same(bound, left):  # `N > i` is `i < N`
-        op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (first, last, step)) or not step:
+    step = header.step(model)
+    if not _integer(first) or not _integer(last) or not step:
         return None
-    assert isinstance(first, int) and isinstance(last, int) and isinstance(step, int)
-    if op in ("<", "<=") and step > 0:
-        span = last - first + (1 if op == "<=" else 0)
-        return max(0, -(-span // step))
-    if op in (">", ">=") and step < 0:
-        span = first - last + (1 if op == ">=" else 0)
-        return max(0, -(-span // -step))
-    return None
+    assert isinstance(first, int) and isinstance(last, int)
+    return count(first, last, header.op, step)
 
 
-def _trip_count_constant(ctx: RuleContext, loop: Node) -> bool:
-    return _trip_count(ctx, loop) != _NOT_CONSTANT
+def _integer(value: int | float | bool | None) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _bound_undeclared(ctx: RuleContext, loop: Node) -> bool:

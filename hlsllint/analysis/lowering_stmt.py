@@ -12,23 +12,18 @@ from typing import Any
 
 from hlsllint.analysis.ir import LoopRecord, Value
 from hlsllint.analysis.lowering_inline import InlineLowerer
-from hlsllint.semantic.symbols import Symbol
+from hlsllint.semantic.loops import trip_count
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import (
     F_ALTERNATIVE,
-    F_ARGUMENT,
     F_BODY,
     F_CONDITION,
     F_CONSEQUENCE,
     F_DECLARATOR,
     F_INITIALIZER,
-    F_LEFT,
-    F_OPERATOR,
-    F_RIGHT,
     F_UPDATE,
     F_VALUE,
 )
-from hlsllint.syntax.queries import for_header
 
 
 class StmtLowerer(InlineLowerer):
@@ -207,50 +202,16 @@ class StmtLowerer(InlineLowerer):
 
     def trip_count(self, node: Node) -> int | None:
         """Constant trip count of `for (i = A; i < B; i++ / i += C)` with i not written in the
-        body; None otherwise."""
-        header = for_header(node)
-        if header is None or header.counter.type != "identifier":
-            return None
-        var, start, cond, upd = header
-        sym = self.m.resolve(var)
-        a = self.const_value(start)
-        if sym is None or not isinstance(a, int):
-            return None
-        left, right = cond.child_by_field_id(F_LEFT), cond.child_by_field_id(F_RIGHT)
-        op = self.text(cond.child_by_field_id(F_OPERATOR) or cond)
-        if left is None or left.type != "identifier" or self.m.resolve(left) is not sym:
-            return None
-        b = self.const_value(right)
-        step = self._step(upd, sym)
-        if not isinstance(b, int) or step is None or step == 0:
-            return None
-        body = node.child_by_field_id(F_BODY)
-        if body is not None and self._writes(body, sym):
-            return None
-        if op == "<=" or op == ">=":
-            b += 1 if step > 0 else -1
-        if op in ("<", "<=", "!=") and step > 0:
-            return max(0, -(-(b - a) // step))
-        if op in (">", ">=", "!=") and step < 0:
-            return max(0, -(-(a - b) // -step))
-        return None
+        body (`semantic.loops.trip_count`, the rules' answer too), folded in this inlined copy;
+        None otherwise."""
+        found = trip_count(self.m, node, self.const_value, self._counter_written)
+        return None if found is None else found[1]
 
-    def _step(self, upd: Node, sym: Symbol) -> int | None:
-        if upd.type == "update_expression":
-            arg = upd.child_by_field_id(F_ARGUMENT)
-            if arg is None or self.m.resolve(arg) is not sym:
-                return None
-            return 1 if "++" in self.text(upd) else -1
-        if upd.type == "assignment_expression":
-            left = upd.child_by_field_id(F_LEFT)
-            if left is None or self.m.resolve(left) is not sym:
-                return None
-            op = self.text(upd.child_by_field_id(F_OPERATOR) or upd)
-            v = self.const_value(upd.child_by_field_id(F_RIGHT))
-            if not isinstance(v, int):
-                return None
-            return v if op == "+=" else -v if op == "-=" else None
-        return None
+    def _counter_written(self, body: Node, counter: Node) -> bool:
+        """Does `body` write the loop counter (assigned, updated or passed to an out argument)?
+        A counter that does not resolve is taken as written (no trip count)."""
+        sym = self.m.resolve(counter)
+        return sym is None or self._writes(body, sym)
 
     def switch(self, node: Node) -> None:
         c, known = self.cond(node.child_by_field_id(F_CONDITION))

@@ -3,9 +3,14 @@ unrolled (measured with regtruth, RADV/ACO)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hlsllint.semantic.model import Model
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import for_header, is_written
+
+Const = Callable[[Node | None], int | float | bool | None]
+"""A constant folder: `Model.const_value`, or one that binds an inlined call's arguments."""
 
 UNROLLED_TRIP_LIMIT = 32
 """Constant-trip loops up to this many iterations are unrolled whatever they index, so their
@@ -31,58 +36,125 @@ def is_var(model: Model, node: Node | None, var: Node) -> bool:
     return model.resolve(node) is None and model.tree.node_text(node) == model.tree.node_text(var)
 
 
-def trip_count(model: Model, loop: Node) -> tuple[Node, int] | None:
-    """(counter identifier, constant trip count) of `for (i = A; i < B; i++ / i += C)` whose
-    body does not write the counter; None otherwise."""
+class LoopHeader:
+    """The parts of a counted loop `for (i = A; i OP B; STEP)` (`loop_header`): `counter` (the
+    identifier of `i` in the initializer), `start` (A), `bound` (B), `op` (OP as if the counter
+    were on the left: `N > i` is `i < N`), `update` (the part of STEP that moves the counter:
+    `i++`, `i += C`; one part of a comma expression) and `amount` (C; None for `++`/`--`)."""
+
+    def __init__(
+        self, counter: Node, start: Node, bound: Node, op: str, update: Node, amount: Node | None
+    ) -> None:
+        self.counter = counter
+        self.start = start
+        self.bound = bound
+        self.op = op
+        self.update = update
+        self.amount = amount
+
+    def step(self, model: Model, const: Const | None = None) -> int | None:
+        """The constant the counter moves by each iteration (`-1` for `i--`, `-C` for `i -= C`;
+        None when C is not an integer constant or the update is not an increment or decrement);
+        `const` folds C (the model's `const_value` by default)."""
+        text = model.tree.node_text(self.update)
+        if self.amount is None:
+            return 1 if "++" in text else -1
+        how = model.tree.node_text(self.update.child_by_field_name("operator") or self.update)
+        v = (const or model.const_value)(self.amount)
+        if not isinstance(v, int) or isinstance(v, bool):
+            return None
+        return v if how == "+=" else -v if how == "-=" else None
+
+
+_MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}
+
+
+def loop_header(model: Model, loop: Node) -> LoopHeader | None:
+    """The parts of `for (i = A; i OP B; i++ / i += C / ...)` (or `B OP i`, or an update with
+    more parts, `i++, j++`); None for another loop. Whether A, B and C are constants is the
+    caller's question (`trip_count`)."""
     header = for_header(loop)
     if header is None or header.counter.type != "identifier":
         return None
     var, start, cond, update = header
-    a = model.const_value(start)
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if not isinstance(a, int) or left is None or right is None or not is_var(model, left, var):
-        return None
-    b = model.const_value(right)
     op = model.tree.node_text(cond.child_by_field_name("operator") or cond)
-    step = _step(model, update, var)
-    if not isinstance(b, int) or isinstance(b, bool) or step is None or step == 0:
+    if left is None or right is None:
         return None
-    body = loop.child_by_field_name("body")
-    if body is not None and any(
-        is_var(model, n, var) and is_written(model.tree, n) for n in model.tree.walk(body)
-    ):
+    if is_var(model, left, var):
+        bound = right
+    elif is_var(model, right, var) and op in _MIRRORED:
+        bound, op = left, _MIRRORED[op]
+    else:
         return None
-    if op in ("<=", ">="):
-        b += 1 if step > 0 else -1
-    if op in ("<", "<=", "!=") and step > 0:
-        return var, max(0, -(-(b - a) // step))
-    if op in (">", ">=", "!=") and step < 0:
-        return var, max(0, -(-(a - b) // -step))
-    return None
+    moves = _counter_update(model, update, var)
+    if moves is None:
+        return None
+    amount = moves.child_by_field_name("right") if moves.type == "assignment_expression" else None
+    return LoopHeader(var, start, bound, op, moves, amount)
 
 
-def _step(model: Model, update: Node, var: Node) -> int | None:
+def _counter_update(model: Model, update: Node, var: Node) -> Node | None:
+    """The part of a loop's update that moves the counter: `i++`, `i += C` (`i *= 2`: the caller
+    finds no step), the one part of a comma expression that mentions the counter."""
     if update.type == "comma_expression":  # `++i, ++j`: the part that steps the counter
-        steps = [_step(model, c, var) for c in update.named_children if c.type != "comment"]
-        mentions = [
-            c for c in update.named_children if any(is_var(model, n, var) for n in model.tree.walk(c))
-        ]
-        found = [x for x in steps if x is not None]
+        parts = [c for c in update.named_children if c.type != "comment"]
+        mentions = [c for c in parts if any(is_var(model, n, var) for n in model.tree.walk(c))]
+        found = [m for m in (_counter_update(model, c, var) for c in parts) if m is not None]
         return found[0] if len(found) == 1 and len(mentions) == 1 else None
     if update.type == "update_expression":
-        arg = update.child_by_field_name("argument")
-        if not is_var(model, arg, var):
-            return None
-        return 1 if "++" in model.tree.node_text(update) else -1
+        return update if is_var(model, update.child_by_field_name("argument"), var) else None
     if update.type == "assignment_expression":
-        if not is_var(model, update.child_by_field_name("left"), var):
-            return None
-        op = model.tree.node_text(update.child_by_field_name("operator") or update)
-        v = model.const_value(update.child_by_field_name("right"))
-        if not isinstance(v, int):
-            return None
-        return v if op == "+=" else -v if op == "-=" else None
+        return update if is_var(model, update.child_by_field_name("left"), var) else None
     return None
+
+
+def count(first: int, last: int, op: str, step: int) -> int | None:
+    """The iterations of a counter from `first` while `counter OP last`, moving by `step`; None
+    when it does not head for the bound (`i < N` going down)."""
+    if step == 0:
+        return None
+    if op in ("<=", ">="):
+        last += 1 if step > 0 else -1
+    if op in ("<", "<=", "!=") and step > 0:
+        return max(0, -(-(last - first) // step))
+    if op in (">", ">=", "!=") and step < 0:
+        return max(0, -(-(first - last) // -step))
+    return None
+
+
+def trip_count(
+    model: Model,
+    loop: Node,
+    const: Const | None = None,
+    written: Callable[[Node, Node], bool] | None = None,
+) -> tuple[Node, int] | None:
+    """(counter identifier, constant trip count) of `for (i = A; i < B; i++ / i += C)` whose
+    body does not write the counter; None otherwise. The one answer for the rules and the CFG:
+    `const` folds A, B and C (the model's `const_value`; the CFG's lowering passes its own, which
+    binds the constant arguments of an inlined call), `written(body, counter)` says whether the
+    body writes the counter (by default an assignment or update of it)."""
+    header = loop_header(model, loop)
+    if header is None:
+        return None
+    fold = const or model.const_value
+    a = fold(header.start)
+    b = fold(header.bound)
+    if not isinstance(a, int) or not isinstance(b, int) or isinstance(b, bool):
+        return None
+    step = header.step(model, fold)
+    if step is None or step == 0:
+        return None
+    body = loop.child_by_field_name("body")
+    var = header.counter
+    if body is not None:
+        if written is not None:
+            if written(body, var):
+                return None
+        elif any(is_var(model, n, var) and is_written(model.tree, n) for n in model.tree.walk(body)):
+            return None
+    found = count(a, b, header.op, step)
+    return None if found is None else (var, found)
 
 
 def unrolled(model: Model, loop: Node) -> bool | None:
