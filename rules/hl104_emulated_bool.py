@@ -22,15 +22,6 @@ def _operator(ctx: RuleContext, node: Node) -> str:
     return ctx.node_text(op).strip() if op is not None else ""
 
 
-def _is_zero_one(ctx: RuleContext, node: Node) -> bool:
-    value = ctx.model.const_value(node)
-    return value is not None and not isinstance(value, bool) and value in (0, 1)
-
-
-def holds_zero_or_one(ctx: RuleContext, expr: Node) -> bool:
-    return zero_or_one(ctx.model, expr)
-
-
 def _use_kind(ctx: RuleContext, use: Node) -> str:
     """How a read of a 0/1 value uses it: `test` (only its truth matters: a condition, a logical
     operand, a comparison with a constant), `select` (it picks one of two values: `select()` or a
@@ -154,7 +145,7 @@ float4 main(float4 color : COLOR0) : SV_Target
         if not writes:
             return
         for op, value, _site in writes:
-            if op not in _BOOL_WRITES or value is None or not holds_zero_or_one(ctx, value):
+            if op not in _BOOL_WRITES or value is None or not zero_or_one(ctx.model, value):
                 return
         if all(is_uniform(ctx.model, u) for u in reads):
             return  # a wave-uniform flag, read from constants: left alone
