@@ -13,7 +13,7 @@ from hlsllint.semantic import Model, Symbol
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import FETCH_KINDS, RESOURCE_METHODS
 from hlsllint.semantic.loops import count, loop_header
-from hlsllint.semantic.queries import Fetch, as_fetch, fetches_in, struct_node
+from hlsllint.semantic.queries import Fetch, as_fetch, fetches_in
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import (
     LOOP_TYPES,
@@ -299,25 +299,12 @@ def _status_of_fetch(ctx: RuleContext, cond: Node, fetches: list[Fetch]) -> bool
 
 
 def _method_definition(ctx: RuleContext, call: Node) -> Node | None:
-    """The body of the struct method that `obj.m(...)` calls, when the struct is defined here."""
+    """The body of the struct method that `obj.m(...)` calls (`Model.callee`)."""
     fn = call.child_by_field_name("function")
     if fn is None or fn.type != "field_expression":
         return None
-    obj, field = fn.child_by_field_name("argument"), fn.child_by_field_name("field")
-    if obj is None or field is None:
-        return None
-    t = ctx.model.type_of(obj)
-    struct = struct_node(ctx.model, t.name) if t.kind == "struct" else None
-    body = struct.child_by_field_name("body") if struct is not None else None
-    name = ctx.node_text(field)
-    for member in body.named_children if body is not None else []:
-        if member.type != "function_definition":
-            continue
-        decl = member.child_by_field_name("declarator")
-        inner = decl.child_by_field_name("declarator") if decl is not None else None
-        if inner is not None and ctx.node_text(inner) == name:
-            return member.child_by_field_name("body")
-    return None
+    callee = ctx.model.callee(call)
+    return callee.body if callee is not None else None
 
 
 def _method_definition_calls(ctx: RuleContext, call: Node) -> bool:
