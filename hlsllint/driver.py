@@ -71,13 +71,15 @@ class _Unit:
     path: str
     settings: Settings
     variant: Variant | None
+    stop_after: str | None = None
+    """For a header passed alone: the header, after which this includer's unit ends."""
 
 
 def _run_unit(unit: _Unit, loader: FileLoader, same: SameUnits | None = None) -> UnitResult:
     """Lint one unit of a run. The units of a run share one loader per process, so that a header
     is read and decoded once per run rather than once per unit, and the findings of the units
     linted so far (`same`)."""
-    result = lint_unit(unit.path, unit.settings, unit.variant, loader, same)
+    result = lint_unit(unit.path, unit.settings, unit.variant, loader, same, stop_after=unit.stop_after)
     result.deps = {os.path.normpath(p): content_hash(s) for p, s in result.sources.items()}
     result.sources = {}  # the main process has its own copies; don't pickle them back
     result.context = None
@@ -118,6 +120,8 @@ class _IncludeScan:
         text = _text_or_none(self.loader, unit.path)
         if text is None:
             return (unit.path,)
+        if unit.stop_after is not None:  # a header's includers: together, to share its states
+            return (unit.variant.name if unit.variant else None, None, unit.stop_after)
         included = [_text_or_none(self.loader, t) if t else None for t in self.direct(unit.path, _dirs(unit))]
         return (unit.variant.name if unit.variant else None, text, *included)
 
@@ -149,7 +153,9 @@ def _plan_units(
 ) -> list[_Unit]:
     """Translation units: every file that no other linted file includes, once per variant. A file
     in `alone` (passed by name) that no linted file includes but other files of its project do is
-    analysed through those includers instead (a header passed alone, as pre-commit does)."""
+    analysed through those includers instead (a header passed alone, as pre-commit does), each
+    cut after the header (`_Unit.stop_after`): the header in every state its includers give it,
+    each state analysed once (`lint_unit`)."""
     scan = scan or _IncludeScan(loader)
     includes = {f: scan.resolved(f, resolver.for_path(f).include_dirs) for f in files}
     linted = set(files)
@@ -168,14 +174,17 @@ def _plan_units(
     # A header that cannot be read is linted on its own: its HL004 is its own, not its includers'.
     headers = [f for f in roots if f in alone and _text_or_none(loader, f) is not None]
     through = includers_of(headers, resolver, loader) if headers else {}
-    planned: list[str] = []
+    whole = {f for f in roots if not through.get(f)}
+    planned: list[tuple[str, str | None]] = []
     for f in roots:
-        planned += through.get(f) or [f]
+        tops = through.get(f)
+        # An includer linted whole (passed too) covers the header already.
+        planned += [(t, f) for t in tops if t not in whole] if tops else [(f, None)]
     units: list[_Unit] = []
-    for f in dict.fromkeys(planned):
+    for f, stop in dict.fromkeys(planned):
         settings = resolver.for_path(f)
         variants: list[Variant | None] = list(settings.variants_for(f)) or [None]
-        units.extend(_Unit(f, settings, v) for v in variants)
+        units.extend(_Unit(f, settings, v, stop) for v in variants)
     return units
 
 
@@ -225,7 +234,7 @@ def lint_paths(
     if cache is not None:
         cache.new_run()
         for i, u in enumerate(units):
-            keys.append(cache.key(u.path, u.settings, u.variant))
+            keys.append(cache.key(u.path, u.settings, u.variant, u.stop_after))
             hit = cache.get(keys[i], loader)
             if hit is not None:
                 results[i] = UnitResult(diagnostics=hit.diagnostics, deps=hit.deps)

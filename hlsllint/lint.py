@@ -178,10 +178,11 @@ def _preprocess(
     settings: Settings,
     variant: Variant | None,
     loader: Callable[[str], SourceFile],
+    stop_after: str | None = None,
 ) -> pp_stage.PreprocessResult:
     defines = settings.defines + (variant.defines if variant else ())
     include_dirs = (variant.include_dirs if variant else ()) + settings.include_dirs
-    options = pp_stage.PreprocessOptions(defines=defines, include_dirs=include_dirs)
+    options = pp_stage.PreprocessOptions(defines=defines, include_dirs=include_dirs, stop_after=stop_after)
     pp = pp_stage.preprocess(main, options, loader)
     pp.sources.setdefault(main.path, main)
     return pp
@@ -208,9 +209,15 @@ def lint_unit(
     loader: Callable[[str], SourceFile] | None = None,
     same: SameUnits | None = None,
     deadline: Deadline | None = None,
+    stop_after: str | None = None,
 ) -> UnitResult:
     """Lint one translation unit: `path` with its includes, under one define set. With `same`, a
     unit identical to one linted before takes that unit's findings (on its own paths).
+
+    With `stop_after` (a header `path` includes), the unit ends where that header's first
+    expansion does: the header is analysed in the state `path` gives it, and only findings outside
+    `path` itself are kept. With `same`, such units that give the header the same state
+    (`SameUnits.state_key`) are analysed once.
 
     Every stage checks `deadline` (by default one of `settings.time_budget` seconds from now): past
     it the analysis stops with HL006; cancelled (`deadline.cancel()`, from another thread), it
@@ -229,7 +236,7 @@ def lint_unit(
     budget = Budget(token)
     try:
         with active(token), budget.alarm():
-            complete = _lint_main(main, settings, variant, loader, result, budget, same)
+            complete = _lint_main(main, settings, variant, loader, result, budget, same, stop_after)
         budget.enter("")
         result.timings = budget.timings
         if same is not None and complete is not None:  # within the budget to the end
@@ -253,6 +260,8 @@ def lint_unit(
             )
         )
         result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
+    if stop_after:  # the main file is cut short: what is found there is not its own
+        result.diagnostics = [d for d in result.diagnostics if d.path != main.path]
     return result
 
 
@@ -312,12 +321,13 @@ def _lint_main(
     result: UnitResult,
     budget: Budget,
     same: SameUnits | None = None,
+    stop_after: str | None = None,
 ) -> tuple[Key, pp_stage.PreprocessResult, list[Diagnostic]] | None:
     """Lint into `result`; with `same`, returns what identical units may reuse (its key, the
     preprocessed unit and the findings of its analysis), if they may."""
     path = main.path
     vname = variant.name if variant else None
-    pp = _preprocess(main, settings, variant, loader)
+    pp = _preprocess(main, settings, variant, loader, stop_after)
     result.sources = pp.sources
     result.missing = pp.missing
     for src in pp.sources.values():
@@ -355,7 +365,10 @@ def _lint_main(
     key: Key = ()
     if same is not None:
         rule_set = [(cls.code, options) for cls, options in enabled]
-        key = same.key(pp, analysis, vname, rule_set, settings.time_budget)
+        if stop_after:
+            key = same.state_key(pp, path, analysis, vname, rule_set, settings.time_budget)
+        else:
+            key = same.key(pp, analysis, vname, rule_set, settings.time_budget)
         earlier = same.get(key, pp)
         if earlier is not None:
             budget.enter("reusing the findings of an identical unit")

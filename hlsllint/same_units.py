@@ -12,6 +12,7 @@ from dataclasses import replace
 from hlsllint import preprocess as pp_stage
 from hlsllint.context import AnalysisSettings
 from hlsllint.diagnostics import Diagnostic
+from hlsllint.preprocess.lexer import lex_tokens
 
 Key = tuple[object, ...]
 
@@ -55,6 +56,36 @@ class SameUnits:
         told = repr((analysis, variant, rules, time_budget))  # rule options may hold lists
         return (pp.text, files, segments, included, told)
 
+    @staticmethod
+    def state_key(
+        pp: pp_stage.PreprocessResult,
+        main: str,
+        analysis: AnalysisSettings,
+        variant: str | None,
+        rules: Sequence[tuple[str, tuple[tuple[str, object], ...]]],
+        time_budget: float,
+    ) -> Key:
+        """The key of a unit cut after a header (`PreprocessOptions.stop_after`) by the state that
+        header is analysed in, rather than by the whole unit: units whose cut texts differ only
+        in the main file's comments and blanks (the licence block above the `#include`) share it.
+        The main file's text counts by its tokens, each with whether a line break comes before it
+        (a `#pragma` line ends there); the other files by their content and the segments of
+        them the text holds; macro expansions by their text. Only the findings outside the main
+        file are reused (`lint.py` keeps no other of such a unit)."""
+        out: list[object] = []
+        text = pp.text
+        for s in pp.sourcemap.segments:
+            if s.path == main:
+                out.append(_tokens(text, s.out_start, s.out_end))
+            elif s.verbatim:
+                out.append((s.path, s.src_start, s.src_end))
+            else:
+                out.append((s.path, s.src_start, s.src_end, text[s.out_start : s.out_end]))
+        files = tuple((p, f.text, f.decode_errors, f.encoding) for p, f in pp.sources.items() if p != main)
+        included = tuple(p for p in pp.included if p != main)
+        told = repr((analysis, variant, rules, time_budget))
+        return ("state", tuple(out), files, included, told)
+
     def put(self, unit: str, key: Key, pp: pp_stage.PreprocessResult, found: list[Diagnostic]) -> None:
         self._found.setdefault(key, (unit, list(pp.sources), found))
 
@@ -69,6 +100,16 @@ class SameUnits:
         if names and any(name in _text_of(d) for d in found for name in names):
             return None
         return unit, [_moved(d, to) for d in found]
+
+
+def _tokens(text: str, start: int, end: int) -> tuple[tuple[str, bool], ...]:
+    """The tokens of `text[start:end]`, each with whether a line break precedes it."""
+    out = []
+    at = start
+    for t in lex_tokens(text, start, end):
+        out.append((t.text, "\n" in text[at : t.start]))
+        at = t.end
+    return tuple(out)
 
 
 def _text_of(d: Diagnostic) -> str:

@@ -49,6 +49,8 @@ class PreprocessOptions:
     defines: tuple[tuple[str, str], ...] = ()
     """(name, value) pairs, as -D NAME=VALUE; a bare -D NAME has the value "1"."""
     include_dirs: tuple[str, ...] = ()
+    stop_after: str | None = None
+    """A header after whose first expansion the unit ends (the text that follows is left out)."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ def clear_cache() -> None:
 
 def preprocess(main: SourceFile, options: PreprocessOptions, loader: Loader) -> PreprocessResult:
     """Preprocess `main` (and its includes) into mapped text. Never raises on bad input."""
-    pp = Preprocessor(loader, options.include_dirs, options.defines)
+    pp = Preprocessor(loader, options.include_dirs, options.defines, options.stop_after)
     pp.run(main)
     text, sourcemap = pp.out.result(main.path)
     if "\r" in text:  # a lone CR ends a line; LF in its place keeps every offset

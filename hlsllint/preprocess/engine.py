@@ -180,10 +180,15 @@ class Preprocessor(MacroExpander):
         loader: Callable[[str], SourceFile],
         include_dirs: Sequence[str] = (),
         defines: Sequence[tuple[str, str]] = (),
+        stop_after: str | None = None,
     ) -> None:
         self.loader = loader
         self.include_dirs = tuple(include_dirs)
         super().__init__()
+        self.stop_after = os.path.normpath(os.path.abspath(stop_after)) if stop_after else ""
+        """A header (absolute, normalised) after whose first expansion the unit ends: the state a
+        header passed alone is analysed in (`lint.py`); "" for a whole unit."""
+        self.stopped = False
         self.sources: dict[str, SourceFile] = {}
         self.included: list[str] = []
         self.missing: set[str] = set()
@@ -240,6 +245,8 @@ class Preprocessor(MacroExpander):
         deadline = self.deadline
         for c in lf.chunks:
             deadline.tick()
+            if self.stopped:
+                return
             if isinstance(c, Text):
                 if active:
                     out.verbatim(path, text, cursor, c.start)
@@ -275,6 +282,8 @@ class Preprocessor(MacroExpander):
                     self._error(f"unknown directive '#{name}'", c.hash, c.end)
             out.blank(path, text, c.hash, c.end)
             cursor = c.end
+        if self.stopped:
+            return
         if active:
             out.verbatim(path, text, cursor, len(text))
         else:
@@ -490,7 +499,10 @@ class Preprocessor(MacroExpander):
         """`_process(sf)` for an included file, reusing an earlier expansion of the same file
         (in this or another unit of the process) when everything it read is the same here."""
         key = (sf.path, sf.text, self.include_dirs)
+        around = bool(self.stop_after) and _absolute(sf.path) != self.stop_after
         for exp in list(EXPANSIONS.get(key, ())):
+            if around and self._reads_stop(exp):
+                continue  # the unit ends inside it: expanded afresh, to stop there
             ok = self._replay(exp)
             if ok is None:
                 continue
@@ -505,6 +517,11 @@ class Preprocessor(MacroExpander):
         recorded = mark.expansion(self)
         if recorded is not None:
             store_expansion(key, recorded)
+
+    def _reads_stop(self, exp: Expansion) -> bool:
+        """Whether a recorded expansion reads the header the unit stops after."""
+        stop = self.stop_after
+        return any(not isinstance(seen, bool) and _absolute(path) == stop for path, seen in exp.io)
 
     def _replay(self, exp: Expansion) -> bool | None:
         """Apply a recorded expansion if it fits the current state: None when it does not (and
@@ -616,3 +633,11 @@ class Preprocessor(MacroExpander):
             # Close a comment left open by the header so it does not swallow the includer's text.
             self._error(f"unterminated comment in '{name}'", c.hash, c.end)
             self.out.generated(includer.path, "*/", c.hash, c.end)
+        if self.stop_after and _absolute(resolved) == self.stop_after:
+            # The header is expanded: the unit ends here. What encloses it is not recorded.
+            self.stopped = True
+            self._rec_bad.append("stopped")
+
+
+def _absolute(path: str) -> str:
+    return os.path.normpath(os.path.abspath(path))
