@@ -85,9 +85,12 @@ class RuleContext:
         return self.tree.node_text(node)
 
     def in_main_file(self, node: Node) -> bool:
-        """True when `node` comes from the unit's main file (not an included header)."""
-        start, end = self.span(node)
-        return self.pp.sourcemap.map_range(start, end).path not in self.pp.included
+        """True when `node` comes from the unit's main file (not an included header): the file
+        its first character maps to, as `report` maps it. Only the segment of that character is
+        looked up (`map_range` also walks every segment the node covers, thousands for a function
+        of an engine's header: 3% of a cold lint of SpartanEngine went there, pure Python)."""
+        seg = self.pp.sourcemap.segment_at(self.span(node)[0])
+        return seg is not None and seg.path not in self.pp.included
 
     def entry_anchor(self, entry: EntryPoint) -> Span:
         """The entry point's name in its definition (where a finding about the whole entry

@@ -52,6 +52,8 @@ class UnitInfo:
     timings: dict[str, float]
     same_as: str | None = None
     """The earlier unit of the run with the same content, whose findings this unit took."""
+    cut_after: str | None = None
+    """The header passed alone after which this includer's unit ended (`_Unit.stop_after`)."""
 
 
 @dataclass
@@ -279,6 +281,7 @@ def lint_paths(
             i not in fresh,
             r.timings if r is not None else {},
             r.same_as if r is not None else None,
+            u.stop_after,
         )
         for i, (u, r) in enumerate(zip(units, results, strict=True))
     ]

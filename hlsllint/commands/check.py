@@ -302,13 +302,16 @@ def _verbose(result: LintResult) -> None:
     totals: defaultdict[str, float] = defaultdict(float)
     for u in result.units:
         what = u.path + (f" [{u.variant}]" if u.variant else "")
+        if u.cut_after:
+            what += f" up to {u.cut_after}"
         config = u.config or "defaults (no config file)"
         if u.cached:
             print(f"hlsllint: {what}: config {config}; cached", file=sys.stderr)
             continue
         total = sum(u.timings.values())
         stages = ", ".join(f"{name} {t * 1000:.0f} ms" for name, t in u.timings.items())
-        same = f"; findings of {u.same_as}, the same unit" if u.same_as else ""
+        alike = "the same state of the header" if u.cut_after else "the same unit"
+        same = f"; findings of {u.same_as}, {alike}" if u.same_as else ""
         print(f"hlsllint: {what}: config {config}; {total * 1000:.0f} ms ({stages}){same}", file=sys.stderr)
         for name, t in u.timings.items():
             totals[name.split(" (")[0]] += t
