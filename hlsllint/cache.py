@@ -88,11 +88,11 @@ class Cache:
 
     # -- keys ------------------------------------------------------------------------------------
 
-    def key(self, path: str, settings: object, variant: object, stop_after: str | None = None) -> str:
+    def key(self, path: str, settings: object, variant: object, stop_after: tuple[str, ...] = ()) -> str:
         # The path as given and the working folder: findings carry paths as the run spells them.
         ident = f"{self._code}\0{os.getcwd()}\0{path}\0{settings!r}\0{variant!r}"
-        if stop_after is not None:  # the unit cut after a header passed alone
-            ident += f"\0stop={stop_after}"
+        if stop_after:  # the unit cut after headers passed alone
+            ident += "\0stop=" + "\0".join(stop_after)
         return hashlib.blake2b(ident.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
     def _file_hash(self, path: str, loader: Callable[[str], SourceFile]) -> str | None:

@@ -52,8 +52,8 @@ class UnitInfo:
     timings: dict[str, float]
     same_as: str | None = None
     """The earlier unit of the run with the same content, whose findings this unit took."""
-    cut_after: str | None = None
-    """The header passed alone after which this includer's unit ended (`_Unit.stop_after`)."""
+    cut_after: tuple[str, ...] = ()
+    """The headers passed alone after which this includer's unit ended (`_Unit.stop_after`)."""
 
 
 @dataclass
@@ -73,8 +73,8 @@ class _Unit:
     path: str
     settings: Settings
     variant: Variant | None
-    stop_after: str | None = None
-    """For a header passed alone: the header, after which this includer's unit ends."""
+    stop_after: tuple[str, ...] = ()
+    """For headers passed alone: those this includer includes, after which its unit ends."""
 
 
 def _run_unit(unit: _Unit, loader: FileLoader, same: SameUnits | None = None) -> UnitResult:
@@ -122,8 +122,8 @@ class _IncludeScan:
         text = _text_or_none(self.loader, unit.path)
         if text is None:
             return (unit.path,)
-        if unit.stop_after is not None:  # a header's includers: together, to share its states
-            return (unit.variant.name if unit.variant else None, None, unit.stop_after)
+        if unit.stop_after:  # headers' includers: together, to share the headers' states
+            return (unit.variant.name if unit.variant else None, None)
         included = [_text_or_none(self.loader, t) if t else None for t in self.direct(unit.path, _dirs(unit))]
         return (unit.variant.name if unit.variant else None, text, *included)
 
@@ -156,7 +156,7 @@ def _plan_units(
     """Translation units: every file that no other linted file includes, once per variant. A file
     in `alone` (passed by name) that no linted file includes but other files of its project do is
     analysed through those includers instead (a header passed alone, as pre-commit does), each
-    cut after the header (`_Unit.stop_after`): the header in every state its includers give it,
+    cut after the headers (`_Unit.stop_after`): the header in every state its includers give it,
     each state analysed once (`lint_unit`)."""
     scan = scan or _IncludeScan(loader)
     includes = {f: scan.resolved(f, resolver.for_path(f).include_dirs) for f in files}
@@ -177,16 +177,17 @@ def _plan_units(
     headers = [f for f in roots if f in alone and _text_or_none(loader, f) is not None]
     through = includers_of(headers, resolver, loader) if headers else {}
     whole = {f for f in roots if not through.get(f)}
-    planned: list[tuple[str, str | None]] = []
+    planned: dict[str, list[str]] = {}  # file -> the headers passed alone its unit is cut after
     for f in roots:
-        tops = through.get(f)
-        # An includer linted whole (passed too) covers the header already.
-        planned += [(t, f) for t in tops if t not in whole] if tops else [(f, None)]
+        for t in through.get(f) or [f]:
+            cut = planned.setdefault(t, [])
+            if t != f and t not in whole:  # an includer linted whole (passed too) covers them
+                cut.append(f)
     units: list[_Unit] = []
-    for f, stop in dict.fromkeys(planned):
+    for f, stop in planned.items():
         settings = resolver.for_path(f)
         variants: list[Variant | None] = list(settings.variants_for(f)) or [None]
-        units.extend(_Unit(f, settings, v, stop) for v in variants)
+        units.extend(_Unit(f, settings, v, tuple(stop)) for v in variants)
     return units
 
 

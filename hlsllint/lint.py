@@ -178,7 +178,7 @@ def _preprocess(
     settings: Settings,
     variant: Variant | None,
     loader: Callable[[str], SourceFile],
-    stop_after: str | None = None,
+    stop_after: tuple[str, ...] = (),
 ) -> pp_stage.PreprocessResult:
     defines = settings.defines + (variant.defines if variant else ())
     include_dirs = (variant.include_dirs if variant else ()) + settings.include_dirs
@@ -209,15 +209,15 @@ def lint_unit(
     loader: Callable[[str], SourceFile] | None = None,
     same: SameUnits | None = None,
     deadline: Deadline | None = None,
-    stop_after: str | None = None,
+    stop_after: tuple[str, ...] = (),
 ) -> UnitResult:
     """Lint one translation unit: `path` with its includes, under one define set. With `same`, a
     unit identical to one linted before takes that unit's findings (on its own paths).
 
-    With `stop_after` (a header `path` includes), the unit ends where that header's first
-    expansion does: the header is analysed in the state `path` gives it, and only findings outside
-    `path` itself are kept. With `same`, such units that give the header the same state
-    (`SameUnits.state_key`) are analysed once.
+    With `stop_after` (headers `path` includes), the unit ends where the last of those headers'
+    first expansions does: the headers are analysed in the state `path` gives them, and only
+    findings outside `path` itself are kept. With `same`, such units that give the headers the
+    same state (`SameUnits.state_key`) are analysed once.
 
     Every stage checks `deadline` (by default one of `settings.time_budget` seconds from now): past
     it the analysis stops with HL006; cancelled (`deadline.cancel()`, from another thread), it
@@ -321,7 +321,7 @@ def _lint_main(
     result: UnitResult,
     budget: Budget,
     same: SameUnits | None = None,
-    stop_after: str | None = None,
+    stop_after: tuple[str, ...] = (),
 ) -> tuple[Key, pp_stage.PreprocessResult, list[Diagnostic]] | None:
     """Lint into `result`; with `same`, returns what identical units may reuse (its key, the
     preprocessed unit and the findings of its analysis), if they may."""

@@ -124,9 +124,34 @@ def test_preprocess_stops_after_the_header_even_where_an_expansion_was_recorded(
     main = loader(str(tmp_path / "main.hlsl"))
     whole = preprocess(main, PreprocessOptions(), loader)  # records mid.hlsli's whole expansion
     assert "AfterH" in whole.text and "InMain" in whole.text
-    cut = preprocess(main, PreprocessOptions(stop_after=str(tmp_path / "h.hlsli")), loader)
+    cut = preprocess(main, PreprocessOptions(stop_after=(str(tmp_path / "h.hlsli"),)), loader)
     assert "BeforeH" in cut.text and "InH" in cut.text
     assert "AfterH" not in cut.text and "InMain" not in cut.text
     assert not cut.diagnostics  # the unterminated #if of the main file is never reached
     again = preprocess(main, PreprocessOptions(), loader)  # nothing of the cut unit was recorded
     assert again.text == whole.text
+
+
+def test_headers_passed_together_cut_each_includer_once_after_the_last(project: Path) -> None:
+    (project / "other.hlsli").write_text("bool Other(float z) { return sign(z) < 0; }\n")
+    (project / "both.hlsl").write_text(
+        '#define T float\n#include "other.hlsli"\n#include "common.hlsli"\n' + ENTRY
+    )
+    (project / "late.hlsl").write_text(
+        '#include "other.hlsli"\nfloat Late;\n#define T int\n#include "common.hlsli"\n'
+    )
+    result = _lint([project / "common.hlsli", project / "other.hlsli"])
+    cut = {Path(u.path).name: [Path(h).name for h in u.cut_after] for u in result.units}
+    # One unit per includer, as when each was linted whole, cut after the last header it includes.
+    assert cut == {
+        "both.hlsl": ["common.hlsli", "other.hlsli"],
+        **{f"fast{i}.hlsl": ["common.hlsli"] for i in range(4)},
+        "late.hlsl": ["common.hlsli", "other.hlsli"],
+        "plain.hlsl": ["common.hlsli"],
+    }
+    labels = {(Path(d.path).name, d.start.row): d.variant for d in result.diagnostics}
+    assert labels == {
+        ("common.hlsli", 2): VIA_FAST,
+        ("common.hlsli", 4): "via both.hlsl, via fast0.hlsl, via fast1.hlsl, +4 more",
+        ("other.hlsli", 1): "via both.hlsl, via late.hlsl",
+    }

@@ -303,7 +303,7 @@ def _verbose(result: LintResult) -> None:
     for u in result.units:
         what = u.path + (f" [{u.variant}]" if u.variant else "")
         if u.cut_after:
-            what += f" up to {u.cut_after}"
+            what += " up to " + ", ".join(u.cut_after)
         config = u.config or "defaults (no config file)"
         if u.cached:
             print(f"hlsllint: {what}: config {config}; cached", file=sys.stderr)

@@ -49,8 +49,9 @@ class PreprocessOptions:
     defines: tuple[tuple[str, str], ...] = ()
     """(name, value) pairs, as -D NAME=VALUE; a bare -D NAME has the value "1"."""
     include_dirs: tuple[str, ...] = ()
-    stop_after: str | None = None
-    """A header after whose first expansion the unit ends (the text that follows is left out)."""
+    stop_after: tuple[str, ...] = ()
+    """Headers after whose first expansions (all of them) the unit ends: the text that follows
+    is left out."""
 
 
 @dataclass(frozen=True)

@@ -180,14 +180,15 @@ class Preprocessor(MacroExpander):
         loader: Callable[[str], SourceFile],
         include_dirs: Sequence[str] = (),
         defines: Sequence[tuple[str, str]] = (),
-        stop_after: str | None = None,
+        stop_after: Sequence[str] = (),
     ) -> None:
         self.loader = loader
         self.include_dirs = tuple(include_dirs)
         super().__init__()
-        self.stop_after = os.path.normpath(os.path.abspath(stop_after)) if stop_after else ""
-        """A header (absolute, normalised) after whose first expansion the unit ends: the state a
-        header passed alone is analysed in (`lint.py`); "" for a whole unit."""
+        self.stop_after = {_absolute(p) for p in stop_after}
+        """The headers (absolute, normalised) not expanded yet of those after whose first
+        expansions the unit ends: the state headers passed alone are analysed in (`lint.py`);
+        empty for a whole unit."""
         self.stopped = False
         self.sources: dict[str, SourceFile] = {}
         self.included: list[str] = []
@@ -499,10 +500,10 @@ class Preprocessor(MacroExpander):
         """`_process(sf)` for an included file, reusing an earlier expansion of the same file
         (in this or another unit of the process) when everything it read is the same here."""
         key = (sf.path, sf.text, self.include_dirs)
-        around = bool(self.stop_after) and _absolute(sf.path) != self.stop_after
+        inside = _absolute(sf.path) if self.stop_after else ""
         for exp in list(EXPANSIONS.get(key, ())):
-            if around and self._reads_stop(exp):
-                continue  # the unit ends inside it: expanded afresh, to stop there
+            if inside and self._reads_stop(exp, inside):
+                continue  # it expands a header the unit stops after: expanded afresh, to see it
             ok = self._replay(exp)
             if ok is None:
                 continue
@@ -518,10 +519,16 @@ class Preprocessor(MacroExpander):
         if recorded is not None:
             store_expansion(key, recorded)
 
-    def _reads_stop(self, exp: Expansion) -> bool:
-        """Whether a recorded expansion reads the header the unit stops after."""
+    def _reads_stop(self, exp: Expansion, own: str) -> bool:
+        """Whether a recorded expansion (of the file `own`) reads a header the unit stops after
+        other than itself (a header re-including itself under a guard reads itself)."""
         stop = self.stop_after
-        return any(not isinstance(seen, bool) and _absolute(path) == stop for path, seen in exp.io)
+        for path, seen in exp.io:
+            if not isinstance(seen, bool):
+                full = _absolute(path)
+                if full != own and full in stop:
+                    return True
+        return False
 
     def _replay(self, exp: Expansion) -> bool | None:
         """Apply a recorded expansion if it fits the current state: None when it does not (and
@@ -633,10 +640,12 @@ class Preprocessor(MacroExpander):
             # Close a comment left open by the header so it does not swallow the includer's text.
             self._error(f"unterminated comment in '{name}'", c.hash, c.end)
             self.out.generated(includer.path, "*/", c.hash, c.end)
-        if self.stop_after and _absolute(resolved) == self.stop_after:
-            # The header is expanded: the unit ends here. What encloses it is not recorded.
-            self.stopped = True
-            self._rec_bad.append("stopped")
+        if self.stop_after:
+            self.stop_after.discard(_absolute(resolved))
+            if not self.stop_after:
+                # The last header is expanded: the unit ends here. What encloses it is not recorded.
+                self.stopped = True
+                self._rec_bad.append("stopped")
 
 
 def _absolute(path: str) -> str:
