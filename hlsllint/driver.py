@@ -22,7 +22,7 @@ from hlsllint.cache import Cache, content_hash
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.discovery import discover, is_excluded
-from hlsllint.includers import direct_includes, includers_of, project_root
+from hlsllint.includers import direct_includes, headers_reached, includers_of, project_root
 from hlsllint.lint import FileLoader, UnitResult, apply_suppressions, lint_unit
 from hlsllint.registry import all_rules
 from hlsllint.remedies import IncludeSearch, include_help
@@ -177,17 +177,20 @@ def _plan_units(
     headers = [f for f in roots if f in alone and _text_or_none(loader, f) is not None]
     through = includers_of(headers, resolver, loader) if headers else {}
     whole = {f for f in roots if not through.get(f)}
-    planned: dict[str, list[str]] = {}  # file -> the headers passed alone its unit is cut after
+    planned: dict[str, bool] = {}  # file -> whether its unit is cut after the headers passed alone
     for f in roots:
         for t in through.get(f) or [f]:
-            cut = planned.setdefault(t, [])
-            if t != f and t not in whole:  # an includer linted whole (passed too) covers them
-                cut.append(f)
+            # An includer linted whole (passed too) covers the headers already.
+            planned.setdefault(t, t != f and t not in whole)
+    passed = [f for f in files if f in alone]
     units: list[_Unit] = []
-    for f, stop in planned.items():
+    for f, cut in planned.items():
+        # Cut after every header passed alone that it may include (also through another passed
+        # header, or beside it): the findings there are the ones its whole unit gave them.
+        stop = tuple(headers_reached(f, passed, resolver, loader)) if cut else ()
         settings = resolver.for_path(f)
         variants: list[Variant | None] = list(settings.variants_for(f)) or [None]
-        units.extend(_Unit(f, settings, v, tuple(stop)) for v in variants)
+        units.extend(_Unit(f, settings, v, stop) for v in variants)
     return units
 
 

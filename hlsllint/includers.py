@@ -93,6 +93,25 @@ def includers_of(headers: Iterable[str], resolver: ConfigResolver, loader: Loade
     return out
 
 
+def headers_reached(
+    includer: str, headers: Iterable[str], resolver: ConfigResolver, loader: Loader
+) -> list[str]:
+    """The `headers` that `includer` includes, directly or not, by its project's include graph
+    (whatever the #if around the `#include` lines), in the order given."""
+    root = project_root(includer, resolver)
+    if root is None:
+        return []
+    graph = project_graph(root, resolver, loader)
+    seen: set[str] = set()
+    stack = [os.path.normpath(os.path.abspath(includer))]
+    while stack:
+        f = stack.pop()
+        if f not in seen:
+            seen.add(f)
+            stack.extend(graph.includes.get(f, ()))
+    return [h for h in headers if os.path.normpath(os.path.abspath(h)) in seen]
+
+
 def project_root(path: str, resolver: ConfigResolver) -> str | None:
     """The folder of the config file that applies to `path`, else of the enclosing git checkout,
     else None (no project: a file passed alone is linted alone)."""
