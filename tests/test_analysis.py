@@ -310,3 +310,26 @@ void main(uint2 id : SV_DispatchThreadID)
 """
     p = pressure(model(src), "main", 64, BARE)
     assert p.max_live_vgprs <= 12, p.peak_values
+
+
+def test_select_of_an_inlined_literal_is_a_constant_loop_start() -> None:
+    """`const int first = select(wide, -1, 0)` in a helper called with a literal `wide` is a
+    constant after inlining, as `wide ? -1 : 0` is: the compiler unrolls both neighbourhood loops
+    (regtruth, kajiya's reflection reprojection search: no loop left in the shader but its sample
+    loop). Called with a constant-buffer flag, the start is known only at run time."""
+    src = """
+Texture2D<float4> history;
+cbuffer CB { bool wideSearch; };
+float nearest(int2 base, bool wide) {
+    float best = 1e30;
+    const int first = select(wide, -1, 0);
+    for (int x = first; x <= 1; ++x) { best = min(best, history[base + int2(x, 0)].w); }
+    return best;
+}
+float4 main(float4 pos : SV_Position) : SV_Target {
+    return nearest(int2(pos.xy), true) + nearest(int2(pos.xy), false);
+}"""
+    loops = analyze(model(src)).loops()
+    assert [(lp.trip_count, lp.dynamic) for lp in loops] == [(3, False)]  # the wide copy: -1..1
+    flag = src.replace("nearest(int2(pos.xy), true)", "nearest(int2(pos.xy), wideSearch)")
+    assert [lp.dynamic for lp in analyze(model(flag)).loops()] == [True]

@@ -274,6 +274,10 @@ class Constants(ModelBase):
             name = self.tree.node_text(fn)
             if name == "WaveGetLaneCount" and not operands and self.settings.wave_size is not None:
                 return self.settings.wave_size  # the configured wave size
+            if name == "select" and len(operands) == 3 and name not in self.functions:
+                # HLSL 2021's `select(c, a, b)`, the `?:` of a scalar condition
+                c = self._fold_opt(operands[0])
+                return None if c is None else self._fold_opt(operands[1] if c else operands[2])
             t = self.lookup_type(name)
             if len(operands) != 1 or t.kind != "scalar":
                 return None
