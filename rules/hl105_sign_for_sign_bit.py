@@ -222,26 +222,17 @@ _INTEGER_CASTS = ("int", "uint", "min16int", "min16uint", "int16_t", "uint16_t")
 
 
 def _zero_is_a_case(ctx: RuleContext, arg: Node) -> bool:
-    """The function also divides by `x` or turns `sign(x)` into an integer step: a grid walk
-    (DDA) whose direction may have zero components, `1 / dir` their infinite step length and
-    `int3(sign(dir))` no step at all. There `sign(0) == 0` is a case the code relies on: a
-    select would turn the zero component's side distance from `0.5 * inf` into `-inf` or NaN."""
+    """The function also turns `sign(x)` into an integer step (`int3(sign(dir))`): a grid walk
+    (DDA) whose direction may have zero components, no step along them and an infinite step
+    length (`1 / dir`). There `sign(0) == 0` is a case the code relies on: a select would turn
+    the zero component's side distance from `0.5 * inf` into `-inf` or NaN. Dividing by `x`
+    alone says less: an epsilon kept away from 0 (`sign(d) * 1e-5`) is better as a select."""
     fn = ctx.function
     if fn is None or fn.body is None:
         return False
     x = "".join(ctx.node_text(_unparen(arg)).split())
     for n in ctx.tree.walk(fn.body):
-        if n.type == "binary_expression":
-            op = n.child_by_field_name("operator")
-            right = n.child_by_field_name("right")
-            if (
-                op is not None
-                and right is not None
-                and ctx.node_text(op) == "/"
-                and "".join(ctx.node_text(_unparen(right)).split()) == x
-            ):
-                return True
-        elif n.type == "call_expression" and _is_sign_call(n, ctx):
+        if n.type == "call_expression" and _is_sign_call(n, ctx):
             args = n.child_by_field_name("arguments")
             other = args.named_children[0] if args is not None and args.named_children else None
             if other is None or "".join(ctx.node_text(_unparen(other)).split()) != x:
