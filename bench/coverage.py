@@ -21,7 +21,9 @@ Per repository (folders named `tests-*` are compiler test suites, totalled apart
   definition); a method of an object the unit does not declare at all likewise (a method of an
   object it declares, a `Struct::f`, an intrinsic, a name the model knows or one the
   preprocessed text defines stays a miss);
-- numthreads: entry points with `[numthreads]` whose three arguments all evaluated to numbers;
+- numthreads: entry points with `[numthreads]` whose three arguments all evaluated to numbers,
+  out of those whose arguments name no constant that no file of the repository defines (those
+  are counted apart: "+N absent");
   attribute arguments: every argument of the numeric attributes of entry points (`numthreads`,
   `maxvertexcount`, `outputcontrolpoints`, `maxtessfactor`, `WaveSize`);
 - loops: `for` loops the entry points reach with a constant trip count, out of those whose bound
@@ -106,6 +108,27 @@ class Sources:
             self._defs[key] = found
         return found
 
+    def defines_constant(self, name: str) -> bool:
+        """Whether some file defines a constant `name` (`#define NAME`, `NAME = ...` in a
+        `static const`, an enum or a C++ header)."""
+        key = "const " + name
+        found = self._defs.get(key)
+        if found is None:
+            rx = re.compile(r"#\s*define\s+" + re.escape(name) + r"\b|\b" + re.escape(name) + r"\s*=(?!=)")
+            found = frozenset(p for p, t in self.texts.items() if name in t and rx.search(t))
+            self._defs[key] = found
+        return bool(found)
+
+    def defines_scope(self, name: str) -> bool:
+        """Whether some file declares a namespace, struct, class or enum `name`."""
+        key = "scope " + name
+        found = self._defs.get(key)
+        if found is None:
+            rx = re.compile(r"\b(?:namespace|struct|class|enum)\s+" + re.escape(name) + r"\b")
+            found = frozenset(p for p, t in self.texts.items() if name in t and rx.search(t))
+            self._defs[key] = found
+        return bool(found)
+
     def declares_in(self, name: str, text: str) -> bool:
         return name in text and _declaration(name).search(text) is not None
 
@@ -128,6 +151,30 @@ def _definition(name: str) -> re.Pattern[str]:
     return re.compile(
         r"\b" + re.escape(name) + r"\s*\((?:[^()]|\([^()]*\))*\)\s*(?:const\s*)?(?::\s*\w+\s*)?\{"
     )
+
+
+_CONSTANT_NAME = re.compile(r"[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*")
+
+
+def constant_absent(sources: Sources, attribute: str) -> str:
+    """Why an attribute argument that did not evaluate (`numthreads(THREAD_GROUP_WIDTH)`) is
+    absent from the sources: it names a constant no file of the repository defines (a `-D` of
+    the build, a header the repository does not hold), or "" (a miss of the front end)."""
+    arg = attribute.partition("(")[2].rpartition(")")[0]
+    for name in _CONSTANT_NAME.findall(arg):
+        parts = [p.strip() for p in name.split("::")]
+        if parts[-1] in _TYPE_WORDS:
+            continue
+        if not sources.defines_constant(parts[-1]):
+            return "constant not defined in the repository"
+        if len(parts) > 1 and not sources.defines_scope(parts[0]):
+            return "scope not defined in the repository"  # `Params::Group::Width` of a header not held
+    return ""
+
+
+_TYPE_WORDS = frozenset(
+    ["int", "uint", "float", "half", "bool", "double", "min16int", "min16uint", "min16float", "true", "false"]
+)
 
 
 def callee_absent(sources: Sources, name: str, unit_files: set[str], known: set[str], text: str) -> str:
@@ -167,6 +214,8 @@ class Stats:
     resolved: int = 0
     numthreads: int = 0
     numthreads_evaluated: int = 0
+    numthreads_absent: int = 0
+    """`[numthreads]` not evaluated that name a constant no file of the repository defines."""
     attr_args: int = 0
     attr_evaluated: int = 0
     loops: int = 0
@@ -283,9 +332,12 @@ def measure_unit(
                 if b.kind in ("call", "intrinsic"):
                     blind_calls.setdefault(b.span, (b.kind, b.name))
                 elif b.kind == "attribute":
-                    st.unresolved[f"[{b.name}]"] += 1
+                    why = constant_absent(sources, b.name) if sources is not None else ""
+                    (st.absent_names if why else st.unresolved)[f"[{b.name}]"] += 1
                     if detail is not None:
-                        detail.append({"file": path, "kind": b.kind, "name": b.name, "entry": ep.name})
+                        detail.append(
+                            {"file": path, "kind": b.kind, "name": b.name, "entry": ep.name, "absent": why}
+                        )
             if ep.stage == "compute" and ep.function.attribute("numthreads") is None:
                 st.numthreads += 1  # a compute shader has one: the front end did not read it
             for attr in ep.function.attributes:
@@ -298,6 +350,11 @@ def measure_unit(
                 if low == "numthreads":
                     st.numthreads += 1
                     st.numthreads_evaluated += len(ok) == 3 and all(ok)
+                    if sources is not None and not (len(ok) == 3 and all(ok)):
+                        texts = [a for a in attr.args if isinstance(a, str)]
+                        st.numthreads_absent += any(
+                            constant_absent(sources, f"numthreads({a})") for a in texts
+                        )
             params = {id(p) for p in ep.function.params}
             for fn in reachable_functions(model, ep):
                 if fn.body is None:
@@ -372,7 +429,9 @@ def _pct(n: int, d: int) -> str:
 def row(name: str, st: Stats) -> str:
     return (
         f"| {name} | {st.files} | {_pct(st.resolved, st.calls - st.absent)} | {st.absent:,} | "
-        f"{_pct(st.numthreads_evaluated, st.numthreads)} | {_pct(st.attr_evaluated, st.attr_args)} | "
+        f"{_pct(st.numthreads_evaluated, st.numthreads - st.numthreads_absent)}"
+        f"{f' (+{st.numthreads_absent} absent)' if st.numthreads_absent else ''} | "
+        f"{_pct(st.attr_evaluated, st.attr_args)} | "
         f"{_pct(st.folded, st.foldable)} | {_pct(st.complete, st.entries)} |"
     )
 
@@ -430,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"- {name}{failed}: {common or 'nothing unresolved'}")
             if st.absent_names:
                 absent = ", ".join(f"`{n}` {c}" for n, c in st.absent_names.most_common(args.top))
-                print(f"  - callee absent from the sources: {absent}")
+                print(f"  - absent from the sources: {absent}")
     return 0
 
 
