@@ -160,6 +160,8 @@ def constant_absent(sources: Sources, attribute: str) -> str:
     """Why an attribute argument that did not evaluate (`numthreads(THREAD_GROUP_WIDTH)`) is
     absent from the sources: it names a constant no file of the repository defines (a `-D` of
     the build, a header the repository does not hold), or "" (a miss of the front end)."""
+    if "(not read)" in attribute:
+        return ""  # the attribute is there: the front end lost it
     arg = attribute.partition("(")[2].rpartition(")")[0]
     for name in _CONSTANT_NAME.findall(arg):
         parts = [p.strip() for p in name.split("::")]
@@ -171,6 +173,9 @@ def constant_absent(sources: Sources, attribute: str) -> str:
             return "scope not defined in the repository"  # `Params::Group::Width` of a header not held
     return ""
 
+
+NOT_ABSENT = frozenset({"vector", "matrix"})
+"""Names called that no source defines but the language does."""
 
 _TYPE_WORDS = frozenset(
     ["int", "uint", "float", "half", "bool", "double", "min16int", "min16uint", "min16float", "true", "false"]
@@ -192,8 +197,8 @@ def callee_absent(sources: Sources, name: str, unit_files: set[str], known: set[
         if not found:
             return "object not declared in the repository"
         return "" if found & unit_files else "object declared only in files the unit does not include"
-    if not base.isidentifier() or base in known:
-        return ""
+    if not base.isidentifier() or base in known or base in NOT_ABSENT or base.startswith("__builtin"):
+        return ""  # a compiler's builtin or a template constructor (`vector<float, N>(...)`)
     defs = sources.defines(base)
     if not defs:
         return "not defined in the repository"

@@ -187,7 +187,8 @@ _HLSL_NAMES = """
     abort abs acos all AllMemoryBarrier AllMemoryBarrierWithGroupSync and any asdouble asfloat
     asfloat16 asin asint asint16 asuint asuint16 atan atan2 Barrier ceil CheckAccessFullyMapped
     clamp clip cos cosh countbits cross D3DCOLORtoUBYTE4 ddx ddx_coarse ddx_fine ddy ddy_coarse
-    ddy_fine degrees determinant DeviceMemoryBarrier DeviceMemoryBarrierWithGroupSync distance
+    ddy_fine degrees determinant GetGroupWaveCount GetGroupWaveIndex isnormal DeviceMemoryBarrier
+    DeviceMemoryBarrierWithGroupSync distance
     dot dot2add dot4add_i8packed dot4add_u8packed dst errorf EvaluateAttributeAtCentroid
     EvaluateAttributeAtSample EvaluateAttributeCentroid EvaluateAttributeSnapped exp exp2
     f16tof32 f32tof16 faceforward firstbithigh firstbitlow floor fma fmod frac frexp fwidth
