@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -48,14 +49,15 @@ DEFAULT_LIMIT = 40
 DEFAULT_FFX_GIT = "/work/.mirror/GPUOpen-LibrariesAndSDKs+FidelityFX-SDK/repo"
 STAGE_GROUP = {"comp": "CS", "vert": "VS", "frag": "PS"}
 SIZE_BUCKETS = ((0, 16, "<16"), (16, 32, "16-32"), (32, 64, "32-64"), (64, 10**9, ">64"))
-# Done-when bar of issue 9 (held-out repositories, RDNA2 wave64).
+# Done-when bar of issue 21 (held-out repositories, RDNA2 wave64); SGPRs keep issue 9's.
 BAR = {
-    "median_rel": 0.15,
-    "median_rel_24": 0.15,
-    "spearman": 0.90,
-    "occ_exact": 0.85,
+    "median_rel": 0.12,
+    "median_rel_24": 0.12,
+    "spearman": 0.93,
+    "occ_exact": 0.88,
     "occ_within_one": 0.97,
     "two_below": 0.02,
+    "missed": 0.03,
     "sgpr_median_rel": 0.25,
     "sgpr_over": 0,
 }
@@ -121,6 +123,28 @@ def export_ffx(git_dir: str) -> Path:
     return dest
 
 
+def aliased_root(repo: str, root: Path, aliases: dict[str, str]) -> Path:
+    """A copy of `root` whose virtual include roots resolve (`"include_aliases": {"Flax": "."}`).
+
+    FlaxEngine's shaders include `"./Flax/Common.hlsl"`: its build maps `Flax` to the shader
+    folder. Compilers resolve `./` beside the including file, so the set is measured from a
+    copy of its sources (in the gitignored cache) holding a `Flax` link to the copy itself;
+    regtruth and the estimate read the same copy.
+    """
+    dest = truth.CACHE / "src" / "aliased" / repo
+    for src in root.rglob("*"):
+        if src.is_file() and src.suffix.lower() in truth.HEADER_SUFFIXES:
+            out = dest / src.relative_to(root)
+            if not out.is_file() or out.read_bytes() != src.read_bytes():
+                out.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, out)
+    for name, target in aliases.items():
+        link = dest / name
+        if not link.is_symlink():
+            link.symlink_to(Path(target), target_is_directory=True)
+    return dest
+
+
 def sample(files: list[Path], limit: int | None) -> list[Path]:
     """A stable sample: the `limit` files whose path hashes lowest (all of them without a limit)."""
     if not limit or len(files) <= limit:
@@ -138,6 +162,8 @@ def load_sets(
             continue
         base = export_ffx(ffx_git) if s.get("source") == "ffx" else corpus
         root = base / s["root"]
+        if s.get("include_aliases"):
+            root = aliased_root(s["repo"], root, s["include_aliases"])
         found = sorted(root.glob(s["glob"]))
         if beyond:  # the files the default sample leaves out (never looked at while modelling)
             picked = set(sample(found, DEFAULT_LIMIT))
@@ -228,16 +254,27 @@ def summarize(pairs: list[Pair]) -> dict[str, float]:
         "occ_exact": sum(p.est_waves == p.truth_waves for p in pairs) / len(pairs),
         "occ_within_one": sum(p.levels_apart <= 1 for p in pairs) / len(pairs),
         "two_below": sum(p.est_waves <= p.truth_waves - 2 for p in pairs) / len(pairs),
+        # missed pressure: the estimate is below two thirds of what the compiler needs
+        "missed": sum(3 * p.est_vgprs < 2 * p.truth_vgprs for p in pairs) / len(pairs),
         "sgpr_median_rel": _median_rel([p.est_sgprs for p in pairs], [p.truth_sgprs for p in pairs]),
         "sgpr_over": sum(p.est_sgprs > p.sgpr_limit for p in pairs),
         "sgpr_max": max(p.est_sgprs for p in pairs),
     }
 
 
-PCT_KEYS = ("median_rel", "median_rel_24", "occ_exact", "occ_within_one", "two_below", "sgpr_median_rel")
+PCT_KEYS = (
+    "median_rel",
+    "median_rel_24",
+    "occ_exact",
+    "occ_within_one",
+    "two_below",
+    "missed",
+    "sgpr_median_rel",
+)
 HEADER = (
     f"{'':22s} {'n':>4s} {'VGPR rel':>8s} {'bias':>5s} {'n>=24':>5s} {'rel>=24':>7s} {'Spearman':>8s} "
-    f"{'occ ex':>6s} {'occ +-1':>7s} {'2 below':>7s} {'SGPR rel':>8s} {'SGPR>lim':>8s} {'SGPR max':>8s}"
+    f"{'occ ex':>6s} {'occ +-1':>7s} {'2 below':>7s} {'missed':>6s} "
+    f"{'SGPR rel':>8s} {'SGPR>lim':>8s} {'SGPR max':>8s}"
 )
 
 
@@ -251,7 +288,7 @@ def row(label: str, s: dict[str, float], *, bar: bool = False) -> str:
         v, b = s[key], BAR[key]
         ok = (
             v <= b
-            if key in ("median_rel", "median_rel_24", "two_below", "sgpr_median_rel", "sgpr_over")
+            if key in ("median_rel", "median_rel_24", "two_below", "missed", "sgpr_median_rel", "sgpr_over")
             else v >= b
         )
         return value + ("" if ok else "!")
@@ -268,6 +305,7 @@ def row(label: str, s: dict[str, float], *, bar: bool = False) -> str:
         f"{mark('occ_exact', pct['occ_exact']):>6s}",
         f"{mark('occ_within_one', pct['occ_within_one']):>7s}",
         f"{mark('two_below', pct['two_below']):>7s}",
+        f"{mark('missed', pct['missed']):>6s}",
         f"{mark('sgpr_median_rel', pct['sgpr_median_rel']):>8s}",
         f"{mark('sgpr_over', str(int(s['sgpr_over']))):>8s}",
         f"{int(s['sgpr_max']):8d}",
@@ -357,7 +395,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if args.truth_only:
         return 0
-    print(f"  estimate time {total_time:.1f}s; '!' marks a miss of issue 9's bar (held-out rows)")
+    print(f"  estimate time {total_time:.1f}s; '!' marks a miss of issue 21's bar (held-out rows)")
     for line in report(pairs, [es.repo for es in sets]):
         print(line)
     if args.worst:

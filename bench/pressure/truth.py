@@ -7,6 +7,7 @@ bench/pressure/cache/ (gitignored), one JSON file per (family, wave, file conten
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -33,9 +34,32 @@ def find_regtruth(explicit: str | None = None) -> Path:
     sys.exit("regtruth.py not found: pass --regtruth PATH or set $REGTRUTH")
 
 
+HEADER_SUFFIXES = (".h", ".hlsl", ".hlsli", ".fxh", ".inc", ".shader", ".ush", ".usf")
+
+
+@functools.cache
+def _folder_digest(folder: Path, recursive: bool) -> str:
+    """A digest of the sources a compile may include from `folder` (names and contents)."""
+    h = hashlib.sha256()
+    found = folder.rglob("*") if recursive else folder.glob("*")
+    for f in sorted(p for p in found if p.suffix.lower() in HEADER_SUFFIXES and p.is_file()):
+        h.update(f.as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def _key(path: Path, family: str, wave: int | None, extra: tuple[str, ...] = ()) -> Path:
+    """The cache file of one source's records.
+
+    Keyed by the file's content and by what it may include: the sources beside it and in every
+    `-I` folder. A header that appears, changes or goes away (a corpus refreshed, an include root
+    added) therefore measures again instead of reusing a failure or a figure of other code.
+    """
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:20]
-    name = hashlib.sha256("\0".join((str(path), *extra)).encode()).hexdigest()[:8]
+    includes = [Path(extra[i + 1]) for i, a in enumerate(extra[:-1]) if a == "-I"]
+    deps = _folder_digest(path.parent.resolve(), False) + "".join(
+        _folder_digest(d.resolve(), True) for d in includes
+    )
+    name = hashlib.sha256("\0".join((str(path), *extra, deps)).encode()).hexdigest()[:8]
     return CACHE / f"{family}-w{wave or 'default'}" / f"{name}-{digest}.json"
 
 
