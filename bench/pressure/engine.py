@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -138,10 +139,11 @@ def aliased_root(repo: str, root: Path, aliases: dict[str, str]) -> Path:
             if not out.is_file() or out.read_bytes() != src.read_bytes():
                 out.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src, out)
-    for name, target in aliases.items():
+    for name, target in aliases.items():  # "engine/shaders": "." makes dest/engine/shaders -> dest
         link = dest / name
         if not link.is_symlink():
-            link.symlink_to(Path(target), target_is_directory=True)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(os.path.relpath(dest / target, link.parent), target_is_directory=True)
     return dest
 
 
