@@ -77,18 +77,6 @@ def _may_have_effect(ctx: RuleContext, expr: Node) -> bool:
     return False
 
 
-_SPIRV_BUILD = re.compile(r"\[\[\s*vk::|__spirv__|\bSPIRV\b|\bSPIR_V\b|\bVULKAN\b")
-"""A unit built for SPIR-V: a `[[vk::...]]` attribute, or a SPIR-V/Vulkan macro it tests."""
-
-
-def _built_for_spirv(ctx: RuleContext) -> bool:
-    """Does the unit show it is compiled to SPIR-V (in the preprocessed text or any source,
-    where an `#if VULKAN` branch the variant leaves out still says so)?"""
-    if _SPIRV_BUILD.search(ctx.text):
-        return True
-    return any(_SPIRV_BUILD.search(src.text) for src in ctx.pp.sources.values())
-
-
 def _line_span(ctx: RuleContext, node: Node | tuple[int, int]) -> tuple[int, int]:
     """The node's span, widened to its whole line(s) when nothing else is on them."""
     start, end = ctx.span(node)
@@ -239,18 +227,9 @@ class OversizedInterpolators(Rule):
         "never reads. The declared slot count matters where the stages are built separately "
         "(pipeline libraries, drivers or APIs without link-time packing), and an unread input "
         "is dead interface either way. Elements with explicit Vulkan locations "
-        "(`[[vk::location(n)]]`) take one location each, so the packing check applies to them, "
-        "and so it does to every stage-output struct of a file that shows it is built for SPIR-V "
-        "(a `[[vk::...]]` attribute anywhere, or a `__spirv__`, `SPIRV` or `VULKAN` macro it "
-        "tests): DXC's SPIR-V back end, glslang and Slang give each member its own location, in "
-        "declaration order (set `assume-unpacked` for other SPIR-V builds). DXC's DXIL packer "
-        "(prefix-stable, first fit in declaration order, rows shared only by one interpolation "
-        "mode) already shares rows between small elements, so a file without that evidence is "
-        "left alone. Measured with regtruth (navi21 wave64) on a vertex shader whose output has "
-        "nine members (three float2, two float3, four float) that fit in four slots: RADV links "
-        "the stages and exports four `param` slots, the same as the packed struct, 24 VGPRs and "
-        "65 instructions; the saving is only where stages are built separately. "
-        "System values (`SV_*`) take no interpolator slot. A "
+        "(`[[vk::location(n)]]`) take one location each, so the packing check applies to them "
+        "(set `assume-unpacked` for other SPIR-V builds); the D3D signature packer already shares "
+        "rows between small elements. System values (`SV_*`) take no interpolator slot. A "
         "full-screen pass (a vertex shader that makes three or four vertices from `SV_VertexID`, "
         "with no vertex-buffer input and no fetch) interpolates for a few vertices only and is "
         "left alone. A member counts as read when any `#if`/`#elif` branch of the file reads "
@@ -401,37 +380,26 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
             return
         slots = sum(a.slots for a in attrs)
         packed = packed_slots(attrs)
-        located = "vk::location" in ctx.node_text(node)
-        spirv = not located and _built_for_spirv(ctx)
-        unpacked = bool(self.option_values["assume-unpacked"]) or located or spirv
+        unpacked = self.option_values["assume-unpacked"] or "vk::location" in ctx.node_text(node)
         budget = int(self.option_values["max-slots"])
         used = slots if unpacked else packed
         name = node.child_by_field_name("name") or node
         if unpacked and packed < slots:
-            if spirv:
-                message = (
-                    f"`{struct.name}` takes {slots} locations in a SPIR-V build (one per member) "
-                    f"for data that fits in {_slots(packed)}"
-                )
-            else:
-                message = (
-                    f"`{struct.name}` declares {_slots(slots)} (one per member) for data that fits "
-                    f"in {_slots(packed)}"
-                )
+            message = (
+                f"`{struct.name}` declares {_slots(slots)} (one per member) for data that fits in "
+                f"{_slots(packed)}"
+            )
             if budget and used > budget:
                 message += f", over the budget of {budget}"
-            notes = [
-                "a driver that links the stages, as RADV does, packs them itself; separately "
-                "built stages keep one slot per location"
-            ]
-            if spirv:
-                notes.insert(
-                    0,
-                    "the file is built for SPIR-V (`vk::` attributes or a SPIR-V/Vulkan macro), "
-                    "where DXC, glslang and Slang give each member its own location; DXC's DXIL "
-                    "packer shares rows between small members itself",
-                )
-            ctx.report(name, message, help=f"pack {_pack_advice(attrs)}", notes=notes)
+            ctx.report(
+                name,
+                message,
+                help=f"pack {_pack_advice(attrs)}",
+                notes=[
+                    "a driver that links the stages, as RADV does, packs them itself; separately "
+                    "built stages keep one slot per location"
+                ],
+            )
         elif budget and used > budget:
             ctx.report(
                 name, f"`{struct.name}` takes {_slots(used)} of interpolators, over the budget of {budget}"

@@ -505,6 +505,7 @@ def test_hl105_header_fix_names_are_the_same_in_every_includer() -> None:
 
 
 _NINE = """\
+[[vk::binding(0, 0)]] Texture2D t : register(t0);
 struct VSOut
 {
     float4 pos : SV_Position;
@@ -518,40 +519,21 @@ struct VSOut
     float2 screen : TEXCOORD5;
     float depth : TEXCOORD6;
 };
-VSOut main(float4 p : POSITION) { VSOut o = (VSOut)0; o.pos = p; return o; }
-"""
-
-
-def test_hl107_nine_slots_where_five_do_in_a_spirv_build() -> None:
-    """Issue 22's miss: nine members, one location each in a SPIR-V build, fit in five slots.
-    Without a sign of a SPIR-V build DXC's DXIL packer shares the rows itself: silent."""
-    assert not lint_text(_NINE, select=("HL107",))
-    for evidence in ("[[vk::binding(0, 0)]] Texture2D t : register(t0);\n", "#ifdef __spirv__\n#endif\n"):
-        (d,) = lint_text(evidence + _NINE, select=("HL107",))
-        assert d.message == (
-            "`VSOut` takes 9 locations in a SPIR-V build (one per member) for data that fits in 5 slots"
-        )
-        assert "DXC's DXIL packer shares rows" in d.long_message()
-
-
-def test_hl107_spirv_build_near_misses_packed_or_interpolation_modes() -> None:
-    head = "[[vk::binding(0, 0)]] Texture2D t : register(t0);\n"
-    packed = _NINE.replace(
-        "    float2 uv0 : TEXCOORD0;\n    float2 uv1 : TEXCOORD1;\n", "    float4 uv01 : TEXCOORD0;\n"
-    )
-    assert lint_text(head + _NINE, select=("HL107",))
-    assert len(lint_text(head + packed, select=("HL107",))) == 1  # still 8 -> 5: packing two is not enough
-    modes = """\
-struct VSOut
+VSOut main(float4 p : POSITION)
 {
-    float4 pos : SV_Position;
-    nointerpolation uint material : TEXCOORD0;
-    float3 normal : NORMAL;
-    noperspective float2 screen : TEXCOORD1;
-};
-VSOut main(float4 p : POSITION) { VSOut o = (VSOut)0; o.pos = p; return o; }
+    VSOut o = (VSOut)0;
+    o.pos = p; o.uv0 = p.xy; o.uv1 = p.zw; o.fog = p.x; o.normal = p.xyz; o.tangent = p.yzw;
+    o.toEye = p.zyx; o.slope = p.y; o.screen = p.yx; o.depth = p.z;
+    return o;
+}
 """
-    assert not lint_text(head + modes, select=("HL107",))
-    flat = modes.replace("nointerpolation uint material", "uint material").replace("noperspective ", "")
-    (d,) = lint_text(head + flat.replace("uint material", "float material"), select=("HL107",))
-    assert "3 locations" in d.message and "fits in 2 slots" in d.message
+
+
+def test_hl107_is_silent_on_unpacked_members_that_the_compiler_packs() -> None:
+    """Issue 22 listed nine interpolator slots where five would do as a miss. Measured, it costs
+    nothing on either path: DXC's DXIL packer shares rows itself, and regtruth (RADV, navi21)
+    compiles the SPIR-V nine-member VS/PS pair and its packed form to the same 4 param exports,
+    24 VGPRs and 65 VS instructions. A finding would claim a saving that does not exist, so HL107
+    reports unread members only (every member here is written and read)."""
+    assert not lint_text(_NINE, select=("HL107",))
+    assert not lint_text(_NINE.replace("[[vk::binding(0, 0)]] ", ""), select=("HL107",))
