@@ -12,7 +12,7 @@ from hlsllint.rule import Rule
 from hlsllint.semantic import Function, Model, Symbol
 from hlsllint.semantic.queries import as_fetch, unwritten, uses_of
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import call_args, call_name, unparen
+from hlsllint.syntax.queries import call_args, call_name, member_root, unparen
 
 # Textures whose `tex[uint2]` reads the texel a 2D coordinate samples.
 _TEXTURES_2D = frozenset({"Texture2D"})
@@ -83,15 +83,10 @@ def _is_half(model: Model, node: Node) -> bool:
 
 def _root_symbol(model: Model, node: Node) -> Symbol | None:
     """The parameter or local a coordinate like `id.xy` (or `id`) reads."""
-    node = unparen(node)
-    while node.type == "field_expression":
-        arg = node.child_by_field_name("argument")
-        if arg is None:
-            return None
-        node = unparen(arg)
-    if node.type != "identifier":
+    root = member_root(node)
+    if root is None:
         return None
-    sym = model.resolve(node)
+    sym = model.resolve(root)
     return sym if sym is not None and sym.kind in ("param", "local") else None
 
 
@@ -291,14 +286,10 @@ def _application_value(model: Model, node: Node, elsewhere: set[int]) -> bool:
     node = unparen(node)
     if model.const_value(node) is not None:
         return True
-    while node.type == "field_expression":
-        arg = node.child_by_field_name("argument")
-        if arg is None:
-            return False
-        node = unparen(arg)
-    if node.type != "identifier":
+    root = member_root(node)
+    if root is None:
         return False
-    sym = model.resolve(node)
+    sym = model.resolve(root)
     if sym is None or id(sym) in elsewhere:
         return False
     if sym.kind in ("cbuffer_member", "static_const"):

@@ -32,7 +32,7 @@ from hlsllint.semantic.model import Model
 from hlsllint.semantic.queries import unwritten
 from hlsllint.semantic.symbols import EntryPoint, Symbol
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import call_args, call_name, for_header, is_written, same, unparen
+from hlsllint.syntax.queries import call_args, call_name, for_header, is_written, member_root, same, unparen
 
 THREAD_SEMANTICS = frozenset({"SV_DISPATCHTHREADID", "SV_GROUPTHREADID"})
 """The inputs a coordinate is taken relative to."""
@@ -143,14 +143,10 @@ class ThreadOffsets:
 
     def _thread_param(self, node: Node) -> bool:
         """`id`, `id.xy`: a thread index input of the entry point."""
-        while node.type == "field_expression":
-            arg = node.child_by_field_name("argument")
-            if arg is None:
-                return False
-            node = unparen(arg)
-        if node.type != "identifier":
+        root = member_root(node)
+        if root is None:
             return False
-        sym = self.model.resolve(node)
+        sym = self.model.resolve(root)
         return (
             sym is not None
             and sym.kind == "param"

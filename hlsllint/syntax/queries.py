@@ -31,6 +31,18 @@ def unparen(node: Node) -> Node:
     return node
 
 
+def member_root(node: Node) -> Node | None:
+    """The identifier a member access starts from: `id` of `id.xy`, `input.pos.xy` or `(id).x`;
+    None when it starts from anything else (a call, a subscript)."""
+    node = unparen(node)
+    while node.type == "field_expression":
+        arg = node.child_by_field_name("argument")
+        if arg is None:
+            return None
+        node = unparen(arg)
+    return node if node.type == "identifier" else None
+
+
 def same(a: Node | None, b: Node | None) -> bool:
     return a is not None and b is not None and a.id == b.id
 
