@@ -146,7 +146,8 @@ def _walk(path: str, text: str, steps: int, seed: int) -> tuple[int, int]:
     return incremental, full
 
 
-def test_edits_in_one_body_reanalyse_only_its_group(folder: Path) -> None:
+def _main_snapshot(folder: Path) -> tuple[str, ConfigResolver, Snapshot]:
+    """MAIN linted whole, and the snapshot an incremental lint starts from."""
     path = os.path.normpath(str(folder / "main.hlsl"))
     resolver = ConfigResolver()
     settings = resolver.for_path(path)
@@ -154,9 +155,17 @@ def test_edits_in_one_body_reanalyse_only_its_group(folder: Path) -> None:
     assert done.context is not None
     snap = snapshot(done.context, path, MAIN, settings, None, done.findings)
     assert snap is not None
+    return path, resolver, snap
+
+
+# An edit inside `lonely`, which only `ps` reaches.
+EDITED = MAIN.replace("    return sign(z) == 0", "    z = z * 0.5;\n    return sign(z) == 0", 1)
+
+
+def test_edits_in_one_body_reanalyse_only_its_group(folder: Path) -> None:
+    path, resolver, snap = _main_snapshot(folder)
     # `lonely` is reached from `ps` only: main, probe, blur and the header's shade are not analysed.
-    at = MAIN.index("    return sign(z) == 0")
-    text = MAIN[:at] + "    z = z * 0.5;\n" + MAIN[at:]
+    text = EDITED
     again = relint(snap, text)
     assert again is not None
     assert again.analysed == 2  # lonely and ps
@@ -224,15 +233,8 @@ def test_findings_at_one_place_are_published_in_one_order(folder: Path) -> None:
 def test_a_cancel_reaches_an_incremental_lint(folder: Path) -> None:
     """An edit made stale by a newer one stops an incremental lint too (it used to analyse under
     a token of its own, with the settings' budget, that no cancel reached)."""
-    path = os.path.normpath(str(folder / "main.hlsl"))
-    resolver = ConfigResolver()
-    settings = resolver.for_path(path)
-    done = lint_document(path, MAIN, resolver, settings)
-    assert done.context is not None
-    snap = snapshot(done.context, path, MAIN, settings, None, done.findings)
-    assert snap is not None
-    at = MAIN.index("    return sign(z) == 0")
-    text = MAIN[:at] + "    z = z * 0.5;\n" + MAIN[at:]
+    _, _, snap = _main_snapshot(folder)
+    text = EDITED
     token = Deadline(0)
     token.cancel()
     with pytest.raises(Cancelled), active(token):
