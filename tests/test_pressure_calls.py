@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from conftest import lint_text
 
+from hlsllint.analysis.blind import blind_spots
 from hlsllint.analysis.cfg import build_cfg
 from hlsllint.analysis.loops import loop_info
 from hlsllint.analysis.pressure import EntryDemand, analyse_entry, lds_bytes
@@ -444,3 +445,16 @@ def test_an_operator_overload_is_chosen_by_the_right_operand_and_typed_by_its_re
     same = next(n for n in m.tree.walk() if m.tree.node_text(n) == "a == b")
     assert m.type_of(same).name == "bool"
     assert m.type_of(next(n for n in m.tree.walk() if m.tree.node_text(n) == "a * b")).name == "Acc"
+
+
+def test_an_operator_declared_without_a_body_is_a_blind_spot() -> None:
+    """An operator the unit only declares is a call the estimate cannot see into: the entry's
+    estimate says so instead of costing `a + b` as the built-in `+`."""
+    start = OPERATOR_OVERLOAD.index("    Acc operator+(Acc o) {")
+    end = OPERATOR_OVERLOAD.index("        return r;\n    }\n", start) + len("        return r;\n    }\n")
+    declared = OPERATOR_OVERLOAD[:start] + "    Acc operator+(Acc o);\n" + OPERATOR_OVERLOAD[end:]
+    for text, blind in ((declared, True), (OPERATOR_OVERLOAD, False)):
+        m = model(text)
+        e = m.entry("main")
+        assert e is not None
+        assert ("Acc::operator+" in blind_spots(m, e).names("call")) is blind

@@ -58,6 +58,13 @@ class ExprLowerer(LowererBase):
                 return self.inline(
                     node, overload, [right] if right is not None else [], node.child_by_field_id(F_LEFT)
                 )
+            left_t = self.m.type_of(node.child_by_field_id(F_LEFT))
+            if left_t.kind == "struct":
+                # HLSL has no built-in operator on structs: an operator declared without a body
+                # (or not declared at all) is a call the estimate cannot see into
+                op = node.child_by_field_id(F_OPERATOR)
+                name = f"{left_t.name}::operator{self.text(op) if op is not None else '?'}"
+                self.emit("call", None, [], node, rule="effect", blind=("call", name))
         if self.const_value(node) is not None and kind != "assignment_expression":
             self.record(node, None)
             return None
