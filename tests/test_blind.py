@@ -279,6 +279,21 @@ def test_ray_queries_templated_raw_loads_and_newer_intrinsics_are_seen() -> None
     assert blind_spots(newest, newest.entry_points[0]).names("call") == []
 
 
+def test_a_subpass_input_without_element_type_loads_float4() -> None:
+    # `SubpassInput` with no template argument is `SubpassInput<float4>` (Vulkan-Samples writes it
+    # that way): its load is seen, with a float4 result, not an unknown intrinsic
+    model = _model(
+        "[[vk::input_attachment_index(0)]] SubpassInput color;\n"
+        "[[vk::input_attachment_index(1)]] SubpassInputMS depth;\n"
+        "float4 main() : SV_Target { return color.SubpassLoad() + depth.SubpassLoad(0).x; }\n"
+    )
+    (entry,) = model.entry_points
+    assert blind_spots(model, entry).summary() == ""
+    calls = {model.tree.node_text(n): n for n in model.tree.walk() if n.type == "call_expression"}
+    assert model.type_of(calls["color.SubpassLoad()"]).name == "float4"
+    assert model.type_of(calls["depth.SubpassLoad(0)"]).name == "float4"
+
+
 def test_a_compute_entry_whose_numthreads_was_not_read_is_blind() -> None:
     # DXC requires [numthreads] on a compute shader: the front end missed it (an unknown macro
     # line before it, as FlaxEngine's `META_CS(true, AUTO)`), so the group size is unknown

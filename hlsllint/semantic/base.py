@@ -8,6 +8,7 @@ from typing import Any
 
 from hlsllint.deadline import Deadline
 from hlsllint.semantic import types as T
+from hlsllint.semantic.intrinsics import OBJECT_TYPE_METHODS
 from hlsllint.semantic.symbols import CBuffer, EntryPoint, Function, Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
@@ -97,6 +98,8 @@ class ModelBase:
             return T.UINT
         if T.resource_of(name) is not None:
             return T.resource_type(name, None)
+        if name in OBJECT_TYPE_METHODS:  # `SubpassInput` with its default element, `RayQuery`
+            return T.Type("unknown", name)
         return T.BUILTIN_STRUCTS.get(name, T.UNKNOWN)
 
     def _text(self, node: Node | None) -> str:
