@@ -11,6 +11,7 @@ from pathlib import Path
 from conftest import lint_text
 from hlsllint.rules.hl201_vgpr_occupancy import VgprOccupancy
 
+from hlsllint.analysis import build_cfg
 from hlsllint.analysis.blind import blind_spots
 from hlsllint.commands.pressure import run_pressure
 from hlsllint.config import ConfigResolver, Settings
@@ -292,6 +293,26 @@ def test_a_subpass_input_without_element_type_loads_float4() -> None:
     calls = {model.tree.node_text(n): n for n in model.tree.walk() if n.type == "call_expression"}
     assert model.type_of(calls["color.SubpassLoad()"]).name == "float4"
     assert model.type_of(calls["depth.SubpassLoad(0)"]).name == "float4"
+
+
+def test_d3d9_sampler_functions_are_texture_samples() -> None:
+    # `tex2D(s, uv)`, `tex2Dlod(s, float4(uv, 0, mip))`, ... of D3D9-style shaders (glslang's tests
+    # read them) are samples returning float4, not unknown intrinsics
+    model = _model(
+        "sampler2D s2; samplerCUBE sc;\n"
+        "float4 main(float2 uv : TEXCOORD0) : COLOR0 {\n"
+        "    return tex2D(s2, uv) + tex2Dlod(s2, float4(uv, 0, 1))\n"
+        "        + texCUBE(sc, uv.xyx) + tex2Dbias(s2, uv.xyxy);\n"
+        "}\n"
+    )
+    (entry,) = model.entry_points
+    assert blind_spots(model, entry).summary() == ""
+    calls = {model.tree.node_text(n): n for n in model.tree.walk() if n.type == "call_expression"}
+    assert model.type_of(calls["tex2D(s2, uv)"]).name == "float4"
+    assert model.type_of(calls["texCUBE(sc, uv.xyx)"]).name == "float4"
+    cfg = build_cfg(model, entry)
+    samples = [i.detail.get("method") for b in cfg.graph.nodes for i in cfg.instrs(b) if i.op == "sample"]
+    assert sorted(samples) == ["tex2D", "tex2Dbias", "tex2Dlod", "texCUBE"]
 
 
 def test_a_compute_entry_whose_numthreads_was_not_read_is_blind() -> None:

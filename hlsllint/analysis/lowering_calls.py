@@ -13,6 +13,7 @@ from hlsllint.analysis.lowering import OUT_INTRINSICS, VARIABLE_KINDS
 from hlsllint.analysis.lowering_expr import ExprLowerer
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import (
+    D3D9_SAMPLERS,
     HLSL_INTRINSIC_NAMES,
     INTRINSICS,
     NOT_CALLS,
@@ -54,6 +55,8 @@ class CallLowerer(ExprLowerer):
             obj = fn.child_by_field_id(F_ARGUMENT) if fn is not None and on_object else None
             return self.inline(node, user, args, obj)
         spec = INTRINSICS.get(name)
+        if name in D3D9_SAMPLERS and args and user is None:
+            return self.d3d9_sample(node, name, args)
         if spec is not None and spec[1] == "effect":
             reads = [self.expr_(a) for a in args]
             ins = self.emit("intrinsic", None, reads, node, rule="effect", name=name)
@@ -110,6 +113,16 @@ class CallLowerer(ExprLowerer):
             self.store_to(obj, state, node, partial=False)
         if d is None:
             self.record(node, None)
+        return d
+
+    def d3d9_sample(self, node: Node, name: str, args: list[Node]) -> Value:
+        """`tex2D(s, uv)` and its kin: a sample of the texture bound to sampler `s`, as
+        `Texture2D.Sample` is (the coordinates, bias, gradients or lod are its operands)."""
+        reads = [self.expr_(a) for a in args]
+        d = self.temp(node)
+        self.emit_expr(
+            "sample", d, reads, node, rule="lane", typed=True, resource=self._res_name(args[0]), method=name
+        )
         return d
 
     def _arg_type(self, a: Node) -> T.Type:

@@ -484,6 +484,7 @@ def intrinsic_result(rule: str, first: T.Type, args: list[T.Type]) -> T.Type:
         "float3x4": T.numeric("float", 3, 4, matrix=True),
         "float4x3": T.numeric("float", 4, 3, matrix=True),
         "float3": T.numeric("float", 1, 3),
+        "float4": T.numeric("float", 1, 4),
         "void": T.VOID,
     }
     return fixed.get(rule, T.UNKNOWN)

@@ -28,6 +28,14 @@ _add(
     "same",
     "pure",
 )
+D3D9_SAMPLERS = frozenset(
+    f"tex{shape}{form}"
+    for shape in ("1D", "2D", "3D", "CUBE")
+    for form in ("", "bias", "grad", "lod", "proj")
+)
+"""D3D9's sampler functions (`tex2D(s, uv)`, `tex2Dlod(s, float4(uv, 0, mip))`), which DXC still
+compiles in `ps_2_0`-style effect files and glslang reads: each is a texture sample, float4."""
+_add(" ".join(sorted(D3D9_SAMPLERS)), "float4", "lane")
 _add("sign", "int_shape", "pure")
 _add("sincos", "void", "pure")  # its results are its out arguments
 _add("select", "select", "pure")  # HLSL 2021: `select(cond, a, b)`, of the type of a and b
