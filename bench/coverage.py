@@ -338,13 +338,17 @@ def measure_unit(
                     blind_calls.setdefault(b.span, (b.kind, b.name))
                 elif b.kind == "attribute":
                     why = constant_absent(sources, b.name) if sources is not None else ""
+                    if b.name == "numthreads (not read)" and "numthreads" not in tree.text:
+                        why = "no [numthreads] in the source"
                     (st.absent_names if why else st.unresolved)[f"[{b.name}]"] += 1
                     if detail is not None:
                         detail.append(
                             {"file": path, "kind": b.kind, "name": b.name, "entry": ep.name, "absent": why}
                         )
             if ep.stage == "compute" and ep.function.attribute("numthreads") is None:
-                st.numthreads += 1  # a compute shader has one: the front end did not read it
+                st.numthreads += 1  # a compute shader has one: the front end did not read it ...
+                # ... unless the source has none at all (glslang's tests lean on its 1x1x1 default)
+                st.numthreads_absent += "numthreads" not in tree.text
             for attr in ep.function.attributes:
                 low = attr.name.lower()
                 if low not in NUMERIC_ATTRIBUTES:

@@ -54,6 +54,12 @@ float4 Elsewhere(float4 c) { return c * 4; }
 """
 
 
+NO_NUMTHREADS = """\
+RWStructuredBuffer<float4> dst;
+void main(uint i : SV_DispatchThreadID) { dst[i] = 1; }
+"""
+
+
 def test_per_repository_table_and_unresolved_names(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     (corpus / "engine" / "shaders" / "common").mkdir(parents=True)
@@ -64,6 +70,8 @@ def test_per_repository_table_and_unresolved_names(tmp_path: Path) -> None:
     (corpus / "sdk" / "blind.hlsl").write_text(BLIND)
     (corpus / "sdk" / "helpers.hlsli").write_text(HELPERS)
     (corpus / "sdk" / "other.hlsli").write_text(ELSEWHERE)
+    (corpus / "suite").mkdir()
+    (corpus / "suite" / "basic.comp").write_text(NO_NUMTHREADS)
     out = subprocess.run(
         [sys.executable, str(SCRIPT), str(corpus), "--top", "6"],
         capture_output=True,
@@ -89,3 +97,7 @@ def test_per_repository_table_and_unresolved_names(tmp_path: Path) -> None:
         "`Optional` 1, `Elsewhere` 1, `undeclared.Load` 1"
     ) in out
     assert "- engine: nothing unresolved" in out
+    # a compute shader whose source has no `[numthreads]` at all (glslang's tests lean on its
+    # 1x1x1 default) is blind, but counted apart: nothing was there for the front end to read
+    assert "| suite | 1 | – | 0 | – (+1 absent) |" in rows["suite"]
+    assert "  - absent from the sources: `[numthreads (not read)]` 1" in out
