@@ -458,3 +458,57 @@ def test_an_operator_declared_without_a_body_is_a_blind_spot() -> None:
         e = m.entry("main")
         assert e is not None
         assert ("Acc::operator+" in blind_spots(m, e).names("call")) is blind
+
+
+BINDLESS_OPERATORS = """
+Texture2D Textures2D[] : register(t0, space1);
+RWTexture2D<float4> o;
+struct Bindless {
+    uint Idx;
+    float4 operator[](uint2 pos) { return Textures2D[Idx][pos]; }
+    float4 operator()(uint2 pos, uint mip) { return Textures2D[Idx].Load(int3(pos, mip)); }
+    Bindless operator-() { Bindless b; b.Idx = Idx + 1; return b; }
+};
+cbuffer C { uint idxs[4]; };
+[numthreads(8, 8, 1)]
+void main(uint2 id : SV_DispatchThreadID) {
+    float4 s = 0;
+    [unroll] for (int i = 0; i < 4; ++i) { Bindless t; t.Idx = idxs[i]; s += t[id + i]; }
+    o[id] = s;
+}
+"""
+
+
+def test_subscript_call_and_unary_operators_of_a_struct_are_calls_of_its_methods() -> None:
+    # HLSL 2021's bindless-handle idiom: `t[p]` calls `t.operator[](p)`. regtruth (Slang rewrites
+    # the operator into a method): presched_vgprs 10, the same as the four fetches written out
+    # (`Textures2D[idxs[i]][id + i]`). Before, `t[id + i]` was costed as a subscript of a
+    # struct: no fetch at all.
+    d = demand(BINDLESS_OPERATORS)
+    written_out = BINDLESS_OPERATORS.replace(
+        "Bindless t; t.Idx = idxs[i]; s += t[id + i];", "s += Textures2D[idxs[i]][id + i];"
+    )
+    assert d.max_live_vgprs == demand(written_out).max_live_vgprs == 10
+    call_form = BINDLESS_OPERATORS.replace("s += t[id + i];", "s += (-t)(id + i, 0);")
+    m = model(call_form)
+    e = m.entry("main")
+    assert e is not None
+    assert blind_spots(m, e).summary() == ""
+    called = {f.name for f in m.called_functions(e.function)}
+    assert {"Bindless::operator()", "Bindless::operator-"} <= called
+    assert demand(call_form).max_live_vgprs == 10
+    for n in m.tree.walk():
+        if m.tree.node_text(n) == "(-t)(id + i, 0)":
+            assert m.type_of(n).name == "float4"
+        if m.tree.node_text(n) == "-t":
+            assert m.type_of(n).name == "Bindless"
+
+
+def test_a_subscript_or_unary_operator_a_struct_does_not_define_is_a_blind_spot() -> None:
+    declared = BINDLESS_OPERATORS.replace(
+        "float4 operator[](uint2 pos) { return Textures2D[Idx][pos]; }", "float4 operator[](uint2 pos);"
+    ).replace("s += t[id + i];", "s += t[id + i] + (-t)[id].x;")
+    m = model(declared)
+    e = m.entry("main")
+    assert e is not None
+    assert blind_spots(m, e).names("call") == ["Bindless::operator[]"]

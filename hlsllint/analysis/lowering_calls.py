@@ -53,6 +53,8 @@ class CallLowerer(ExprLowerer):
         if user is not None and user.body is not None:
             on_object = fn is not None and fn.type == "field_expression"
             obj = fn.child_by_field_id(F_ARGUMENT) if fn is not None and on_object else None
+            if user.name.endswith("::operator()") and self.m.type_of(fn).kind == "struct":
+                obj = fn  # `f(x)` with `f` a struct value: `f.operator()(x)`
             return self.inline(node, user, args, obj)
         spec = INTRINSICS.get(name)
         if name in D3D9_SAMPLERS and args and user is None:

@@ -14,6 +14,7 @@ from typing import Any
 from hlsllint.analysis.ir import Instr, Value
 from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, VARIABLE_KINDS, LowererBase
 from hlsllint.semantic import types as T
+from hlsllint.semantic.expressions import OPERATOR_EXPRESSIONS, operator_operands
 from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import F_ARGUMENT, F_FIELD, F_INDICES, F_LEFT, F_OPERATOR, F_RIGHT, F_VALUE
@@ -50,21 +51,19 @@ class ExprLowerer(LowererBase):
                 v = self.expr_(c)
             self.record(node, v)
             return v
-        if kind == "binary_expression":
+        operands = operator_operands(self.m.tree, node) if kind in OPERATOR_EXPRESSIONS else None
+        if operands is not None:
+            obj, args, op_name = operands
             overload = self.m.operator_method(node)
             if overload is not None and overload.body is not None:
-                # `a + b` on struct values calls `a`'s `operator+` with `b`: inlined as a call
-                right = node.child_by_field_id(F_RIGHT)
-                return self.inline(
-                    node, overload, [right] if right is not None else [], node.child_by_field_id(F_LEFT)
-                )
-            left_t = self.m.type_of(node.child_by_field_id(F_LEFT))
-            if left_t.kind == "struct":
+                # `a + b`, `-a`, `a[i]` on a struct value call `a`'s `operator+(b)`,
+                # `operator-()`, `operator[](i)`: inlined as a call
+                return self.inline(node, overload, args, obj)
+            obj_t = self.m.type_of(obj)
+            if obj_t.kind == "struct":
                 # HLSL has no built-in operator on structs: an operator declared without a body
                 # (or not declared at all) is a call the estimate cannot see into
-                op = node.child_by_field_id(F_OPERATOR)
-                name = f"{left_t.name}::operator{self.text(op) if op is not None else '?'}"
-                self.emit("call", None, [], node, rule="effect", blind=("call", name))
+                self.emit("call", None, [], node, rule="effect", blind=("call", f"{obj_t.name}::{op_name}"))
         if self.const_value(node) is not None and kind != "assignment_expression":
             self.record(node, None)
             return None

@@ -19,6 +19,7 @@ from hlsllint.syntax.fields import (
     F_CONSEQUENCE,
     F_FIELD,
     F_FUNCTION,
+    F_INDICES,
     F_LEFT,
     F_NAME,
     F_OPERATOR,
@@ -93,6 +94,9 @@ class Expressions(Declarators):
         if kind == "field_expression":
             return self._field_type(node)
         if kind == "subscript_expression":
+            overload = self.operator_method(node)
+            if overload is not None:
+                return overload.return_type
             return self._subscript_type(self.type_of(node.child_by_field_id(F_ARGUMENT)))
         if kind == "call_expression":
             return self._call_type(node)
@@ -112,6 +116,9 @@ class Expressions(Declarators):
                 return left
             return common
         if kind == "unary_expression":
+            overload = self.operator_method(node)
+            if overload is not None:
+                return overload.return_type
             op = self._text(node.child_by_field_id(F_OPERATOR))
             arg = self.type_of(node.child_by_field_id(F_ARGUMENT))
             if op == "!" and arg.is_numeric:
@@ -251,15 +258,11 @@ class Expressions(Declarators):
                 cands = list(self.functions.get(name, ()))
         elif kind == "field_expression":
             field = fn.child_by_field_id(F_FIELD)
-            if field is None:
-                return None
-            name = self._text(field)
-            if name not in self.method_names:
-                return None
-            obj = self.type_of(fn.child_by_field_id(F_ARGUMENT))
-            if obj.kind != "struct":
-                return None
-            cands = self.methods_of(obj.name, name)
+            name = self._text(field) if field is not None else ""
+            if name in self.method_names:
+                obj = self.type_of(fn.child_by_field_id(F_ARGUMENT))
+                if obj.kind == "struct":
+                    cands = self.methods_of(obj.name, name)
         elif kind == "qualified_identifier":
             name = "".join(self._text(fn).split())
             cands = list(self.functions.get(name, ()))
@@ -270,42 +273,55 @@ class Expressions(Declarators):
                     cands = self.methods_of(struct, last)
                 if not cands:  # a namespace's function (namespaces are flattened)
                     cands = list(self.functions.get(last, ()))
+        if not cands and "operator()" in self.method_names:
+            t = self.type_of(fn)  # `f(x)` with `f` a struct value: its `operator()`
+            if t.kind == "struct":
+                cands = self.methods_of(t.name, "operator()")
         if not cands:
             return None
         return self._overload(cands, call)
 
     def operator_method(self, node: Node) -> Function | None:
-        """The operator a binary expression on a struct value calls (HLSL 2021: `a + b` with
-        `V operator+(V o)` a method of `a`'s struct, or of a struct it derives from), chosen
-        among overloads by the right operand's type; None for built-in operators."""
-        if not self.method_names or node.type != "binary_expression":
+        """The operator an expression on a struct value calls (HLSL 2021, a method of the
+        struct's or of a struct it derives from): `a + b` calls `a`'s `operator+(b)`, `-a` its
+        `operator-()`, `a[i]` its `operator[](i)`; chosen among overloads by the operands' types.
+        None for built-in operators."""
+        if not self.method_names:
+            return None
+        operands = operator_operands(self.tree, node)
+        if operands is None:
             return None
         key = node.id
         if key in self._callees:
             return self._callees[key]
         found: Function | None = None
-        op = node.child_by_field_id(F_OPERATOR)
-        if op is not None and f"operator{self._text(op)}" in self.method_names:
-            left = self.type_of(node.child_by_field_id(F_LEFT))
-            if left.kind == "struct":
-                cands = [
-                    f for f in self.methods_of(left.name, f"operator{self._text(op)}") if len(f.params) == 1
-                ]
+        obj, args, name = operands
+        if name in self.method_names:
+            t = self.type_of(obj)
+            if t.kind == "struct":
+                cands = [f for f in self.methods_of(t.name, name) if len(f.params) == len(args)]
                 if cands:
-                    found = self.best_overload(cands, [self.type_of(node.child_by_field_id(F_RIGHT))])
+                    found = self.best_overload(cands, [self.type_of(a) for a in args])
         self._callees[key] = found
         return found
 
     def _operator_calls(self, fn: Function) -> list[Function]:
-        """The operator methods `fn`'s body calls (`operator_method`); none without any."""
+        """The operator methods `fn`'s body calls (`operator_method`, and `operator()` of a
+        struct value called as a function); none without any."""
         if fn.body is None or not any(n.startswith("operator") for n in self.method_names):
             return []
         out: list[Function] = []
+        calls = "operator()" in self.method_names
         for n in self.tree.walk(fn.body):
-            if n.type == "binary_expression":
+            if n.type in OPERATOR_EXPRESSIONS:
                 found = self.operator_method(n)
-                if found is not None and found not in out:
-                    out.append(found)
+            elif calls and n.type == "call_expression":
+                found = self.callee(n)
+                found = found if found is not None and found.name.endswith("::operator()") else None
+            else:
+                continue
+            if found is not None and found not in out:
+                out.append(found)
         return out
 
     def called_functions(self, fn: Function) -> list[Function]:
@@ -488,3 +504,34 @@ def intrinsic_result(rule: str, first: T.Type, args: list[T.Type]) -> T.Type:
         "void": T.VOID,
     }
     return fixed.get(rule, T.UNKNOWN)
+
+
+OPERATOR_EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "subscript_expression"})
+"""The expressions a struct's operator method can implement (HLSL 2021 has no assignment,
+compound-assignment or increment operators: they would need references)."""
+
+
+def operator_operands(tree: SyntaxTree, node: Node) -> tuple[Node | None, list[Node], str] | None:
+    """The object, the other operands and the operator method's name of an expression that may
+    call one (`a + b` -> (a, [b], "operator+"), `-a` -> (a, [], "operator-"), `a[i, j]` -> (a,
+    [i, j], "operator[]")), or None for any other expression."""
+    kind = node.type
+    if kind == "subscript_expression":
+        idx = node.child_by_field_id(F_INDICES)
+        if idx is None:
+            args: list[Node] = []
+        elif idx.type == "subscript_argument_list":
+            args = [c for c in idx.named_children if c.type != "comment"]
+        else:
+            args = [idx]
+        return node.child_by_field_id(F_ARGUMENT), args, "operator[]"
+    op = node.child_by_field_id(F_OPERATOR)
+    if op is None:
+        return None
+    name = f"operator{tree.node_text(op)}"
+    if kind == "binary_expression":
+        right = node.child_by_field_id(F_RIGHT)
+        return node.child_by_field_id(F_LEFT), [right] if right is not None else [], name
+    if kind == "unary_expression":
+        return node.child_by_field_id(F_ARGUMENT), [], name
+    return None
