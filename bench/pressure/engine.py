@@ -25,6 +25,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -48,6 +49,7 @@ from hlsllint.targets import resolve_target  # noqa: E402
 
 DEFAULT_LIMIT = 40
 DEFAULT_FFX_GIT = "/work/.mirror/GPUOpen-LibrariesAndSDKs+FidelityFX-SDK/repo"
+SETS = HERE / "engine_sets.json"
 STAGE_GROUP = {"comp": "CS", "vert": "VS", "frag": "PS"}
 SIZE_BUCKETS = ((0, 16, "<16"), (16, 32, "16-32"), (32, 64, "32-64"), (64, 10**9, ">64"))
 # Done-when bar of issue 21 (held-out repositories, RDNA2 wave64); SGPRs keep issue 9's.
@@ -82,6 +84,18 @@ class EngineSet:
     defines: list[str] = field(default_factory=list)
     includes: list[Path] = field(default_factory=list)
     sixteen: str = "auto"
+    stages: dict[Path, str] = field(default_factory=dict)
+
+    def measure_groups(self) -> list[tuple[list[Path], tuple[str, str] | None]]:
+        """The files measured together and their (entry, stage): one group per stage when the
+        stage comes from each file's name, else every file with the set's entry (or --auto)."""
+        if not self.stages or self.entry is None:
+            return [(self.files, self.entry)]
+        name = self.entry[0]
+        by_stage: dict[str, list[Path]] = {}
+        for f in self.files:
+            by_stage.setdefault(self.stages[f], []).append(f)
+        return [(files, (name, stage)) for stage, files in sorted(by_stage.items())]
 
     def regtruth_args(self) -> tuple[str, ...]:
         args: list[str] = []
@@ -147,6 +161,19 @@ def aliased_root(repo: str, root: Path, aliases: dict[str, str]) -> Path:
     return dest
 
 
+def stage_of(name: str, by_token: dict[str, str]) -> str | None:
+    """The stage a file's name carries (`objectPS_prepass.hlsl` -> "frag" with {"PS": "frag"}).
+
+    WickedEngine names a shader after its stage: the token ends the name or comes before a
+    `_variant` (`vRectLightPS`, `generateMIPChain2DCS_float4`, `objectVS_prepass`). The last
+    such token counts; a name with none has no stage.
+    """
+    stem = name.split(".", 1)[0]
+    tokens = "|".join(re.escape(t) for t in by_token)
+    found = re.findall(rf"({tokens})(?=_|$)", stem) if tokens else []
+    return by_token[found[-1]] if found else None
+
+
 def sample(files: list[Path], limit: int | None) -> list[Path]:
     """A stable sample: the `limit` files whose path hashes lowest (all of them without a limit)."""
     if not limit or len(files) <= limit:
@@ -155,9 +182,21 @@ def sample(files: list[Path], limit: int | None) -> list[Path]:
 
 
 def load_sets(
-    corpus: Path, ffx_git: str, chosen: set[str] | None, limit: int | None, *, beyond: bool = False
+    corpus: Path,
+    ffx_git: str,
+    chosen: set[str] | None,
+    limit: int | None,
+    *,
+    beyond: bool = False,
+    spec_path: Path = SETS,
 ) -> list[EngineSet]:
-    spec = json.loads((HERE / "engine_sets.json").read_text())
+    """The sets of `spec_path` (engine_sets.json): their files, build and sample.
+
+    A set's sample is `every` k-th of its files in path order (its own rule; --limit does not
+    cut it) or else the --limit files whose path hashes lowest. `stage_from_name` (with `entry`)
+    keeps the files whose name carries a stage token and measures each in that stage.
+    """
+    spec = json.loads(spec_path.read_text())
     out: list[EngineSet] = []
     for s in spec["sets"]:
         if chosen and s["repo"] not in chosen:
@@ -167,20 +206,28 @@ def load_sets(
         if s.get("include_aliases"):
             root = aliased_root(s["repo"], root, s["include_aliases"])
         found = sorted(root.glob(s["glob"]))
+        by_token: dict[str, str] = s.get("stage_from_name", {})
+        stages = {f: st for f in found if (st := stage_of(f.name, by_token))} if by_token else {}
+        if by_token:
+            found = [f for f in found if f in stages]
+        every = int(s.get("every", 0))
         if beyond:  # the files the default sample leaves out (never looked at while modelling)
-            picked = set(sample(found, DEFAULT_LIMIT))
+            picked = set(found[::every] if every else sample(found, DEFAULT_LIMIT))
             found = [f for f in found if f not in picked]
-        files = sample(found, limit)
+            files = sample(found, limit)
+        else:
+            files = found[::every] if every else sample(found, limit)
         out.append(
             EngineSet(
                 repo=s["repo"],
                 split=s["split"],
                 root=root,
                 files=files,
-                entry=(s["entry"], s["stage"]) if "entry" in s else None,
+                entry=(s["entry"], s.get("stage", "")) if "entry" in s else None,
                 defines=list(s.get("defines", [])),
                 includes=[root / i for i in s.get("includes", [])],
                 sixteen=s.get("sixteen", "auto"),
+                stages={f: stages[f] for f in files if f in stages},
             )
         )
     return out
@@ -374,15 +421,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     pairs: list[Pair] = []
     total_time = 0.0
     for es in sets:
-        records = truth.measure(
-            es.files,
-            args.family,
-            args.wave,
-            regtruth=regtruth,
-            jobs=args.jobs,
-            extra=es.regtruth_args(),
-            entry=es.entry,
-        )
+        records: list[dict[str, object]] = []
+        for files, entry in es.measure_groups():
+            records += truth.measure(
+                files,
+                args.family,
+                args.wave,
+                regtruth=regtruth,
+                jobs=args.jobs,
+                extra=es.regtruth_args(),
+                entry=entry,
+            )
         if args.truth_only:
             print(f"  {es.repo:18s} files {len(es.files):4d}  regtruth records {len(records)}")
             continue
