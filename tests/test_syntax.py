@@ -7,6 +7,7 @@ import warnings
 import tree_sitter
 import tree_sitter_hlsl
 
+from hlsllint.semantic import build_model
 from hlsllint.syntax import Node, SyntaxTree, language, parse
 from hlsllint.syntax.tree import _as_capsule
 
@@ -442,3 +443,38 @@ def test_an_attribute_after_unexpanded_macro_lines_still_applies() -> None:
 def test_a_call_of_a_lower_case_function_before_brackets_is_no_attribute() -> None:
     tree = parse("void f() { x = g(a)[1]; h(a); [unroll] for (;;) {} }")
     assert [a.name for a in tree.annotations.attributes] == ["unroll"]
+
+
+EFFECT_FILE = """\
+Texture2D tex;
+texture diffuseTex;
+SamplerState linearSampler { Filter = MIN_MAG_MIP_LINEAR; AddressU = Wrap; };
+sampler2D diffuseSampler = sampler_state { Texture = <diffuseTex>; MinFilter = LINEAR; };
+float4 PS(float2 uv : TEXCOORD0) : COLOR0 {
+    return tex.Sample(linearSampler, uv) + tex2D(diffuseSampler, uv);
+}
+float4 VS(float4 p : POSITION) : POSITION { return p; }
+technique T0 { pass P0 { VertexShader = compile vs_2_0 VS(); PixelShader = compile ps_2_0 PS(); } }
+technique11 T1 < string name = "t"; > { pass P0 { SetPixelShader(CompileShader(ps_5_0, PS())); } };
+"""
+
+
+def test_effect_state_and_techniques_hold_no_code_and_are_read_as_such() -> None:
+    # D3D9/D3D10 effect files: the grammar reads neither a technique block nor the body of a
+    # state object (it made `linearSampler` a function); both hold no shader code
+    tree = clean(EFFECT_FILE)
+    functions = [
+        tree.node_text(f.child_by_field_name("declarator")).partition("(")[0]
+        for f in nodes(tree, "function_definition")
+    ]  # type: ignore[arg-type]
+    assert functions == ["PS", "VS"]
+    declared = [tree.node_text(d).split()[1] for d in nodes(tree, "declaration")]
+    assert declared == ["tex;", "diffuseTex;", "linearSampler", "diffuseSampler"]
+    assert len(tree.annotations.effects) == 4
+    model = build_model(tree)
+    assert {e.name: e.stage for e in model.entry_points} == {"PS": "pixel", "VS": "vertex"}
+    # a word `technique` or `SamplerState` used in code is left alone
+    tree = clean(
+        "float technique = 1;\nSamplerState s;\nfloat4 f(float x : X) : SV_Target { return technique * x; }\n"
+    )
+    assert tree.annotations.effects == []

@@ -112,6 +112,9 @@ class Annotations:
     blocks: list[Block] = field(default_factory=list)
     renamed: list[Span] = field(default_factory=list)
     """Spans of names that collide with HLSL keywords and were disguised for the parser."""
+    effects: list[Span] = field(default_factory=list)
+    """Effect-file state, blanked (it holds no shader code): `technique` blocks and the bodies of
+    `sampler_state { ... }` and `SamplerState s { ... }` state objects."""
 
 
 # Comments, string/char literals and preprocessor lines (with continuations) are masked out of
@@ -140,6 +143,13 @@ _COLON = re.compile(rb":(?<!::)(?!:)")  # the literal first: re scans for it fas
 _BUFFER = re.compile(rb"\b([ct]buffer)(\s+)([A-Za-z_]\w*)")
 _SPECIAL_FLOAT = re.compile(rb"\.#(?:INF|IND|QNAN|SNAN)\b")
 _BINDING = re.compile(rb"(register|packoffset|read|write)\s*\(")
+_EFFECT = re.compile(
+    rb"\b(?:technique(?:10|11)?\b(?:[^{;<]|<[^>]*>)*|sampler_state\s*"
+    rb"|(?:SamplerState|SamplerComparisonState|BlendState|DepthStencilState|RasterizerState)"
+    rb"\s+[A-Za-z_]\w*(?:\s*\[[^\]]*\])?\s*)(?=\{)"
+)
+"""The head of an effect file's state block, up to its `{`: a technique (its name and `<...>`
+annotations), `= sampler_state`, or a D3D10 effect state object `SamplerState s`."""
 
 # Words that the grammar treats as keywords but that HLSL code uses as modifiers in places the
 # grammar does not expect them, or as plain names.
@@ -477,6 +487,36 @@ def _buffers(sc: _Scanner, text: str, notes: Annotations) -> None:
         )
 
 
+def _effects(sc: _Scanner, text: str, notes: Annotations) -> None:
+    """Blank effect-file state, which the grammar cannot read and which holds no code: a
+    `technique` block whole (`pass P { VertexShader = compile vs_2_0 VS(); }`), the body of a
+    `sampler_state { Texture = <t>; }` and of a `SamplerState s { Filter = ...; }` (these two
+    stay declarations: `sampler2D s = sampler_state ;`, `SamplerState s ;`)."""
+    buf = sc.buf
+    if b"technique" not in buf and b"_state" not in buf and b"State" not in buf:
+        return
+    for m in _EFFECT.finditer(buf):
+        start, brace = m.span()
+        if buf[start - 1 : start] == b" " and buf[start : start + 1] == b" ":  # blanked already
+            continue
+        prev = sc.prev_sig(start)
+        whole = buf.startswith(b"technique", start)
+        if prev >= 0 and buf[prev] not in (b";}" if whole else b";}="):
+            continue
+        close = sc.match_close(brace)
+        if close < 0:
+            continue
+        end = close + 1
+        if whole:
+            nxt = sc.next_sig(end)
+            if nxt < len(buf) and buf[nxt] == 59:  # `technique T { ... };`
+                end = nxt + 1
+            sc.blank(start, end, text)
+        else:
+            sc.blank(brace, end, text)
+        notes.effects.append((start, end))
+
+
 def _free_space(sc: _Scanner, start: int) -> int | None:
     """A whitespace character of the original text right after `start` to turn into `;`."""
     orig = sc.orig
@@ -721,7 +761,7 @@ def normalize(text: str) -> tuple[str, Annotations]:
     notes = Annotations()
     deadline = current()
     sc = _Scanner(text)
-    for step in (_attributes, _buffers, _colons, _modifiers, _typedefs, _unknown_macros):
+    for step in (_effects, _attributes, _buffers, _colons, _modifiers, _typedefs, _unknown_macros):
         deadline.check()
         step(sc, text, notes)
     _reanchor(sc, notes)
