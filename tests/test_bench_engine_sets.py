@@ -143,3 +143,23 @@ def test_a_set_without_stage_from_name_keeps_one_group_and_the_hash_sample(tmp_p
     got = _probe(tmp_path, [plain])["Engine"]
     assert sorted(got["files"]) == sorted(SHADER_NAMES)
     assert got["groups"] == [[got["files"], None]]
+
+
+BUDGET_PROBE = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+import engine
+from pathlib import Path
+es = engine.EngineSet("E", "held-out", Path("."), [], ("main", "comp"), defines=["A=2", "B"])
+print(es.settings("navi21", 64).time_budget, es.settings("navi21", 64, 120.0).time_budget)
+print(es.settings("navi21", 64, 120.0).defines)
+"""
+
+
+def test_time_budget_reaches_the_estimate_settings() -> None:
+    """hlsllint's 10 s budget is wall clock: on a busy machine a large file's entries went
+    unmatched (WickedEngine's visibility_shadeCS); --time-budget lifts it for the bench."""
+    proc = subprocess.run(
+        [sys.executable, "-c", BUDGET_PROBE, str(PRESSURE)], capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.splitlines() == ["10.0 120.0", "(('A', '2'), ('B', '1'))"]

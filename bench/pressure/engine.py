@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -106,15 +106,17 @@ class EngineSet:
         args += ["--16bit-types", self.sixteen]
         return tuple(args)
 
-    def settings(self, family: str, wave: int | None) -> Settings:
+    def settings(self, family: str, wave: int | None, time_budget: float | None = None) -> Settings:
+        """hlsllint's settings for the set's build (`time_budget`: seconds per file, else the default)."""
         defines = tuple((d.partition("=")[0], d.partition("=")[2] or "1") for d in self.defines)
-        return Settings(
+        settings = Settings(
             target=family,
             wave_size=wave,
             include_dirs=tuple(str(i) for i in self.includes),
             defines=defines,
             enable_16bit_types=self.sixteen == "on",
         )
+        return settings if time_budget is None else replace(settings, time_budget=time_budget)
 
 
 def export_ffx(git_dir: str) -> Path:
@@ -233,8 +235,10 @@ def load_sets(
     return out
 
 
-def estimate(es: EngineSet, family: str, wave: int | None) -> tuple[dict[str, list[EntryReport]], float]:
-    settings = es.settings(family, wave)
+def estimate(
+    es: EngineSet, family: str, wave: int | None, time_budget: float | None = None
+) -> tuple[dict[str, list[EntryReport]], float]:
+    settings = es.settings(family, wave, time_budget)
     out: dict[str, list[EntryReport]] = {}
     t0 = time.perf_counter()
     for f in es.files:
@@ -407,6 +411,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--regtruth", help="path to regtruth.py (default: $REGTRUTH, ../regtruth)")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--truth-only", action="store_true", help="fill the regtruth cache and stop")
+    ap.add_argument(
+        "--time-budget",
+        type=float,
+        help="seconds hlsllint may spend per file (default: its own, 10 s of wall clock: on a busy "
+        "machine a large file runs out of it and its entries go unmatched)",
+    )
     ap.add_argument("--worst", type=int, default=0, help="list the N largest VGPR errors")
     ap.add_argument("--json", type=Path, help="write every pair and the summaries here")
     args = ap.parse_args(argv)
@@ -435,7 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.truth_only:
             print(f"  {es.repo:18s} files {len(es.files):4d}  regtruth records {len(records)}")
             continue
-        estimates, elapsed = estimate(es, args.family, args.wave)
+        estimates, elapsed = estimate(es, args.family, args.wave, args.time_budget)
         total_time += elapsed
         got, counts = pair_up(es, records, estimates, args.family)
         pairs += got
