@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import statistics
 import sys
@@ -33,6 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.lsp.client import LanguageClient
 from pygls.workspace.position_codec import PositionCodec
 
@@ -91,6 +93,7 @@ void main(uint3 id : SV_DispatchThreadID)
 SYNTHETIC_LINE = 18  # 1-based line of `return x < 0 ? 1.0 : 0.0;` in MAIN_HEAD (inside `probe`)
 PROBE = "float hlsllint_probe = 0.5; hlsllint_probe = sign(hlsllint_probe) < 0 ? 1.0 : 0.0;"
 PROBE_CODE = "HL105"
+_CONVERTER = get_converter()
 
 
 def functions(prefix: str, count: int) -> str:
@@ -215,6 +218,11 @@ def reference(main: Path, text: str) -> list[types.Diagnostic]:
     return [to_lsp(d, pos, done.sources) for d in done.diagnostics]
 
 
+def _wire(diags: Sequence[types.Diagnostic | None]) -> object:
+    """Diagnostics as sent (JSON values): what arrives holds tuples where a list was sent."""
+    return [_CONVERTER.unstructure(d) for d in diags]
+
+
 def check(edit: Edit, main: Path, received: dict[int, list[types.Diagnostic]]) -> list[str]:
     """What is wrong with the published diagnostics (empty when every version is right)."""
     problems = []
@@ -226,10 +234,15 @@ def check(edit: Edit, main: Path, received: dict[int, list[types.Diagnostic]]) -
         if edit.has_probe_finding(diags) != probe:
             state = "missing" if probe else "stale"
             problems.append(f"version {version}: the probe's {PROBE_CODE} is {state}")
-        if diags != expected[probe]:
+        want = expected[probe]
+        if _wire(diags) != _wire(want):
+            first = next(
+                ((a, b) for a, b in itertools.zip_longest(diags, want) if _wire([a]) != _wire([b])),
+                (None, None),
+            )
             problems.append(
                 f"version {version}: {len(diags)} diagnostics published, a fresh lint has "
-                f"{len(expected[probe])} (or they differ)"
+                f"{len(expected[probe])}; first difference: published {first[0]}, fresh {first[1]}"
             )
     return problems
 

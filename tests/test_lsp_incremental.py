@@ -241,3 +241,147 @@ def test_a_cancel_reaches_an_incremental_lint(folder: Path) -> None:
         relint(snap, text)
     again = relint(snap, text)  # not cancelled: as before
     assert again is not None and again.analysed == 2
+
+
+def _engine_header(count: int) -> str:
+    """An engine-style header: a frame cbuffer and samplers every helper reads, a struct with
+    methods, a struct closed by `;` right before a helper, a static global one helper writes and
+    another reads, groupshared memory, a vertex entry point of its own, and `count` helpers that
+    call one another."""
+    parts = [
+        "cbuffer FrameBuffer : register(b0)\n{\n    float4x4 view_projection;\n    float3 camera;\n"
+        "    float delta_time;\n};\n",
+        "SamplerState samplers[4] : register(s0);\nTexture2D<float4> tex : register(t0);\n",
+        "RWTexture2D<float4> tex_uav : register(u0);\nstatic float frame_scale = 1.0;\n",
+        "groupshared float4 shared_tile[64];\n",
+        "struct Surface\n{\n    float3 albedo;\n    float roughness;\n"
+        "    float3 tinted(float3 c) { return albedo * c * frame_scale; }\n};\n",
+        "struct Analysis\n{\n    float curvature;\n    float flow;\n};\n",
+    ]
+    for i in range(count):
+        callee = f"helper_{i - 1}(x * 0.5, uv)" if i % 3 else "x"
+        parts.append(
+            f"// helper {i}: a comment that belongs to it\n"
+            f"float helper_{i}(float x, float2 uv)\n{{\n"
+            f"    float y = {callee} + camera.x * delta_time;\n"
+            f"    float4 t = tex.SampleLevel(samplers[{i % 4}], uv, 0);\n"
+            f"    for (int k = 0; k < {2 + i % 5}; ++k)\n        y += t[k % 4] * {i}.5;\n"
+            f"    return sign(y) < 0 ? 0.0 : y;\n}}\n"
+        )
+    parts.append("void set_scale(float s)\n{\n    frame_scale = s * delta_time;\n}\n")
+    parts.append(
+        "float4 transform_vs(float3 p : POSITION) : SV_Position\n{\n"
+        "    return mul(view_projection, float4(p * helper_1(p.x, p.xy), 1.0));\n}\n"
+    )
+    return "\n".join(parts)
+
+
+ENGINE_MAIN = """\
+#include "engine.hlsli"
+
+float probe(float x)
+{
+    return x < 0 ? 1.0 : 0.0;
+}
+
+float shade(Surface s, float2 uv)
+{
+    float3 c = s.tinted(float3(uv, 1.0));
+    return helper_4(c.x, uv) + probe(c.y);
+}
+
+[numthreads(8, 8, 1)]
+void main_cs(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
+{
+    float2 uv = (id.xy + 0.5) / 64.0;
+    Surface s;
+    s.albedo = tex_uav[id.xy].rgb;
+    s.roughness = 0.5;
+    shared_tile[gi] = float4(s.albedo, 1.0);
+    GroupMemoryBarrierWithGroupSync();
+    float v = shade(s, uv) + shared_tile[(gi + 1) % 64].x;
+    tex_uav[id.xy] = float4(v, v * frame_scale, helper_2(v, uv), 1.0);
+}
+
+float4 main_ps(float4 pos : SV_Position) : SV_Target
+{
+    set_scale(pos.x);
+    return float4(probe(pos.y), helper_0(pos.x, pos.xy), 0.0, 1.0);
+}
+"""
+
+
+def test_edits_below_an_engine_header_analyse_what_the_edit_reaches(folder: Path) -> None:
+    """A header of many helpers that every function reads through one cbuffer and one sampler
+    array: an edit in the main file re-analyses what the edited function reaches (its callers up
+    to their entry points, its callees), not the header's other helpers and entry points, and
+    every result equals a fresh lint."""
+    (folder / "engine.hlsli").write_text(_engine_header(45), encoding="utf-8")
+    path = os.path.normpath(str(folder / "engine_main.hlsl"))
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    done = lint_document(path, ENGINE_MAIN, resolver, settings)
+    assert done.context is not None
+    snap = snapshot(done.context, path, ENGINE_MAIN, settings, None, done.findings)
+    assert snap is not None
+    total = len(snap.functions)
+    edits = [
+        ENGINE_MAIN.replace(
+            "s.roughness = 0.5;", "s.roughness = 0.5; float q = sign(v0) < 0 ? 1.0 : q;"
+        ).replace("float2 uv = (id.xy", "float v0 = 1.0; float2 uv = (id.xy"),
+        ENGINE_MAIN.replace("return x < 0 ?", "x = x * 2.0;\n    return x < 0 ?"),
+        ENGINE_MAIN.replace("set_scale(pos.x);", "set_scale(pos.x * 2.0);"),
+        ENGINE_MAIN.replace("helper_4(c.x, uv)", "helper_4(c.x, uv) + helper_40(c.z, uv)"),
+    ]
+    for text in edits:
+        assert text != ENGINE_MAIN
+        again = relint(snap, text)
+        assert again is not None, text
+        assert again.analysed < total // 3, (again.analysed, total)
+        fresh = lint_document(path, text, resolver, settings)
+        assert publishable(again.findings, path, text, resolver) == fresh.diagnostics, text
+    incremental, full = _walk(path, ENGINE_MAIN, 10, seed=24)
+    assert incremental >= 2, (incremental, full)
+
+
+def test_a_function_left_out_keeps_the_semicolon_of_the_struct_before_it(folder: Path) -> None:
+    """A function left out of the analysis goes whole, from the end of the code before it: the
+    `;` closing a struct above it is not its own (blanking it made the struct swallow the next
+    declaration, and every edit was linted from scratch)."""
+    (folder / "lib.hlsli").write_text(
+        "struct Pair\n{\n    float a;\n    float b;\n};\n\n"
+        "float unreached(float v)\n{\n    return v * 2.0;\n}\n\n"
+        "struct Other\n{\n    float c;\n};\n",
+        encoding="utf-8",
+    )
+    path, resolver, snap = _main_snapshot(folder)
+    again = relint(snap, EDITED)
+    assert again is not None
+    fresh = lint_document(path, EDITED, resolver)
+    assert publishable(again.findings, path, EDITED, resolver) == fresh.diagnostics
+
+
+def test_a_fix_writing_a_built_in_type_is_reused(folder: Path) -> None:
+    """HL104's fix writes `bool2`, a word the text need not hold: it is a type, not a fresh name
+    made up across the unit, so an edit elsewhere still reuses the finding (it used to make
+    every edit of such a file a lint from scratch)."""
+    flags = (
+        "float2 flagged(float2 a, float2 b)\n{\n    float2 pick = step(0.25, b);\n"
+        "    return lerp(a, b * 2.0, pick);\n}\n\n"
+    )
+    text = MAIN.replace("float4 blur(uint i)", flags + "float4 blur(uint i)").replace(
+        "+ blur(gi);", "+ blur(gi) * flagged(c.xy, c.yz).x;"
+    )
+    path = os.path.normpath(str(folder / "main.hlsl"))
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    done = lint_document(path, text, resolver, settings)
+    assert done.context is not None
+    assert any(d.code == "HL104" and d.fix is not None for d in done.findings)
+    snap = snapshot(done.context, path, text, settings, None, done.findings)
+    assert snap is not None
+    edited = text.replace("    float z = y * SCALE;", "    float z = y * SCALE * 0.5;")
+    again = relint(snap, edited)
+    assert again is not None
+    fresh = lint_document(path, edited, resolver)
+    assert publishable(again.findings, path, edited, resolver) == fresh.diagnostics

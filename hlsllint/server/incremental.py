@@ -2,26 +2,29 @@
 
 The last lint of a document leaves a `Snapshot`: its text, its findings (before `noqa`), the
 files its unit read, and the unit's top-level functions: where each sits in its file and which
-top-level names (functions, globals, cbuffer members, types) its text mentions. Functions that
-mention a common name form one *group* (connected through the names: a caller and its callees,
-two entry points sharing a groupshared array, a struct type or a cbuffer member...).
+top-level names (functions, globals, cbuffer members, types) its text mentions.
 
 An edit inside one function body of the document (no `#` in the removed or inserted text, none in
-that body) can only change the findings of that function's group: every other function body of
-the unit, in the document and in its headers, is blanked (spaces, lines kept, so every offset and
-line stays where it was; a function that is not an entry point goes whole) and the unit is
-linted again; the blanked functions keep the findings they had, moved by the edit. A finding on
-a top-level declaration goes with the group of the names it declares. The identifiers of blanked
-bodies (macros expanded) go in a comment at the end of the text, so that rules naming a fresh
-variable see the unit's words. When the edit adds or removes lines, a group whose findings quote
-a number that could be a moved line is analysed again too (rules name a peak or a loop by its
-line in their messages).
+that body) can only change the findings of the functions the edit reaches (`affected`): the
+edited one, the functions calling it up to their entry points, everything those call, and the
+functions sharing a global one of them may write. Every other function body of the unit, in the
+document and in its headers, is blanked (spaces, lines kept, so every offset and line stays where
+it was; a function that is not an entry point goes whole) and the unit is linted again; the
+blanked functions keep the findings they had, moved by the edit (a header's are never
+published). An engine header of thousands of lines that every function reads through one
+cbuffer is so left out but for what the edited function calls. A finding on a top-level
+declaration goes with the functions that mention the names it declares. The identifiers of
+blanked bodies (macros expanded) go in a comment at the end of the text, so that rules naming a
+fresh variable see the unit's words. When the edit adds or removes lines, a function whose
+findings quote a number that could be a moved line is analysed again too (rules name a peak or a
+loop by its line in their messages).
 
 Anything this cannot vouch for is linted from scratch instead (`None`): code the grammar cannot
 read (its error recovery need not stay inside one function), the edit outside a single body, a
 directive, comment or string delimiter at the edit, a header changed on disk or an include now
-found, several variants, the blanked unit's functions or entry points not the expected ones, a
-crash or a time budget, a finding on a declaration that names both analysed and reused functions
+found, several variants, the blanked unit's functions or entry points not the expected ones, an edited
+body that now calls a function or touches a global the analysis left out, a crash or a time
+budget, a finding on a declaration that names both analysed and reused functions
 and differs from the reused one, or a fix that writes an identifier absent from the text (a fresh
 name, chosen across the unit).
 """
@@ -41,6 +44,7 @@ from hlsllint.context import RuleContext
 from hlsllint.deadline import current
 from hlsllint.diagnostics import Diagnostic, Edit, Fix, Related
 from hlsllint.lint import FileLoader, lint_unit
+from hlsllint.semantic.types import parse_numeric
 from hlsllint.source import Location, SourceError, SourceFile
 from hlsllint.syntax import Node
 
@@ -90,6 +94,9 @@ class Snapshot:
     """The unit's entry points, in order."""
     decls: list[Func] = dataclasses.field(default_factory=list)
     """The document's other top-level declarations."""
+    shared: frozenset[str] = frozenset()
+    """The globals through which one function can change what another sees (written ones:
+    statics, groupshared, writable resources; see `writable_globals`)."""
     _words: frozenset[str] | None = None
 
     @property
@@ -126,6 +133,23 @@ def entry_names(ctx: RuleContext) -> list[str]:
     return [e.name for e in ctx.model.entry_points]
 
 
+def writable_globals(ctx: RuleContext) -> frozenset[str]:
+    """The globals a function may write (anything but constants, cbuffer members and read-only
+    resources, arrays of them included): through them one function's body can change another's
+    findings without a call between them."""
+    out = set()
+    for name, sym in ctx.model.globals.items():
+        if sym.kind in ("cbuffer_member", "static_const"):
+            continue
+        t: Any = sym.type
+        while t is not None and t.kind == "array":
+            t = t.element
+        if sym.kind == "resource" and t is not None and t.resource is not None and not t.resource.writable:
+            continue
+        out.add(name)
+    return frozenset(out)
+
+
 def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list[Func]] | None:
     """The unit's top-level functions (and, as never-blanked entries, other top-level code that
     holds functions or mentions one), and its other top-level declarations (with the names they
@@ -136,8 +160,11 @@ def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list
     out: list[Func] = []
     decls: list[Func] = []
     prev_end = 0
-    for node in tree.root.named_children:
+    for node in tree.root.children:
         s, e = tree.span(node)
+        if not node.is_named:  # the `;` after a struct: not a function's to blank
+            prev_end = e
+            continue
         if node.type == "function_definition":
             lead = text[prev_end:s]
             own = prev_end + len(lead) - len(lead.lstrip())
@@ -210,25 +237,65 @@ def _function(ctx: RuleContext, node: Node, own: int, s: int, e: int, names: fro
     return Func(name, path, start, end, body, words & names, words, whole)
 
 
-def groups(functions: list[Func]) -> tuple[list[int], dict[str, int]]:
-    """The group of each function (functions joined through the top-level names they mention),
-    and of each name a function mentions."""
-    parent = list(range(len(functions)))
-    by_name: dict[str, int] = {}
+def affected(
+    functions: list[Func],
+    seeds: set[int],
+    path: str,
+    shared: frozenset[str],
+    doc_names: frozenset[str],
+    typed: frozenset[str] = frozenset(),
+) -> list[bool]:
+    """Which functions an edit of the `seeds` (in the document at `path`) makes analyse again:
+    whose findings may change, and those whose bodies the analysis of those needs.
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+    - What an analysed function calls (its body is inlined), and every function that writes or
+      reads a global it mentions that one function can change for another (`shared`).
+    - Up from a function whose findings are published (the document's, or one naming a
+      declaration of the document): every function that calls it, up to the entry points whose
+      analyses find them; the document's other top-level code (struct methods, initialisers)
+      with every function that mentions a name it mentions.
+    - Top-level code that is never blanked (it holds functions) with what it calls.
 
+    A header function that no such path reaches keeps its last findings, which are never
+    published anyway; it is blanked, and its entry points with it."""
+    by_name: dict[str, list[int]] = {}
+    mentions: dict[str, list[int]] = {}
     for i, f in enumerate(functions):
-        for t in f.tokens | ({f.name} if f.name else set()):
-            j = by_name.setdefault(t, i)
-            a, b = find(i), find(j)
-            if a != b:
-                parent[b] = a
-    return [find(i) for i in range(len(functions))], {n: find(i) for n, i in by_name.items()}
+        if f.name:
+            by_name.setdefault(f.name, []).append(i)
+        for t in f.tokens:
+            mentions.setdefault(t, []).append(i)
+    dirty = [False] * len(functions)
+    up = [False] * len(functions)
+    work: list[tuple[int, bool]] = [(i, True) for i in seeds]
+    work += [(i, f.path == path) for i, f in enumerate(functions) if f.body is None]
+    while work:
+        i, upward = work.pop()
+        f = functions[i]
+        upward = upward or f.path == path or bool(f.tokens & doc_names)
+        if dirty[i] and (up[i] or not upward):
+            continue
+        dirty[i] = True
+        up[i] = up[i] or upward
+        tokens = f.tokens | typed if i in seeds else f.tokens
+        for t in tokens:
+            work.extend((j, False) for j in by_name.get(t, ()))
+            if t in shared:
+                work.extend((j, False) for j in mentions.get(t, ()))
+        if upward:
+            if f.body is None and f.path == path:
+                callers = [j for t in f.tokens for j in mentions.get(t, ())]
+            else:
+                callers = mentions.get(f.name, []) if f.name else []
+            work.extend((j, True) for j in callers)
+    return dirty
+
+
+def _declared(decls: list[Func]) -> frozenset[str]:
+    out: set[str] = set()
+    for d in decls:
+        out |= d.tokens
+    return frozenset(out)
 
 
 def snapshot(
@@ -262,6 +329,7 @@ def snapshot(
         list(findings),
         entry_names(ctx),
         [d for d in decls if d.path == path],
+        writable_globals(ctx),
     )
 
 
@@ -330,17 +398,18 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
         return _give_up("an included file changed or appeared")
     old_src, new_src = SourceFile(path=path, text=snap.text), SourceFile(path=path, text=text)
     lines_moved = removed.count("\n") != inserted.count("\n")
-    group, name_group = groups(snap.functions)
-    dirty_groups = {group[edited[0]]} | {group[i] for i, f in enumerate(snap.functions) if f.body is None}
+    seeds = set(edited)
     if lines_moved:
-        # Lines below the edit moved: a group whose findings quote a number that may be one of
-        # those lines (rules name peaks and loops by line) is analysed again.
+        # Lines below the edit moved: a function whose findings quote a number that may be one
+        # of those lines (rules name peaks and loops by line) is analysed again.
         row = old_src.location(change.start).row
         for dg in snap.findings:
             i = _owner(snap.functions, path, dg.start_offset)
             if i is not None and _quotes_row_from(dg, row):
-                dirty_groups.add(group[i])
-    dirty = [group[i] in dirty_groups for i in range(len(snap.functions))]
+                seeds.add(i)
+    # The names the edit types may call functions or write globals the old body did not.
+    typed = frozenset(IDENT.findall(inserted)) & snap.names
+    dirty = affected(snap.functions, seeds, path, snap.shared, _declared(snap.decls), typed)
 
     # The blanked unit: every clean function body emptied, its words kept in a comment at the end.
     blanks: dict[str, list[tuple[int, int]]] = {}
@@ -391,6 +460,17 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
             return _give_up("a function body moved")
         if dirty[i]:
             functions[i] = new
+    # The edited body may now call a function left out (blanked), or touch a global a function
+    # left out shares (a macro expanded): the closure above did not see those.
+    outside: set[str] = set()
+    for f, d in zip(snap.functions, dirty, strict=True):
+        if not d:
+            outside |= f.tokens & snap.shared
+            if f.name:
+                outside.add(f.name)
+    for i in kept:
+        if dirty[i] and functions[i].words & outside:
+            return _give_up("the edit reaches a function or global left out")
 
     # Findings: the analysed functions' from this run, the others' moved from the last one.
 
@@ -399,21 +479,25 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
     old_global: list[Diagnostic] = []
     new_global: list[Diagnostic] = []
     decls = [_moved_func(d, change, path) for d in snap.decls]
-    dirty_set = {g for g, is_dirty in zip(group, dirty, strict=True) if is_dirty}
+    users: dict[str, set[int]] = {}
+    for fs in (snap.functions, functions):
+        for i, f in enumerate(fs):
+            for t in f.tokens:
+                users.setdefault(t, set()).add(i)
 
     def side(fs: list[Func], ds: list[Func], offset: int) -> bool | None:
         """Is a finding at `offset` the analysed part's (True), the reused part's (False), or
-        either's (None: a declaration that names both, or none)?"""
+        either's (None: a declaration that analysed and reused functions name, or none)?"""
         i = _owner(fs, path, offset)
         if i is not None:
             return dirty[i]
         k = _owner(ds, path, offset)
         if k is None:
             return None
-        joined = {name_group[n] for n in ds[k].tokens if n in name_group}
-        if joined <= dirty_set and joined:
+        joined = {dirty[j] for n in ds[k].tokens for j in users.get(n, ())}
+        if joined == {True}:
             return True
-        return None if joined & dirty_set else False
+        return False if joined == {False} else None
 
     for dg in snap.findings:
         where = side(snap.functions, snap.decls, dg.start_offset)
@@ -459,6 +543,7 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
         found,
         snap.entries,
         decls,
+        snap.shared,
     )
     return Relint(found, sources, fresh, sum(dirty))
 
@@ -493,7 +578,8 @@ def _fresh_names(d: Diagnostic) -> set[str]:
     out: set[str] = set()
     if d.fix is not None:
         for e in d.fix.edits:
-            out.update(IDENT.findall(e.content))
+            # A built-in type a fix writes (`bool2` for a float2 of 0s and 1s) is nobody's name.
+            out.update(w for w in IDENT.findall(e.content) if parse_numeric(w) is None)
     return out
 
 
