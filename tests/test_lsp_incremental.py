@@ -279,6 +279,12 @@ def _engine_header(count: int) -> str:
 ENGINE_MAIN = """\
 #include "engine.hlsli"
 
+struct Blend
+{
+    float weight;
+    float apply(float a, float b) { return lerp(a, b, saturate(weight * delta_time)); }
+};
+
 float probe(float x)
 {
     return x < 0 ? 1.0 : 0.0;
@@ -306,16 +312,19 @@ void main_cs(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
 float4 main_ps(float4 pos : SV_Position) : SV_Target
 {
     set_scale(pos.x);
-    return float4(probe(pos.y), helper_0(pos.x, pos.xy), 0.0, 1.0);
+    Blend b;
+    b.weight = pos.z;
+    return float4(probe(pos.y), helper_0(pos.x, pos.xy), b.apply(pos.x, pos.y), 1.0);
 }
 """
 
 
 def test_edits_below_an_engine_header_analyse_what_the_edit_reaches(folder: Path) -> None:
     """A header of many helpers that every function reads through one cbuffer and one sampler
-    array: an edit in the main file re-analyses what the edited function reaches (its callers up
-    to their entry points, its callees), not the header's other helpers and entry points, and
-    every result equals a fresh lint."""
+    array: an edit in the main file (in a function or a struct's method) re-analyses what the
+    edited function reaches (its callers up to their entry points, its callees, the methods
+    they call), not the header's other helpers, methods and entry points, and every result
+    equals a fresh lint."""
     (folder / "engine.hlsli").write_text(_engine_header(45), encoding="utf-8")
     path = os.path.normpath(str(folder / "engine_main.hlsl"))
     resolver = ConfigResolver()
@@ -332,6 +341,7 @@ def test_edits_below_an_engine_header_analyse_what_the_edit_reaches(folder: Path
         ENGINE_MAIN.replace("return x < 0 ?", "x = x * 2.0;\n    return x < 0 ?"),
         ENGINE_MAIN.replace("set_scale(pos.x);", "set_scale(pos.x * 2.0);"),
         ENGINE_MAIN.replace("helper_4(c.x, uv)", "helper_4(c.x, uv) + helper_40(c.z, uv)"),
+        ENGINE_MAIN.replace("saturate(weight * delta_time)", "sign(weight) < 0 ? 0.0 : weight"),
     ]
     for text in edits:
         assert text != ENGINE_MAIN

@@ -126,6 +126,10 @@ def top_level_names(ctx: RuleContext) -> frozenset[str]:
     for cb in model.cbuffers:
         names.add(cb.name)
         names.update(m.name for m in cb.members)
+    # Methods and namespace functions: what calls them mentions their names.
+    for node in ctx.tree.root.named_children:
+        if node.type in CONTAINERS:
+            names.update(n for m in _inner_functions(node) if (n := _function_name(ctx, m)))
     return frozenset(names)
 
 
@@ -173,8 +177,24 @@ def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list
                 return None
             out.append(f)
         elif node.type != "comment":
-            words = set(IDENT.findall(text[s:e]))
             holds = node.type in CONTAINERS and _has_function(node)
+            bodies: list[tuple[int, int]] = []
+            if holds:
+                # Each method (or namespace function) is a function of its own, blanked when
+                # nothing analysed calls it; the struct mentions what the rest of it does.
+                for m in _inner_functions(node):
+                    ms, me = tree.span(m)
+                    f = _function(ctx, m, ms, ms, me, names)
+                    if f is None:
+                        return None
+                    out.append(f)
+                    bodies.append((ms, me))
+            pieces, at = [], s
+            for bs, be in bodies:
+                pieces.append(text[at:bs])
+                at = be
+            pieces.append(text[at:e])
+            words = set(IDENT.findall(" ".join(pieces)))
             path, start, _ = sm.map_offset(s)
             epath, end, _ = sm.map_offset(max(s, e - 1))
             stop = end + 1 if epath == path else start
@@ -190,6 +210,27 @@ def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list
     return out, decls
 
 
+def _inner_functions(node: Node) -> list[Node]:
+    """The function definitions a struct or namespace holds (not those inside them)."""
+    out: list[Node] = []
+    stack = list(reversed(node.children))
+    while stack:
+        n = stack.pop()
+        if n.type == "function_definition":
+            out.append(n)
+        else:
+            stack.extend(reversed(n.children))
+    return out
+
+
+def _function_name(ctx: RuleContext, node: Node) -> str:
+    declarator = node.child_by_field_name("declarator")
+    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
+    if inner is not None and inner.type in ("identifier", "field_identifier"):
+        return ctx.tree.node_text(inner)
+    return ""
+
+
 def _has_function(node: Node) -> bool:
     stack = list(node.children)
     while stack:
@@ -203,9 +244,7 @@ def _has_function(node: Node) -> bool:
 def _function(ctx: RuleContext, node: Node, own: int, s: int, e: int, names: frozenset[str]) -> Func | None:
     tree, sm = ctx.tree, ctx.pp.sourcemap
     words = frozenset(IDENT.findall(tree.text[own:e]))
-    declarator = node.child_by_field_name("declarator")
-    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
-    name = tree.node_text(inner) if inner is not None and inner.type == "identifier" else ""
+    name = _function_name(ctx, node)
     path, start, _ = sm.map_offset(s)
     opath, ostart, _ = sm.map_offset(own)
     if opath == path and ostart <= start:
@@ -233,7 +272,8 @@ def _function(ctx: RuleContext, node: Node, own: int, s: int, e: int, names: fro
             body = (o1 + 1, o2)
             end = max(end, o2 + 1)
     entry = any(ep.function.node.id == node.id for ep in ctx.model.entry_points)
-    whole = body is not None and not entry and "#" not in src.text[start:end]
+    top = node.parent is not None and node.parent.type == "translation_unit"
+    whole = body is not None and top and not entry and "#" not in src.text[start:end]
     return Func(name, path, start, end, body, words & names, words, whole)
 
 
