@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import itertools
 import os
 import statistics
@@ -213,7 +214,10 @@ def reference(main: Path, text: str) -> list[types.Diagnostic]:
     from hlsllint.source import SourceFile
 
     path = os.path.normpath(str(main))
-    done = lint_document(path, text, ConfigResolver())
+    resolver = ConfigResolver()
+    # No time budget: on a loaded machine the reference itself must not stop at HL006.
+    settings = dataclasses.replace(resolver.for_path(path), time_budget=0)
+    done = lint_document(path, text, resolver, settings)
     pos = Positions(SourceFile(path=path, text=text), PositionCodec(types.PositionEncodingKind.Utf16))
     return [to_lsp(d, pos, done.sources) for d in done.diagnostics]
 

@@ -127,9 +127,8 @@ def top_level_names(ctx: RuleContext) -> frozenset[str]:
         names.add(cb.name)
         names.update(m.name for m in cb.members)
     # Methods and namespace functions: what calls them mentions their names.
-    for node in ctx.tree.root.named_children:
-        if node.type in CONTAINERS:
-            names.update(n for m in _inner_functions(node) if (n := _function_name(ctx, m)))
+    for held in _held_functions(ctx).values():
+        names.update(n for m in held if (n := _function_name(ctx, m)))
     return frozenset(names)
 
 
@@ -163,6 +162,7 @@ def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list
     functions = set(ctx.model.functions)
     out: list[Func] = []
     decls: list[Func] = []
+    held = _held_functions(ctx)
     prev_end = 0
     for node in tree.root.children:
         s, e = tree.span(node)
@@ -177,12 +177,13 @@ def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list
                 return None
             out.append(f)
         elif node.type != "comment":
-            holds = node.type in CONTAINERS and _has_function(node)
+            methods = held.get(node.id, [])
+            holds = bool(methods)
             bodies: list[tuple[int, int]] = []
             if holds:
                 # Each method (or namespace function) is a function of its own, blanked when
                 # nothing analysed calls it; the struct mentions what the rest of it does.
-                for m in _inner_functions(node):
+                for m in methods:
                     ms, me = tree.span(m)
                     f = _function(ctx, m, ms, ms, me, names)
                     if f is None:
@@ -210,16 +211,16 @@ def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list
     return out, decls
 
 
-def _inner_functions(node: Node) -> list[Node]:
-    """The function definitions a struct or namespace holds (not those inside them)."""
-    out: list[Node] = []
-    stack = list(reversed(node.children))
-    while stack:
-        n = stack.pop()
-        if n.type == "function_definition":
-            out.append(n)
-        else:
-            stack.extend(reversed(n.children))
+def _held_functions(ctx: RuleContext) -> dict[int, list[Node]]:
+    """The function definitions each top-level struct or namespace holds (by the holder's node
+    id), in order; from the tree's index rather than a walk of every struct."""
+    out: dict[int, list[Node]] = {}
+    for fn in ctx.tree.nodes_of_type("function_definition"):
+        top, parent = fn, fn.parent
+        while parent is not None and parent.type != "translation_unit":
+            top, parent = parent, parent.parent
+        if top is not fn and top.type in CONTAINERS:
+            out.setdefault(top.id, []).append(fn)
     return out
 
 
@@ -229,16 +230,6 @@ def _function_name(ctx: RuleContext, node: Node) -> str:
     if inner is not None and inner.type in ("identifier", "field_identifier"):
         return ctx.tree.node_text(inner)
     return ""
-
-
-def _has_function(node: Node) -> bool:
-    stack = list(node.children)
-    while stack:
-        n = stack.pop()
-        if n.type == "function_definition":
-            return True
-        stack.extend(n.children)
-    return False
 
 
 def _function(ctx: RuleContext, node: Node, own: int, s: int, e: int, names: frozenset[str]) -> Func | None:
