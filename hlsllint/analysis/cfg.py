@@ -32,12 +32,12 @@ import networkx as nx
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
-from hlsllint.analysis.lowering import Frame
+from hlsllint.analysis.lowering import MAX_STRUCT_DEPTH, Frame, _flatten
 from hlsllint.analysis.lowering_stmt import StmtLowerer
 from hlsllint.analysis.passes import common_values, dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
 from hlsllint.semantic.model import Model
-from hlsllint.semantic.symbols import EntryPoint, Symbol
+from hlsllint.semantic.symbols import EntryPoint
 from hlsllint.targets import resolve_target
 
 UNIFORM_INPUTS = frozenset({"SV_GROUPID", "SV_VIEWID"})
@@ -84,7 +84,7 @@ class _Lowerer(StmtLowerer):
             if alias is not None and p.type.kind != "struct":
                 frame.env[p] = [alias]  # the preloaded registers themselves, not a copy
                 continue
-            for v, sem in zip(self.var(p), self._semantics(p), strict=False):
+            for v, sem in zip(_flatten(self.var(p)), self._semantics(p.type, p.semantic), strict=False):
                 rule = "uniform" if (sem or "").upper() in UNIFORM_INPUTS else "lane"
                 if "uniform" in p.qualifiers:
                     rule = "uniform"
@@ -95,7 +95,7 @@ class _Lowerer(StmtLowerer):
             else None
         )
         if ret and fn.return_type.kind == "struct":
-            ret = [self.value(f"return.{m.name}", m.type, "var") for m in fn.return_type.members]
+            ret = self.member_values("return", fn.return_type, "var", None)
         frame.ret = ret
         exit_b = self.new_block()
         frame.exit = exit_b
@@ -110,10 +110,18 @@ class _Lowerer(StmtLowerer):
         self.emit("export", None, outs, fn.node)
         return self.finish(exit_b)
 
-    def _semantics(self, p: Symbol) -> list[str | None]:
-        if p.type.kind == "struct":
-            return [m.semantic for m in p.type.members]
-        return [p.semantic]
+    def _semantics(self, t: T.Type, semantic: str | None, depth: int = 0) -> list[str | None]:
+        """The semantic of each value of a parameter (of each member of a struct, nested ones
+        member by member, as `member_values` makes them)."""
+        if t.kind == "struct" and t.members:
+            out: list[str | None] = []
+            for m in t.members:
+                if m.type.kind == "struct" and m.type.members and depth < MAX_STRUCT_DEPTH:
+                    out.extend(self._semantics(m.type, m.semantic, depth + 1))
+                else:
+                    out.append(m.semantic)
+            return out
+        return [semantic]
 
     def _input_sources(self, sem: str | None) -> list[Value | None]:
         s = (sem or "").upper()

@@ -27,7 +27,7 @@ from hlsllint.semantic.model import Model
 from hlsllint.semantic.queries import uses_of
 from hlsllint.semantic.symbols import EntryPoint, Function, Symbol
 from hlsllint.syntax import Node
-from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FUNCTION, F_INDICES, F_LEFT
+from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FIELD, F_FUNCTION, F_INDICES, F_LEFT
 
 MAX_INSTRUCTIONS = 200_000
 
@@ -40,6 +40,10 @@ SCRATCH_ARRAY_REGISTERS = 64
 such function-temporary arrays to scratch; regtruth: a dynamically indexed `float a[64]` stays in
 VGPRs, `float a[100]` takes 25,600 bytes of scratch per wave64)."""
 
+
+MAX_STRUCT_DEPTH = 16
+"""Struct members nested deeper than this are one value each (HLSL structs cannot contain
+themselves; the limit only bounds a malformed model)."""
 
 ACCESS_EXPRESSIONS = ("field_expression", "subscript_expression")
 
@@ -238,13 +242,71 @@ class LowererBase:
         if vals is None:
             t = sym.type
             if t.kind == "struct" and t.members:
-                vals = [self.value(f"{sym.name}.{m.name}", m.type, "var", sym) for m in t.members]
+                vals = self.member_values(sym.name, t, "var", sym)
             elif self._split_array(sym) and t.element is not None and t.length is not None:
                 vals = [self.value(f"{sym.name}[{i}]", t.element, "var", sym) for i in range(t.length)]
             else:
                 vals = [self.value(sym.name, t, "var", sym)]
             env[sym] = vals
         return vals
+
+    def member_values(
+        self, prefix: str, t: T.Type, kind: str, sym: Symbol | None, depth: int = 0
+    ) -> list[Value]:
+        """One value per member of the struct type `t`. A member that is a struct itself is the
+        aggregate (`Value.parts`) of its own members' values, to any depth: the compiler splits
+        nested structs into scalars too (SROA), so `out.geo.pos` written once is live from its
+        own write, not the whole `out.geo` from the first write of any of its members
+        (regtruth: six float4 members of a nested struct, each written and stored in turn,
+        hold 7 VGPRs before scheduling, not the 24 of the whole member)."""
+        out: list[Value] = []
+        for m in t.members:
+            v = self.value(f"{prefix}.{m.name}", m.type, kind, sym)
+            if m.type.kind == "struct" and m.type.members and depth < MAX_STRUCT_DEPTH:
+                v.parts = self.member_values(v.name, m.type, kind, sym, depth + 1)
+            out.append(v)
+        return out
+
+    def copy_into(self, dest: Value, src: Value | None, node: Node | Span) -> None:
+        """dest = src for a variable's value that may be a nested struct's aggregate: member by
+        member when `src` has the same members, else every member from all of `src`."""
+        if dest.parts is None:
+            self.emit("copy", dest, [src], node)
+            return
+        if src is not None and src.parts is not None and len(src.parts) == len(dest.parts):
+            for d, s in zip(dest.parts, src.parts, strict=True):
+                self.copy_into(d, s, node)
+            return
+        for d in dest.parts:
+            self.copy_into(d, src, node)
+
+    def member_lvalue(self, node: Node) -> Value | None:
+        """The value of a member of a struct variable named by a chain of member accesses
+        (`s.x`, `out.geo.pos`; an aggregate when the member is a struct), else None (a swizzle,
+        an element, a member of something that is not a variable)."""
+        arg = node.child_by_field_id(F_ARGUMENT)
+        if arg is None:
+            return None
+        members: list[Value] | None = None
+        sym = self._base_symbol(arg)
+        if sym is not None:
+            if sym.kind not in VARIABLE_KINDS or sym.type.kind != "struct":
+                return None
+            t = sym.type
+            members = self.var(sym)
+        elif arg.type == "field_expression":
+            parent = self.member_lvalue(arg)
+            if parent is None or parent.parts is None:
+                return None
+            t = parent.type
+            members = parent.parts
+        else:
+            return None
+        name = self.text(node.child_by_field_id(F_FIELD) or node)
+        for m, v in zip(t.members, members, strict=False):
+            if m.name == name:
+                return v
+        return None
 
     def _split_array(self, sym: Symbol) -> bool:
         """A local array indexed only by constants is a set of separate values, one per element

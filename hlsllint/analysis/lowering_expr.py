@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hlsllint.analysis.ir import Instr, Value
-from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, VARIABLE_KINDS, LowererBase
+from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, VARIABLE_KINDS, LowererBase, _flatten
 from hlsllint.semantic import types as T
 from hlsllint.semantic.expressions import OPERATOR_EXPRESSIONS, operator_operands
 from hlsllint.semantic.symbols import Function, Symbol
@@ -143,7 +143,7 @@ class ExprLowerer(LowererBase):
             return d
         else:
             vals = self.var(sym)
-            if len(vals) > 1:
+            if len(vals) > 1 or (sym.type.kind == "struct" and vals[0].parts is not None):
                 # a whole struct read: its members (copies are free)
                 d = self.aggregate(node, sym.type, list(vals))
                 self.record(node, d)
@@ -368,17 +368,17 @@ class ExprLowerer(LowererBase):
     def assign_values(self, dests: list[Value], init: Node, node: Node) -> None:
         if init.type == "initializer_list":
             reads = [self.expr_(x) for x in init.named_children]
-            for d in dests:
+            for d in _flatten(dests):
                 self.emit("alu", d, list(reads), node)
             return
         src = self.expr_(init)
-        if len(dests) > 1:  # struct copy: member-wise
+        if len(dests) > 1 or dests[0].parts is not None:  # struct copy: member-wise
             srcs = self._struct_values(init)
             if srcs is None and src is not None and src.parts is not None:
                 srcs = list(src.parts)
             for i, d in enumerate(dests):
                 s = srcs[i] if srcs is not None and i < len(srcs) else src
-                self.emit("copy", d, [s], node)
+                self.copy_into(d, s, node)
             return
         self._define(dests[0], src, node)
 
@@ -416,6 +416,12 @@ class ExprLowerer(LowererBase):
                 self.assign_values(dests, right, node)
                 self.record(left, dests[0])
                 return dests[0] if len(dests) == 1 else None
+        if op == "=" and left.type == "field_expression" and right is not None:
+            mv = self.member_lvalue(left)
+            if mv is not None and mv.parts is not None:  # a struct member: member by member
+                self.assign_values(list(mv.parts), right, node)
+                self.record(left, mv)
+                return None
         src = self.expr_(right)
         reads: list[Value | None] = [src]
         if op != "=":
@@ -451,27 +457,25 @@ class ExprLowerer(LowererBase):
                 vals = self.var(sym)
                 if len(vals) == 1 and vals[0].parts is not None:
                     vals = list(vals[0].parts)  # the caller's elements, written whole
-                if len(vals) == 1:
+                if len(vals) == 1 and vals[0].parts is None:
                     if ins.dest is None or ins.dest.kind == "temp":
                         ins.dest = vals[0]
                     else:
                         self.emit("copy", vals[0], [src], node)
                 else:
                     for v in vals:
-                        self.emit("copy", v, [src], node)
+                        self.copy_into(v, src, node)
             return
         if target.type == "field_expression":
             arg = target.child_by_field_id(F_ARGUMENT)
             fname = self.text(target.child_by_field_id(F_FIELD) or target)
-            sym = self._base_symbol(arg)
-            if sym is not None and sym.kind in VARIABLE_KINDS:
-                mv = self.member_value(sym, fname)
-                if mv is not None:
-                    self.emit("copy", mv, [src], node)
-                    return
+            mv = self.member_lvalue(target)
+            if mv is not None:
+                self.copy_into(mv, src, node)
+                return
             # a swizzle write: read-modify-write of the whole target
             base = self.expr_(arg)
-            if base is not None and base.kind == "var":
+            if base is not None and base.kind == "var" and base.parts is None:
                 self.emit("alu", base, [base, src], node, **_lanes_set(base.type, _swizzle(fname)))
             elif arg is not None:
                 tmp = self.emit("alu", None, [base, src], node)
@@ -499,7 +503,7 @@ class ExprLowerer(LowererBase):
                 return
             base = self.expr_(arg)
             if base is not None and base.parts is not None:
-                for part in base.parts:  # a run-time index may write any element
+                for part in _flatten(base.parts):  # a run-time index may write any element
                     self.emit("alu", part, [part, src, *idx], node)
             elif base is not None and base.kind == "var":
                 at = self._constant_component(idx_node, idx)

@@ -9,10 +9,11 @@ then replayed from a `Template` (`lowering_memo`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hlsllint.analysis.ir import Instr, LoopRecord, Value
-from hlsllint.analysis.lowering import MAX_INSTRUCTIONS, VARIABLE_KINDS, Frame
+from hlsllint.analysis.lowering import MAX_INSTRUCTIONS, VARIABLE_KINDS, Frame, _flatten
 from hlsllint.analysis.lowering_calls import CallLowerer
 from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
 from hlsllint.semantic.symbols import Function, Symbol
@@ -49,7 +50,7 @@ class InlineLowerer(CallLowerer):
             return d
         ret = None
         if fn.return_type.kind == "struct" and fn.return_type.members:
-            ret = [self.value(f"{fn.name}.{m.name}", m.type, "var") for m in fn.return_type.members]
+            ret = self.member_values(fn.name, fn.return_type, "var", None)
         elif fn.return_type.kind not in ("void",):
             ret = [self.value(f"{fn.name}()", fn.return_type, "var")]
         frame = Frame(fn, ret, -1)
@@ -89,8 +90,9 @@ class InlineLowerer(CallLowerer):
             members = self.m.member_symbols(fn.owner)
             for m, v in zip(fn.this.type.members, this_vals, strict=False):
                 msym = members.get(m.name)
-                if msym is not None:
-                    frame.env[msym] = [v]
+                if msym is not None:  # a struct member: its own members' values
+                    nested = v.parts is not None and m.type.kind == "struct"
+                    frame.env[msym] = list(v.parts or ()) if nested else [v]
         aliased: set[Symbol] = set()
         for (p, _a), (srcs, _) in zip(arg_vals, bound, strict=True):
             alias = aliases.get(p)
@@ -99,7 +101,7 @@ class InlineLowerer(CallLowerer):
                 aliased.add(p)
                 continue
             if p.direction == "out":
-                for d in self.var(p):  # written by the callee, perhaps a part at a time
+                for d in _flatten(self.var(p)):  # written by the callee, perhaps a part at a time
                     self.emit("undef", d, [], node, rule="uniform")
                 continue
             if p.direction == "in" and srcs and not self._param_written(fn, p):
@@ -121,7 +123,7 @@ class InlineLowerer(CallLowerer):
             dests = self.var(p)
             for i, d in enumerate(dests):
                 if i < len(srcs):
-                    self.emit("copy", d, [srcs[i]], node)
+                    self.copy_into(d, srcs[i], node)
         self._body(fn, frame)
         self.edge(self.block, exit_b)
         self.block = exit_b
@@ -141,9 +143,14 @@ class InlineLowerer(CallLowerer):
                 sym = self.m.resolve(a)
                 if sym is not None and sym.kind in VARIABLE_KINDS:
                     targets = self.var(sym)
-            if targets is not None and len(targets) == len(vals) > 1:
+            if targets is None and a is not None and a.type == "field_expression":
+                mv = self.member_lvalue(a)  # a struct member of a variable (`out.geo`)
+                if mv is not None and mv.parts is not None:
+                    targets = list(mv.parts)
+            written_whole = len(vals) > 1 or (len(vals) == 1 and vals[0].parts is not None)
+            if targets is not None and len(targets) == len(vals) and written_whole:
                 for d, v in zip(targets, vals, strict=True):  # member by member, element by element
-                    self.emit("copy", d, [v], node)
+                    self.copy_into(d, v, node)
                 continue
             if a is not None and vals:
                 # the value written back (a temporary the store renames or copies from)
@@ -174,6 +181,10 @@ class InlineLowerer(CallLowerer):
                 vals = self.var(cur.this)
         else:
             vals = self._struct_values(obj)
+            if vals is None and obj.type == "field_expression":
+                mv = self.member_lvalue(obj)  # a struct member of a variable: its own values
+                if mv is not None and mv.parts is not None:
+                    vals = list(mv.parts)
             if vals is None:
                 v = self.expr_(obj)
                 if v is not None:
@@ -183,7 +194,7 @@ class InlineLowerer(CallLowerer):
         if n == 0:
             return [], None
         if vals is None or len(vals) < n:
-            return [self.value(f"this.{m.name}", m.type, "var", this) for m in t.members], None
+            return self.member_values("this", t, "var", this), None
         return list(vals[:n]), lvalue
 
     def _this_written(self, fn: Function) -> bool:
@@ -279,11 +290,8 @@ class InlineLowerer(CallLowerer):
         out: list[Value] = []
         params = fn.params if fn.this is None else [fn.this, *fn.params]
         for p in params:
-            for v in frame.env.get(p, ()):
-                out.append(v)
-                if v.parts is not None:
-                    out.extend(v.parts)
-        out.extend(frame.ret or ())
+            _with_parts(frame.env.get(p, ()), out)
+        _with_parts(frame.ret or (), out)
         if self.globals_env or self.preloads:
             fixed = self._fixed_values()
             if any(id(v) in fixed for v in out):
@@ -294,10 +302,8 @@ class InlineLowerer(CallLowerer):
         """Values that are the same objects at every call site: globals' and preloads."""
         fixed = {id(v) for v in self.preloads.values()}
         for vals in self.globals_env.values():
-            for v in vals:
+            for v in _with_parts(vals, []):
                 fixed.add(id(v))
-                for part in v.parts or ():
-                    fixed.add(id(part))
         return fixed
 
     def _template_key(self, fn: Function, slots: list[Value]) -> tuple[Any, ...]:
@@ -360,3 +366,12 @@ class InlineLowerer(CallLowerer):
                 log.append((span, item))
         self.n_instrs += len(made)
         self.block = bmap[tpl.end_block]
+
+
+def _with_parts(vals: Sequence[Value], out: list[Value]) -> list[Value]:
+    """`vals` and their parts (nested structs' and their members', to any depth), onto `out`."""
+    for v in vals:
+        out.append(v)
+        if v.parts is not None:
+            _with_parts(v.parts, out)
+    return out

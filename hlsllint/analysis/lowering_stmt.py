@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from hlsllint.analysis.ir import LoopRecord, Value
+from hlsllint.analysis.lowering import _flatten
 from hlsllint.analysis.lowering_inline import InlineLowerer
 from hlsllint.semantic.loops import trip_count
 from hlsllint.syntax import Node
@@ -100,7 +101,7 @@ class StmtLowerer(InlineLowerer):
             if init is None:
                 # Declared, not yet written: a later partial write (an element, a member, a
                 # swizzle) starts its live range here, not at the function's entry.
-                for v in self.var(sym):
+                for v in _flatten(self.var(sym)):
                     self.emit("undef", v, [], c, rule="uniform")
                 continue
             self.assign_values(self.var(sym), init, c)
