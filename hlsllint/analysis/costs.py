@@ -42,6 +42,13 @@ class CostModel:
     fold_constant_components: bool = True
     """A vector or matrix whose components are partly compile-time constants (`float4(luma, 0,
     0, 0)`) holds registers only for the others."""
+    intrinsic_temp_vgprs: dict[str, int] = field(
+        default_factory=lambda: {"atan2": 8, "atan": 7, "tanh": 4, "asin": 3, "acos": 2}
+    )
+    """VGPRs an intrinsic the compiler expands into a polynomial holds while it computes one
+    component, besides its operands and result (regtruth, navi21: a per-lane float through
+    `atan2` holds 8 more than through `*` with 4 or 12 other VGPRs live; `atan` 7, `tanh` 4,
+    `asin` 3, `acos` 2; `sin`, `exp`, `pow`, `sqrt` and division none)."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 

@@ -493,6 +493,7 @@ def register_demand(
     export_vgprs = costs.export_needs_vgprs
     per_level = mask if costs.exec_mask_per_divergent_level else 0
     base_sgprs = costs.base_sgprs
+    intrinsic_temps = costs.intrinsic_temp_vgprs
     divergent_blocks = uni.divergent_blocks
     vg: dict[Instr, int] = {}
     sg: dict[Instr, int] = {}
@@ -557,6 +558,8 @@ def register_demand(
                 )
             elif op == "preload" and nv < preloaded:
                 nv = preloaded
+            elif op == "intrinsic" and d is not None and vsize[index[d]]:
+                nv += intrinsic_temps.get(ins.detail.get("name", ""), 0)
             vg[ins] = nv
             sg[ins] = ns + extra_s
             if nv > best_v:
