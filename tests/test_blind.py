@@ -13,6 +13,8 @@ from hlsllint.rules.hl201_vgpr_occupancy import VgprOccupancy
 
 from hlsllint.analysis import build_cfg
 from hlsllint.analysis.blind import blind_spots
+from hlsllint.analysis.uniformity import uniformity
+from hlsllint.analysis.unit import analyze
 from hlsllint.commands.pressure import run_pressure
 from hlsllint.config import ConfigResolver, Settings
 from hlsllint.output.pressure_html import page_data
@@ -41,7 +43,7 @@ void main(uint3 id : SV_DispatchThreadID)
     Surface s;
     s.load(id.x, float3(id));
     float4 x = shadeFromHeader(s.shade());
-    x += unpack_u8u16(id.x).x;
+    x += gTex[0].Foo(id.x).x;
     gOut[id.xy] = s.acc + x;
 }
 
@@ -63,11 +65,11 @@ def test_each_construct_not_seen_is_counted_and_named() -> None:
     found = blind_spots(model, main)
     assert not found.complete
     assert found.names("call") == ["Surface::load", "shadeFromHeader"]
-    assert found.names("intrinsic") == ["unpack_u8u16"]
+    assert found.names("intrinsic") == ["Texture2D::Foo"]
     assert found.names("attribute") == ["numthreads(GROUP_X * GROUP_Y)"]
     assert found.summary() == (
         "estimate incomplete: 2 calls not resolved (`Surface::load`, `shadeFromHeader`); "
-        "1 intrinsic not known (`unpack_u8u16`); "
+        "1 intrinsic not known (`Texture2D::Foo`); "
         "1 attribute argument not evaluated (`numthreads(GROUP_X * GROUP_Y)`)"
     )
     assert blind_spots(model, clean).complete
@@ -150,7 +152,7 @@ def test_pressure_json_carries_completeness_and_each_place(tmp_path: Path) -> No
         ("attribute", "numthreads(GROUP_X * GROUP_Y)", 12),
         ("call", "Surface::load", 16),
         ("call", "shadeFromHeader", 17),
-        ("intrinsic", "unpack_u8u16", 18),
+        ("intrinsic", "Texture2D::Foo", 18),
     ]
     assert main["blind_spots"][0]["filename"].endswith("blind.hlsl")
     assert clean["complete"] is True and clean["incomplete"] is None and clean["blind_spots"] == []
@@ -271,13 +273,6 @@ def test_ray_queries_templated_raw_loads_and_newer_intrinsics_are_seen() -> None
         " { o[i] = fromHeader.Proceed(); }\n"
     )
     assert blind_spots(other, other.entry_points[0]).names("intrinsic") == ["fromHeader.Proceed"]
-    # the newest intrinsics the front end does not model yet are named as such, not as calls
-    newest = _model(
-        "RWBuffer<float> o;\n[numthreads(64, 1, 1)] void m(uint i : SV_DispatchThreadID)"
-        " { o[i] = GetGroupWaveIndex() + (isnormal(o[i]) ? 1 : 0); }\n"
-    )
-    assert blind_spots(newest, newest.entry_points[0]).names("intrinsic") == ["GetGroupWaveIndex", "isnormal"]
-    assert blind_spots(newest, newest.entry_points[0]).names("call") == []
 
 
 def test_a_subpass_input_without_element_type_loads_float4() -> None:
@@ -362,3 +357,172 @@ def test_newer_resource_methods_are_seen() -> None:
         "}\n"
     )
     assert blind_spots(model, model.entry_points[0]).summary() == ""
+
+
+WORK_GRAPH = """\
+struct Launch { uint2 grid : SV_DispatchGrid; float4 color; uint count; };
+struct Item { float3 pos; uint id; };
+RWBuffer<float4> o;
+[Shader("node")] [NodeLaunch("broadcasting")] [NodeMaxDispatchGrid(64, 1, 1)] [NumThreads(64, 1, 1)]
+void broadcast(DispatchNodeInputRecord<Launch> input, uint tid : SV_DispatchThreadID,
+               [MaxRecords(64)] NodeOutput<Item> child, [MaxRecords(4)] EmptyNodeOutput done,
+               [MaxRecords(2)] NodeOutputArray<Item> many)
+{
+    ThreadNodeOutputRecords<Item> rec = child.GetThreadNodeOutputRecords(1);
+    rec.Get().pos = input.Get().color.xyz * tid;
+    rec.OutputComplete();
+    GroupNodeOutputRecords<Item> g = many[1].GetGroupNodeOutputRecords(2);
+    g[0].id = input.Get().count;
+    g.Get(1).pos = float3(1, 2, 3);
+    g.OutputComplete();
+    if (done.IsValid()) done.GroupIncrementOutputCount(1);
+    o[tid] = input.Get().color + GetGroupWaveIndex();
+}
+[Shader("node")] [NodeLaunch("coalescing")] [NumThreads(32, 1, 1)]
+void coalesce([MaxRecords(8)] GroupNodeInputRecords<Item> inputs, uint i : SV_GroupIndex)
+{
+    if (i < inputs.Count()) o[i] = float4(inputs[i].pos + inputs.Get(0).pos, 1);
+}
+[Shader("node")] [NodeLaunch("thread")]
+void thread(RWThreadNodeInputRecord<Item> r)
+{
+    r.Get().id += 1;
+    o[r.Get().id] = float4(r.Get().pos, 1);
+}
+"""
+
+
+def _instrs(model, entry: str, op: str):  # type: ignore[no-untyped-def]
+    cfg = analyze(model).entry(entry).cfg  # type: ignore[union-attr]
+    return cfg, [i for i in cfg.all_instrs() if i.op == op and i.detail.get("method") == "Get"]
+
+
+def test_work_graph_records_are_loads_and_stores_uniform_as_their_launch() -> None:
+    # SM 6.8 work graphs: a record read (`input.Get().color`, `inputs[i]`) is a load of the
+    # members used, a write into an output record a store; the output objects' methods have
+    # their result types; broadcasting and coalescing inputs are the group's, a thread's own
+    model = _model(WORK_GRAPH)
+    for e in model.entry_points:
+        assert blind_spots(model, e).summary() == "", e.name
+    calls = {
+        model.tree.node_text(n): n
+        for n in model.tree.walk()
+        if n.type in ("call_expression", "subscript_expression")
+    }
+    assert model.type_of(calls["input.Get()"]).name == "Launch"
+    assert model.type_of(calls["child.GetThreadNodeOutputRecords(1)"]).name == "ThreadNodeOutputRecords<Item>"
+    assert model.type_of(calls["many[1]"]).name == "NodeOutput<Item>"
+    assert model.type_of(calls["g[0]"]).name == "Item"
+    assert model.type_of(calls["inputs.Count()"]).name == "uint"
+    assert model.type_of(calls["done.IsValid()"]).name == "bool"
+    cfg, loads = _instrs(model, "broadcast", "load")
+    u = uniformity(cfg, "value")
+    assert loads and all(u.is_uniform_instr(i) for i in loads)  # the dispatch's one record
+    _cfg, stores = _instrs(model, "broadcast", "store")
+    assert len(stores) == 3  # rec.Get().pos, g[0].id, g.Get(1).pos
+    cfg, loads = _instrs(model, "coalesce", "load")
+    u = uniformity(cfg, "value")
+    by_text = {model.tree.text[i.span[0] : i.span[1]] for i in loads if not u.is_uniform_instr(i)}
+    assert by_text == {"inputs[i]"}  # `inputs.Get(0)` is the group's
+    cfg, loads = _instrs(model, "thread", "load")
+    u = uniformity(cfg, "value")
+    assert loads and not any(u.is_uniform_instr(i) for i in loads)
+    assert len(_instrs(model, "thread", "store")[1]) == 1  # `r.Get().id += 1`
+
+
+SER = """\
+RaytracingAccelerationStructure scene;
+RWTexture2D<float4> o;
+struct Payload { float4 color; };
+struct Attribs { float2 bary; };
+[shader("raygeneration")]
+void rg()
+{
+    RayDesc ray; ray.Origin = float3(DispatchRaysIndex()); ray.Direction = float3(0, 0, 1);
+    ray.TMin = 0; ray.TMax = 1e9;
+    Payload p = (Payload)0;
+    dx::HitObject hit = dx::HitObject::TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    dx::MaybeReorderThread(hit);
+    dx::HitObject miss = dx::HitObject::MakeMiss(RAY_FLAG_NONE, 0, ray);
+    float t = hit.IsHit() ? hit.GetRayTCurrent() : 0;
+    Attribs a = hit.GetAttributes<Attribs>();
+    dx::HitObject::Invoke(hit, p);
+    o[DispatchRaysIndex().xy] = p.color * t + a.bary.x + hit.GetWorldRayOrigin().x + miss.GetInstanceIndex();
+}
+"""
+
+
+def test_shader_execution_reordering_is_seen_with_its_result_types() -> None:
+    # SM 6.9 SER: `dx::HitObject`'s factories, methods and `dx::MaybeReorderThread`
+    model = _model(SER)
+    assert blind_spots(model, model.entry_points[0]).summary() == ""
+    calls = {model.tree.node_text(n): n for n in model.tree.walk() if n.type == "call_expression"}
+    assert model.type_of(calls["dx::HitObject::MakeMiss(RAY_FLAG_NONE, 0, ray)"]).name == "dx::HitObject"
+    assert model.type_of(calls["hit.IsHit()"]).name == "bool"
+    assert model.type_of(calls["hit.GetRayTCurrent()"]).name == "float"
+    assert model.type_of(calls["hit.GetAttributes<Attribs>()"]).name == "Attribs"
+    assert model.type_of(calls["hit.GetWorldRayOrigin()"]).name == "float3"
+
+
+NEWEST = """\
+RWStructuredBuffer<float4> o;
+RWByteAddressBuffer raw;
+groupshared float shared[64];
+using Mat = __builtin_LinAlgMatrix [[__LinAlgMatrix_Attributes(9, 4, 4, 0, 1)]];
+struct S { float4 v; };
+[numthreads(64, 1, 1)]
+void main(uint i : SV_DispatchThreadID)
+{
+    uint wave = GetGroupWaveIndex() + GetGroupWaveCount();
+    half h = asfloat16(uint16_t(i));
+    int16_t4 bytes = unpack_s8s16(pack_u8(uint4(i, 1, 2, 3)));
+    bool3 n = isnormal(float3(i, 0, 1));
+    vector<float, 8> wide = vector<float, 8>(1, 2, 3, 4, 5, 6, 7, i);
+    Mat m;
+    __builtin_LinAlg_FillMatrix(m, 1.0);
+    __builtin_LinAlg_MatrixLoadFromDescriptor(m, raw, 0, 16, 0, 256);
+    float e;
+    __builtin_LinAlg_MatrixGetElement(e, m, 0);
+    __builtin_LinAlg_MatrixStoreToMemory(m, shared, 0, 4, 0);
+    uint len = __builtin_LinAlg_MatrixLength(m);
+    uint2 at = __builtin_LinAlg_MatrixGetCoordinate(m, 1);
+    vk::BufferPointer<S> p = vk::RawBufferLoad<vk::BufferPointer<S> >(raw.Load2(0));
+    p.Get().v.x = e;
+    o[i] = float4(wave, h, bytes.x + n.x + at.y, wide[7] + len) + p.Get().v;
+}
+"""
+
+
+def test_newest_intrinsics_linear_algebra_and_long_vectors_are_seen() -> None:
+    # SM 6.8-6.9 intrinsics, the cooperative-matrix builtins (their first argument is their
+    # result), `vector<T, N>(...)` constructors of long vectors and SPIR-V buffer pointers
+    model = _model(NEWEST)
+    assert blind_spots(model, model.entry_points[0]).summary() == ""
+    calls = {model.tree.node_text(n): n for n in model.tree.walk() if n.type == "call_expression"}
+    assert model.type_of(calls["asfloat16(uint16_t(i))"]).name == "half"
+    assert model.type_of(calls["unpack_s8s16(pack_u8(uint4(i, 1, 2, 3)))"]).name == "int16_t4"
+    assert model.type_of(calls["isnormal(float3(i, 0, 1))"]).name == "bool3"
+    wide = model.type_of(calls["vector<float, 8>(1, 2, 3, 4, 5, 6, 7, i)"])
+    assert (wide.kind, wide.count) == ("vector", 8)
+    assert model.type_of(calls["__builtin_LinAlg_MatrixGetCoordinate(m, 1)"]).name == "uint2"
+    assert model.type_of(calls["p.Get()"]).name == "S"
+    cfg = analyze(model).entry("main").cfg  # type: ignore[union-attr]
+    u = uniformity(cfg, "value")
+    wave = next(i for i in cfg.all_instrs() if i.detail.get("name") == "GetGroupWaveIndex")
+    assert u.is_uniform_instr(wave)  # the wave's index in its group: the same in every lane
+    stores = [i for i in cfg.all_instrs() if i.op == "store" and i.detail.get("method") == "Get"]
+    assert len(stores) == 1  # `p.Get().v.x = e` writes memory
+
+
+def test_clustered_geometry_intrinsics_are_seen() -> None:
+    # SM 6.10: `ClusterID()`, `TriangleObjectPositions()` and their ray-query forms
+    model = _model(
+        "RWBuffer<float> o;\n"
+        '[shader("closesthit")] void hit(inout float4 p, BuiltInTriangleIntersectionAttributes a) {\n'
+        "  BuiltInTrianglePositions t = TriangleObjectPositions();\n"
+        "  p = float4(t.p0 + t.p2, ClusterID());\n"
+        "}\n"
+    )
+    assert blind_spots(model, model.entry_points[0]).summary() == ""
+    calls = {model.tree.node_text(n): n for n in model.tree.walk() if n.type == "call_expression"}
+    assert model.type_of(calls["TriangleObjectPositions()"]).name == "BuiltInTrianglePositions"

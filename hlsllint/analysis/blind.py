@@ -7,7 +7,7 @@ end did not resolve or evaluate.
   detail): an undeclared function or one declared without a body (a header not found), a method
   of a struct (`Surface::load`), a qualified or templated name, a recursive call;
 * `intrinsic`: an HLSL intrinsic or object method the front end does not model
-  (`Texture2D::Foo`, `HitObject::Invoke`, `unpack_u8u16`);
+  (`Texture2D::Foo`, a method of an object from a header not found);
 * `attribute`: an argument of an attribute the estimate reads that did not evaluate to a number
   (`[numthreads(A * B, 1, 1)]` with `A` from a header not found: the group size is then
   unknown, never one thread);

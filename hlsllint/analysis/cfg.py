@@ -36,6 +36,7 @@ from hlsllint.analysis.lowering import MAX_STRUCT_DEPTH, Frame, _flatten
 from hlsllint.analysis.lowering_stmt import StmtLowerer
 from hlsllint.analysis.passes import common_values, dead_instructions, sink_inputs
 from hlsllint.semantic import types as T
+from hlsllint.semantic.intrinsics import NODE_UNIFORM, object_base
 from hlsllint.semantic.model import Model
 from hlsllint.semantic.symbols import EntryPoint
 from hlsllint.targets import resolve_target
@@ -86,7 +87,8 @@ class _Lowerer(StmtLowerer):
                 continue
             for v, sem in zip(_flatten(self.var(p)), self._semantics(p.type, p.semantic), strict=False):
                 rule = "uniform" if (sem or "").upper() in UNIFORM_INPUTS else "lane"
-                if "uniform" in p.qualifiers:
+                if "uniform" in p.qualifiers or object_base(p.type.name) in NODE_UNIFORM:
+                    # a work-graph node's input shared by the group, its outputs
                     rule = "uniform"
                 self.emit("input", v, self._input_sources(sem), p.node or fn.node, rule=rule, semantic=sem)
         ret = (

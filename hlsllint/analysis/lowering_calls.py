@@ -16,11 +16,15 @@ from hlsllint.semantic.intrinsics import (
     D3D9_SAMPLERS,
     HLSL_INTRINSIC_NAMES,
     INTRINSICS,
+    LINALG_WRITERS,
+    MEMORY_OBJECTS,
     NOT_CALLS,
     OBJECT_METHODS,
+    OBJECT_TYPE_METHODS,
     OBJECT_WRITERS,
     RAY_PAYLOAD_WRITERS,
     RESOURCE_METHODS,
+    object_base,
     object_method,
 )
 from hlsllint.syntax import Node
@@ -46,6 +50,8 @@ class CallLowerer(ExprLowerer):
         name = self.text(fn) if fn is not None else ""
         if fn is not None and fn.type in ("template_function",):
             name = self.text(fn.child_by_field_id(F_NAME) or fn)
+        elif "<" in name and name.partition("<")[0].strip() in INTRINSICS:
+            name = name.partition("<")[0].strip()  # `vk::RawBufferLoad<S>`
         user = self.m.callee(node)
         open_overloads = self.m.open_overloads.get(node.id) if user is not None else None
         if open_overloads is not None:
@@ -70,6 +76,9 @@ class CallLowerer(ExprLowerer):
                 self.store_to(
                     args[-1], self.emit("alu", payload, reads, node, rule="lane"), node, partial=False
                 )
+            elif name in LINALG_WRITERS and args:  # the result is the first argument
+                out = self.emit("alu", self.temp(args[0]), reads, node, rule="lane")
+                self.store_to(args[0], out, node, partial=False)
             elif name == "clip":
                 ins.op = "discard"
             self.record(node, None)
@@ -94,6 +103,9 @@ class CallLowerer(ExprLowerer):
             extra["blind"] = blind
         self.emit_expr("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
         self._write_out_args(node, name, args, reads, rule)
+        if name in RAY_PAYLOAD_WRITERS and args:  # `dx::HitObject::TraceRay(..., payload)`
+            traced = self.emit("alu", self.temp(args[-1]), reads, node, rule="lane")
+            self.store_to(args[-1], traced, node, partial=False)
         return d
 
     def object_method(
@@ -102,6 +114,8 @@ class CallLowerer(ExprLowerer):
         """A method of a ray query, a stream output or a subpass input (`OBJECT_TYPE_METHODS`):
         it reads the object and its arguments; a ray query's `TraceRayInline`, `Proceed`, ...
         write the query's state (live from the trace to its last read)."""
+        if method == "Get" and object_base(self.m.type_of(obj).name) in MEMORY_OBJECTS:
+            return self.record_load(node, obj, args)
         reads = [self.expr_(obj), *(self.expr_(a) for a in args)]
         result, rule = spec
         d: Value | None = None
@@ -175,6 +189,10 @@ class CallLowerer(ExprLowerer):
             ctor = self.m.lookup_type(name)
             if ctor.is_numeric or ctor.kind == "struct":
                 return "pure"
+        if fn is not None and fn.type == "template_function" and name in ("vector", "matrix"):
+            return "pure"  # `vector<float, 8>(...)`: a constructor
+        if fn is not None and name in OBJECT_TYPE_METHODS:
+            return "pure"  # `dx::HitObject()`: an empty object
         return "lane"
 
     def _blind(

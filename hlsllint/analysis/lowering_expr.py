@@ -15,9 +15,20 @@ from hlsllint.analysis.ir import Instr, Value
 from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, VARIABLE_KINDS, LowererBase, _flatten
 from hlsllint.semantic import types as T
 from hlsllint.semantic.expressions import OPERATOR_EXPRESSIONS, operator_operands
+from hlsllint.semantic.intrinsics import MEMORY_OBJECTS, NODE_RECORDS, object_base
 from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.syntax import Node
-from hlsllint.syntax.fields import F_ARGUMENT, F_FIELD, F_INDICES, F_LEFT, F_OPERATOR, F_RIGHT, F_VALUE
+from hlsllint.syntax.fields import (
+    F_ARGUMENT,
+    F_ARGUMENTS,
+    F_FIELD,
+    F_FUNCTION,
+    F_INDICES,
+    F_LEFT,
+    F_OPERATOR,
+    F_RIGHT,
+    F_VALUE,
+)
 
 
 class ExprLowerer(LowererBase):
@@ -332,6 +343,8 @@ class ExprLowerer(LowererBase):
                 method="[]",
             )
             return d
+        if base_t.kind == "unknown" and object_base(base_t.name) in NODE_RECORDS and arg is not None:
+            return self.record_load(node, arg, idx_nodes)  # `records[i]`: a work-graph record
         elem = self._array_element(node)
         if elem is not None:
             self.record(node, elem)
@@ -350,6 +363,48 @@ class ExprLowerer(LowererBase):
         d = self.temp(node)
         self.emit_expr("alu", d, [base, *idx], node)
         return d
+
+    def record_load(self, node: Node, obj: Node, index: list[Node]) -> Value | None:
+        """A work-graph record read (`input.Get()`, `records.Get(i)`, `records[i]`): a load of
+        each member used, from the record's memory; uniform when the record object (its entry
+        parameter: `NODE_UNIFORM`) and the index are."""
+        reads = [self.expr_(obj), *(self.expr_(i) for i in index)]
+        detail: dict[str, Any] = {"typed": False, "resource": self._res_name(obj), "method": "Get"}
+        t = self.m.type_of(node)
+        if t.kind == "struct" and t.members:
+            agg = self.member_loads(node, t, "load", reads, "pure", **detail)
+            self.record(node, agg)
+            return agg
+        d = self.temp(node)
+        self.emit_expr("load", d, reads, node, rule="pure", **detail)
+        return d
+
+    def _record_target(self, target: Node) -> tuple[Node, list[Node]] | None:
+        """(record object, index expressions) when an lvalue writes into a work-graph record
+        (`out.Get().count = n`, `records[i].pos.x = p`, `out.Get(i) = r`), else None."""
+        n: Node | None = target
+        while n is not None and n.type in ("field_expression", "subscript_expression"):
+            arg = n.child_by_field_id(F_ARGUMENT)
+            if arg is None:
+                return None
+            if n.type == "subscript_expression" and object_base(self.m.type_of(arg).name) in NODE_RECORDS:
+                idx = n.child_by_field_id(F_INDICES)
+                if idx is not None and idx.type == "subscript_argument_list":
+                    return arg, list(idx.named_children)
+                return arg, [idx] if idx is not None else []
+            n = arg
+        if n is None or n.type != "call_expression":
+            return None
+        fn = n.child_by_field_id(F_FUNCTION)
+        if fn is None or fn.type != "field_expression":
+            return None
+        obj = fn.child_by_field_id(F_ARGUMENT)
+        if obj is None or self.text(fn.child_by_field_id(F_FIELD) or fn).strip() != "Get":
+            return None
+        if object_base(self.m.type_of(obj).name) not in MEMORY_OBJECTS:
+            return None
+        args = n.child_by_field_id(F_ARGUMENTS)
+        return obj, [c for c in args.named_children if c.type != "comment"] if args is not None else []
 
     def _res_name(self, node: Node | None) -> str:
         while node is not None and node.type in ("field_expression", "subscript_expression"):
@@ -441,6 +496,14 @@ class ExprLowerer(LowererBase):
             target = target.named_children[0]
         src = ins.dest
         if target.type != "identifier":
+            rec = self._record_target(target)
+            if rec is not None:  # a store into a work-graph record's memory
+                obj, index = rec
+                reads = [self.expr_(obj), src, *(self.expr_(i) for i in index)]
+                self.emit(
+                    "store", None, reads, node, rule="effect", resource=self._res_name(obj), method="Get"
+                )
+                return
             gs = self._groupshared_path(target)
             if gs is not None:
                 idx = [self.expr_(i) for i in gs]

@@ -94,19 +94,22 @@ class Declarators(Constants):
         kind = node.type
         if kind == "type_descriptor":
             return self.type_from_node(node.child_by_field_id(F_TYPE))
-        if kind == "template_type":
-            name_node = node.child_by_field_id(F_NAME)
+        qualified_template = (
+            kind == "qualified_identifier"
+            and node.named_child_count > 0
+            and node.named_children[-1].type == "template_type"
+        )
+        if kind == "template_type" or qualified_template:
+            # `vk::BufferPointer<S>`: the scope is part of the base name
+            inner = node.named_children[-1] if qualified_template else node
+            name_node = inner.child_by_field_id(F_NAME)
             base = self.tree.node_text(name_node) if name_node else ""
-            args_node = node.child_by_field_id(F_ARGUMENTS)
+            if qualified_template:
+                base = self.tree.node_text(node).partition("<")[0].strip()
+            args_node = inner.child_by_field_id(F_ARGUMENTS)
             args = [c for c in args_node.named_children] if args_node else []
             if base in ("vector", "matrix"):
-                el = self.type_from_node(args[0]) if args else T.FLOAT
-                nums = [self.const_value(a) for a in args[1:]]
-                dims = [int(n) if isinstance(n, int | float) and 1 <= n <= 4 else 4 for n in nums]
-                if base == "vector":
-                    return el.with_shape(1, dims[0] if dims else 4)
-                r, c = ([*dims, 4, 4])[:2]
-                return T.numeric(el.scalar or "float", r, c, matrix=True)
+                return self.template_numeric(base, args)
             element = self.type_from_node(args[0]) if args else None
             if T.resource_of(base) is not None:
                 return T.resource_type(base, element)
@@ -125,6 +128,18 @@ class Declarators(Constants):
             if found.kind != "resource":  # a resource type is made anew on every lookup
                 self._named_types[text] = found
         return found
+
+    def template_numeric(self, base: str, args: list[Node]) -> T.Type:
+        """`vector<T, N>` or `matrix<T, R, C>` (the type of a constructor call too). A vector may
+        be long (SM 6.9: up to 1,024 components); a matrix is at most 4x4."""
+        el = self.type_from_node(args[0]) if args else T.FLOAT
+        nums = [self.const_value(a) for a in args[1:]]
+        if base == "vector":
+            n = nums[0] if nums else 4
+            return el.with_shape(1, int(n) if isinstance(n, int | float) and 1 <= n <= 1024 else 4)
+        dims = [int(n) if isinstance(n, int | float) and 1 <= n <= 4 else 4 for n in nums]
+        r, c = ([*dims, 4, 4])[:2]
+        return T.numeric(el.scalar or "float", r, c, matrix=True)
 
     def _define_struct(self, node: Node) -> T.Type:
         name_node = node.child_by_field_id(F_NAME)

@@ -8,7 +8,14 @@ import re
 
 from hlsllint.semantic import types as T
 from hlsllint.semantic.declarators import Declarators
-from hlsllint.semantic.intrinsics import INTRINSICS, RESOURCE_METHODS, object_method
+from hlsllint.semantic.intrinsics import (
+    INTRINSICS,
+    NODE_ARRAYS,
+    NODE_RECORDS,
+    RESOURCE_METHODS,
+    object_base,
+    object_method,
+)
 from hlsllint.semantic.symbols import Function
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
@@ -179,6 +186,12 @@ class Expressions(Declarators):
             if base.resource is not None and base.resource.category == "raw":
                 return T.UINT
             return base.element or T.UNKNOWN
+        if base.kind == "unknown":
+            obj = object_base(base.name)
+            if obj in NODE_RECORDS:  # `records[i]`: the i-th record
+                return base.element or T.UNKNOWN
+            if obj in NODE_ARRAYS:  # `outputs[i]`: one output node
+                return T.object_type(NODE_ARRAYS[obj], base.element)
         return T.UNKNOWN
 
     def _call_type(self, node: Node) -> T.Type:
@@ -198,12 +211,24 @@ class Expressions(Declarators):
             name_node = fn.child_by_field_id(F_NAME)
             name = self._text(name_node)
             targs = fn.child_by_field_id(F_ARGUMENTS)
+            if name in ("vector", "matrix") and targs is not None:  # `vector<float, 8>(...)`
+                return self.template_numeric(name, list(targs.named_children))
             if targs is not None and targs.named_children:
                 t = self.type_from_node(targs.named_children[0])
                 if t.kind != "unknown":
                     return t
             return self.lookup_type(name)
         name = self._text(fn)
+        inner = fn.named_children[-1] if fn.type == "qualified_identifier" and fn.named_children else None
+        if inner is not None and inner.type == "template_function":
+            # `vk::RawBufferLoad<S>(addr)`: a namespace's template intrinsic, of the type asked for
+            name = name.partition("<")[0].strip()
+            targs = inner.child_by_field_id(F_ARGUMENTS)
+            spec_ = INTRINSICS.get(name)
+            if spec_ is not None and spec_[0] != "void" and targs is not None and targs.named_children:
+                t = self.type_from_node(targs.named_children[0])
+                if t.kind != "unknown":
+                    return t
         if fn.type in ("primitive_type", "type_identifier", "identifier"):
             ctor = self.lookup_type(name)
             if ctor.kind != "unknown" and (ctor.is_numeric or ctor.kind == "struct"):
@@ -403,10 +428,15 @@ class Expressions(Declarators):
     def method_type(self, obj: T.Type, method: str, args: list[Node]) -> T.Type:
         """The result type of a resource or object method call (`tex.Sample(s, uv)` -> float4,
         `buf.Load<float3>(a)` -> float3, `query.CommittedRayT()` -> float)."""
-        spec = object_method(obj.name, method) if obj.resource is None else None
+        spec = object_method(obj.name, method.partition("<")[0]) if obj.resource is None else None
         if spec is not None:
             if spec[0] == "element":
                 return obj.element or T.numeric("float", 1, 4)
+            if spec[0] in NODE_RECORDS:  # `GetThreadNodeOutputRecords(n)`: records of the element
+                return T.object_type(spec[0], obj.element)
+            if spec[0] == "template":  # `hit.GetAttributes<Attribs>()`
+                targ = method.partition("<")[2].rpartition(">")[0]
+                return self.lookup_type(targ) if targ else T.UNKNOWN
             return intrinsic_result(spec[0], T.UNKNOWN, [])
         method, _, targ = method.partition("<")
         if targ and obj.resource is not None and obj.resource.category == "raw":
@@ -483,6 +513,9 @@ def intrinsic_result(rule: str, first: T.Type, args: list[T.Type]) -> T.Type:
         "uint_shape": "uint",
         "int_shape": "int",
         "float_shape": "float",
+        "half_shape": "half",
+        "int16_shape": "int16_t",
+        "uint16_shape": "uint16_t",
     }
     if rule in shapes:
         if not first.is_numeric:
@@ -495,6 +528,12 @@ def intrinsic_result(rule: str, first: T.Type, args: list[T.Type]) -> T.Type:
         "uint4": T.numeric("uint", 1, 4),
         "int": T.INT,
         "int4": T.numeric("int", 1, 4),
+        "uint16_t4": T.numeric("uint16_t", 1, 4),
+        "uint2": T.numeric("uint", 1, 2),
+        "uint64_t": T.numeric("uint64_t"),
+        "int16_t4": T.numeric("int16_t", 1, 4),
+        "hitobject": T.object_type("dx::HitObject"),
+        "triangle_positions": T.BUILTIN_STRUCTS["BuiltInTrianglePositions"],
         "float2": T.numeric("float", 1, 2),
         "float": T.FLOAT,
         "float3x4": T.numeric("float", 3, 4, matrix=True),

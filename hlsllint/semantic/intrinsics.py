@@ -2,8 +2,10 @@
 
 `INTRINSICS[name] = (result, uniformity)`:
 - result: `same` (type of the first argument), `scalar` (its scalar element), `bool_shape` (bool of
-  the first argument's shape), `uint_shape`, `int_shape`, `float_shape`, `bool`, `uint`, `uint4`,
-  `float`, `float3` (cross), `void`.
+  the first argument's shape), `uint_shape`, `int_shape`, `float_shape`, `half_shape`,
+  `int16_shape`, `uint16_shape`, `bool`, `uint`, `uint2`, `uint4`, `uint64_t`, `int16_t4`,
+  `uint16_t4`, `float`, `float3` (cross), `hitobject` (SER's `dx::HitObject`),
+  `triangle_positions`, `void`.
 - uniformity: `pure` (uniform when every argument is), `uniform` (always wave-uniform: reductions,
   WaveReadLaneFirst), `lane` (always per-lane: lane index, prefix ops, quad ops, derivatives),
   `readlane` (WaveReadLaneAt: uniform when the lane argument is), `effect` (no value, a side
@@ -96,10 +98,61 @@ _add("RayTMin RayTCurrent", "float", "lane")
 _add("ObjectToWorld ObjectToWorld3x4 WorldToObject WorldToObject3x4", "float3x4", "lane")
 _add("ObjectToWorld4x3 WorldToObject4x3", "float4x3", "lane")
 _add("ReportHit", "bool", "lane")
+_add("ClusterID", "uint", "lane")  # SM 6.10 clustered geometry
+_add("TriangleObjectPositions", "triangle_positions", "lane")  # SM 6.10
 _add("GetAttributeAtVertex", "same", "lane")
 _add("TraceRay CallShader IgnoreHit AcceptHitAndEndSearch", "void", "effect")
 
-RAY_PAYLOAD_WRITERS = frozenset({"TraceRay", "CallShader"})
+# Cooperative vectors and matrices (DXC's `__builtin_LinAlg_*`, behind `dx::linalg`): a matrix
+# is spread over the wave's lanes, so what the builtins compute differs per lane; most write
+# their first argument (`LINALG_WRITERS`), the `...To*` ones store to memory
+_LINALG = "__builtin_LinAlg_"
+LINALG_WRITERS = frozenset(
+    _LINALG + n
+    for n in [
+        "FillMatrix",
+        "MatrixLoadFromMemory",
+        "MatrixLoadFromDescriptor",
+        "MatrixGetElement",
+        "MatrixSetElement",
+        "MatrixVectorMultiply",
+        "MatrixVectorMultiplyAdd",
+        "Convert",
+        "MatrixOuterProduct",
+        "CopyConvertMatrix",
+        "MatrixAccumulate",
+        "MatrixMatrixMultiply",
+        "MatrixMatrixMultiplyAccumulate",
+    ]
+)
+"""LinAlg builtins whose first argument is their result (a matrix, vector or element)."""
+_add(" ".join(sorted(LINALG_WRITERS)), "void", "effect")
+_add(
+    f"{_LINALG}MatrixStoreToMemory {_LINALG}MatrixAccumulateToMemory {_LINALG}MatrixStoreToDescriptor "
+    f"{_LINALG}MatrixAccumulateToDescriptor {_LINALG}VectorAccumulateToDescriptor",
+    "void",
+    "effect",
+)
+_add(f"{_LINALG}MatrixLength {_LINALG}MatrixQueryAccumulatorLayout", "uint", "uniform")
+_add(f"{_LINALG}MatrixGetCoordinate", "uint2", "lane")
+# SPIR-V only (`vk::`): a group-shared variable's address, raw loads and stores through a
+# device address (`vk::RawBufferLoad<T>(addr)` is of type T), the shader clock
+_add("vk::GetGroupSharedAddress", "uint", "uniform")
+_add("vk::RawBufferLoad", "uint", "pure")
+_add("vk::RawBufferStore", "void", "effect")
+_add("vk::ReadClock", "uint64_t", "uniform")
+_add("dx::IsDebuggingEnabled", "bool", "uniform")
+
+RAY_PAYLOAD_WRITERS = frozenset(
+    {
+        "TraceRay",
+        "CallShader",
+        "dx::HitObject::TraceRay",
+        "HitObject::TraceRay",
+        "dx::HitObject::Invoke",
+        "HitObject::Invoke",
+    }
+)
 """Intrinsics whose last argument (the payload or callable data) is written, per lane."""
 
 _add("GetRenderTargetSampleCount", "uint", "uniform")
@@ -112,6 +165,28 @@ _add("dot4add_i8packed", "int", "pure")
 _add("dot2add", "float", "pure")
 _add("unpack_u8u32", "uint4", "pure")
 _add("unpack_s8s32", "int4", "pure")
+_add("unpack_u8u16", "uint16_t4", "pure")
+_add("unpack_s8s16", "int16_t4", "pure")
+_add("asfloat16", "half_shape", "pure")
+_add("asint16", "int16_shape", "pure")
+_add("asuint16", "uint16_shape", "pure")
+_add("isnormal", "bool_shape", "pure")
+# SM 6.8: the wave's index in its group and the group's wave count, the same in every lane
+_add("GetGroupWaveIndex GetGroupWaveCount", "uint", "uniform")
+# SM 6.9 shader execution reordering (`dx::`): the factories make a hit object per lane
+# (`TraceRay` and `Invoke` write the payload, their last argument); reordering moves lanes
+_add(
+    "dx::HitObject::MakeMiss dx::HitObject::MakeNop dx::HitObject::TraceRay "
+    "dx::HitObject::FromRayQuery HitObject::MakeMiss HitObject::MakeNop HitObject::TraceRay "
+    "HitObject::FromRayQuery",
+    "hitobject",
+    "lane",
+)
+_add(
+    "dx::HitObject::Invoke HitObject::Invoke dx::MaybeReorderThread MaybeReorderThread",
+    "void",
+    "effect",
+)
 _add("D3DCOLORtoUBYTE4", "int4", "pure")
 _add("EvaluateAttributeAtCentroid", "same", "lane")
 _add(
@@ -293,6 +368,13 @@ _object(
     "uint",
     "lane",
 )
+_object("RayQuery", "CandidateClusterID CommittedClusterID", "uint", "lane")
+_object(
+    "RayQuery",
+    "CandidateTriangleObjectPositions CommittedTriangleObjectPositions",
+    "triangle_positions",
+    "lane",
+)
 _object("RayQuery", "RayTMin CandidateTriangleRayT CommittedRayT", "float", "lane")
 _object("RayQuery", "CandidateTriangleBarycentrics CommittedTriangleBarycentrics", "float2", "lane")
 _object(
@@ -314,21 +396,102 @@ _object(
     "float4x3",
     "lane",
 )
+_HIT = "HitObject dx::HitObject"
+_object(_HIT, "IsHit IsMiss IsNop", "bool", "lane")
+_object(
+    _HIT,
+    "GetRayFlags GetHitKind GetInstanceIndex GetInstanceID GetGeometryIndex GetPrimitiveIndex "
+    "GetShaderTableIndex LoadLocalRootTableConstant GetClusterID",
+    "uint",
+    "lane",
+)
+_object(_HIT, "GetRayTMin GetRayTCurrent", "float", "lane")
+_object(
+    _HIT,
+    "GetWorldRayOrigin GetWorldRayDirection GetObjectRayOrigin GetObjectRayDirection",
+    "float3",
+    "lane",
+)
+_object(_HIT, "GetObjectToWorld3x4 GetWorldToObject3x4", "float3x4", "lane")
+_object(_HIT, "GetObjectToWorld4x3 GetWorldToObject4x3", "float4x3", "lane")
+_object(_HIT, "GetAttributes", "template", "lane")
+_object(_HIT, "TriangleObjectPositions", "triangle_positions", "lane")  # `hit.GetAttributes<Attribs>()`
+_object(_HIT, "SetShaderTableIndex", "void", "effect")
+
+# SM 6.8 work graphs. A record object's `Get()`, `Get(i)` and `[i]` read the record in memory
+# (a load of each member used) and a write to a member of one is a store (`NODE_RECORDS`); how
+# uniform a record is depends on its object: a broadcasting (`Dispatch`) or coalescing
+# (`Group`) input record and group output records are shared by the group (uniform when the
+# index is), a thread's records are its own (the entry's parameters say which, `NODE_UNIFORM`).
+_INPUT_RECORDS = (
+    "DispatchNodeInputRecord RWDispatchNodeInputRecord GroupNodeInputRecords "
+    "RWGroupNodeInputRecords ThreadNodeInputRecord RWThreadNodeInputRecord"
+)
+_OUTPUT_RECORDS = "GroupNodeOutputRecords ThreadNodeOutputRecords"
+_object(f"{_INPUT_RECORDS} {_OUTPUT_RECORDS}", "Get", "element", "pure")
+_object("GroupNodeInputRecords RWGroupNodeInputRecords EmptyNodeInput", "Count", "uint", "pure")
+_object(_OUTPUT_RECORDS, "OutputComplete", "void", "effect")
+_object("RWDispatchNodeInputRecord", "FinishedCrossGroupSharing", "bool", "uniform")
+_object("NodeOutput EmptyNodeOutput NodeOutputArray EmptyNodeOutputArray", "IsValid", "bool", "pure")
+_object(
+    "NodeOutput EmptyNodeOutput", "ThreadIncrementOutputCount GroupIncrementOutputCount", "void", "effect"
+)
+_object("NodeOutput", "GetThreadNodeOutputRecords", "ThreadNodeOutputRecords", "lane")
+_object("NodeOutput", "GetGroupNodeOutputRecords", "GroupNodeOutputRecords", "pure")
+
+_object("vk::BufferPointer", "Get", "element", "pure")
+NODE_RECORDS = frozenset(f"{_INPUT_RECORDS} {_OUTPUT_RECORDS}".split())
+"""Work-graph record objects: `Get()`/`Get(i)`/`[i]` is the record in memory."""
+MEMORY_OBJECTS = NODE_RECORDS | {"vk::BufferPointer"}
+"""Objects whose `Get()` is memory (loaded, or stored to when written): work-graph records and
+SPIR-V's buffer pointers (`vk::BufferPointer<T>`)."""
+NODE_ARRAYS = {"NodeOutputArray": "NodeOutput", "EmptyNodeOutputArray": "EmptyNodeOutput"}
+"""Work-graph output arrays: `outputs[i]` is one output of the element type."""
+NODE_UNIFORM = frozenset(
+    [
+        "DispatchNodeInputRecord",
+        "RWDispatchNodeInputRecord",
+        "GroupNodeInputRecords",
+        "RWGroupNodeInputRecords",
+        "EmptyNodeInput",
+        "NodeOutput",
+        "NodeOutputArray",
+        "EmptyNodeOutput",
+        "EmptyNodeOutputArray",
+    ]
+)
+"""Node entry parameters the same in every lane of the group (DXC: a broadcasting or coalescing
+launch's input, every output node); a `ThreadNodeInputRecord` is the lane's own."""
+
 _object("PointStream LineStream TriangleStream", "Append RestartStrip", "void", "effect")
 _object("SubpassInput SubpassInputMS", "SubpassLoad", "element", "lane")
 
 OBJECT_WRITERS = frozenset(
-    {"TraceRayInline", "Proceed", "Abort", "CommitNonOpaqueTriangleHit", "CommitProceduralPrimitiveHit"}
+    {
+        "TraceRayInline",
+        "Proceed",
+        "Abort",
+        "CommitNonOpaqueTriangleHit",
+        "CommitProceduralPrimitiveHit",
+        "SetShaderTableIndex",
+    }
 )
 """Object methods that change the object's state (a ray query's): the object is written."""
 
 
+def object_base(type_name: str) -> str:
+    """The base name of an object type: `RayQuery` of `RayQuery<F>`."""
+    return type_name.partition("<")[0].strip()
+
+
 def object_method(type_name: str, method: str) -> tuple[str, str] | None:
     """`(result, uniformity)` of a method of an object type (`RayQuery<F>`, `TriangleStream<V>`,
-    `SubpassInput<float4>`), or None."""
-    table = OBJECT_TYPE_METHODS.get(type_name.partition("<")[0].strip())
+    `SubpassInput<float4>`, `dx::HitObject`, `NodeOutput<R>`), or None."""
+    table = OBJECT_TYPE_METHODS.get(object_base(type_name))
     return table.get(method) if table is not None else None
 
 
-NOT_CALLS = frozenset({"_Static_assert", "static_assert"})
+NOT_CALLS = frozenset(
+    {"_Static_assert", "static_assert", "vk::ext_execution_mode", "vk::ext_execution_mode_id"}
+)
 """Declarations that the grammar reads as calls: no code."""

@@ -139,6 +139,8 @@ def resource_of(name: str) -> Resource | None:
         return Resource(name, False, False, "sampler")
     if name in ("RaytracingAccelerationStructure",):
         return Resource(name, False, False, "other")
+    if name.startswith("vk::SampledTexture"):  # SPIR-V's combined image sampler
+        return Resource(name, True, False, "texture")
     return None
 
 
@@ -351,6 +353,13 @@ def common_type(a: Type, b: Type) -> Type:
     return numeric(scalar, shape_src.rows, shape_src.cols, matrix=shape_src.kind == "matrix")
 
 
+def object_type(name: str, element: Type | None = None) -> Type:
+    """An HLSL object that is neither a resource nor a struct (`dx::HitObject`,
+    `ThreadNodeOutputRecords<R>`): its methods are looked up by its name."""
+    spelled = f"{name}<{element.name}>" if element is not None else name
+    return Type("unknown", spelled, element=element)
+
+
 _F3 = numeric("float", 1, 3)
 BUILTIN_STRUCTS: dict[str, Type] = {
     "RayDesc": struct_type(
@@ -359,6 +368,9 @@ BUILTIN_STRUCTS: dict[str, Type] = {
     ),
     "BuiltInTriangleIntersectionAttributes": struct_type(
         "BuiltInTriangleIntersectionAttributes", (Member("barycentrics", numeric("float", 1, 2)),)
+    ),
+    "BuiltInTrianglePositions": struct_type(
+        "BuiltInTrianglePositions", (Member("p0", _F3), Member("p1", _F3), Member("p2", _F3))
     ),
 }
 """The structs HLSL declares (ray tracing's `RayDesc` and triangle hit attributes)."""
