@@ -514,6 +514,22 @@ def test_newest_intrinsics_linear_algebra_and_long_vectors_are_seen() -> None:
     assert len(stores) == 1  # `p.Get().v.x = e` writes memory
 
 
+def test_exported_library_functions_are_resolved_and_inlined() -> None:
+    # `export` (a DXIL library's exported function, `[noinline] export void f()` too) is a
+    # function definition like any other: calls of it resolve and its body is costed
+    model = _model(
+        "RWBuffer<float> o;\n"
+        "export float scale(float x) { return x * 3; }\n"
+        "[noinline] export void store(uint i) { o[i] = scale(i); }\n"
+        "[numthreads(64, 1, 1)] void main(uint i : SV_DispatchThreadID) { store(i); }\n"
+    )
+    (entry,) = model.entry_points
+    assert entry.name == "main"
+    assert blind_spots(model, entry).summary() == ""
+    calls = {model.tree.node_text(n): n for n in model.tree.walk() if n.type == "call_expression"}
+    assert model.type_of(calls["scale(i)"]).name == "float"
+
+
 def test_clustered_geometry_intrinsics_are_seen() -> None:
     # SM 6.10: `ClusterID()`, `TriangleObjectPositions()` and their ray-query forms
     model = _model(
@@ -526,3 +542,18 @@ def test_clustered_geometry_intrinsics_are_seen() -> None:
     assert blind_spots(model, model.entry_points[0]).summary() == ""
     calls = {model.tree.node_text(n): n for n in model.tree.walk() if n.type == "call_expression"}
     assert model.type_of(calls["TriangleObjectPositions()"]).name == "BuiltInTrianglePositions"
+
+
+def test_a_template_returning_its_parameter_type_has_the_argument_type() -> None:
+    # `template<typename T> T wrapper(T t)`: DXC deduces T from the argument, so a method of
+    # the result (`wrapper(input).Get()`) is the argument type's method
+    model = _model(
+        "struct Item { float3 pos; };\nRWBuffer<float> o;\n"
+        "template<typename T> T wrapper(T t) { return t; }\n"
+        '[Shader("node")] [NodeLaunch("thread")]\n'
+        "void n(ThreadNodeInputRecord<Item> input) { o[0] = wrapper(input).Get().pos.x + wrapper(2.0); }\n"
+    )
+    assert blind_spots(model, model.entry_points[0]).summary() == ""
+    calls = {model.tree.node_text(n): n for n in model.tree.walk() if n.type == "call_expression"}
+    assert model.type_of(calls["wrapper(input)"]).name == "ThreadNodeInputRecord<Item>"
+    assert model.type_of(calls["wrapper(2.0)"]).name == "float"

@@ -202,6 +202,8 @@ class Expressions(Declarators):
             return T.UNKNOWN
         user = self.callee(node)
         if user is not None:
+            if user.return_type.kind == "unknown":
+                return self._deduced_return(user, args)
             return user.return_type
         if fn.type == "field_expression":
             obj = self.type_of(fn.child_by_field_id(F_ARGUMENT))
@@ -243,6 +245,20 @@ class Expressions(Declarators):
             return T.UNKNOWN
         first = self.type_of(args[0]) if args else T.FLOAT
         return intrinsic_result(spec[0], first, [self.type_of(a) for a in args])
+
+    def _deduced_return(self, fn: Function, args: list[Node]) -> T.Type:
+        """The return type of a function template returning one of its parameters' type
+        (`template<typename T> T wrapper(T t)`): the argument's type, as DXC deduces it."""
+        ret = fn.node.child_by_field_id(F_TYPE)
+        spelled = self._text(ret).strip() if ret is not None else ""
+        if not spelled:
+            return fn.return_type
+        for p, a in zip(fn.params, args, strict=False):
+            decl = p.node.parent if p.node is not None else None
+            t = decl.child_by_field_id(F_TYPE) if decl is not None else None
+            if t is not None and self._text(t).strip() == spelled:
+                return self.type_of(a)
+        return fn.return_type
 
     # -- calls ------------------------------------------------------------------------------
 

@@ -101,6 +101,7 @@ class Model(Scopes):
                 "linkage_specification",
                 "declaration_list",
                 "template_declaration",
+                "export_declaration",  # `export float f(...)`: a library's exported function
                 "preproc_if",
                 "preproc_ifdef",
                 "preproc_else",
