@@ -6,7 +6,8 @@ SGPRs, and the peak). How a value counts:
 - per-lane values: `width` VGPRs; per-lane bools: a lane mask of SGPRs per component
   (2 in wave64, 1 in wave32);
 - uniform values, descriptors and scalar preloads: `width` SGPRs;
-- values that only ever hold compile-time constants: nothing (folded into their uses);
+- values that only ever hold compile-time constants (arithmetic and intrinsics of constants):
+  nothing (folded into their uses);
 - a vector temporary between two component-wise operations: one register;
 - under divergent control flow the saved exec masks (one lane mask per divergent level);
 - `costs.base_sgprs` always.
@@ -218,16 +219,16 @@ _FOLDABLE_OPS = frozenset({"alu", "copy", "undef"})
 
 def constant_values(du: DefUse) -> set[Value]:
     """Values that hold compile-time constants wherever they are read: every definition is an
-    arithmetic or copy of constants (literals, other such values, the value itself), as in an
-    offset table filled with `int2(1, 0)`... The compiler folds them into the instructions that
-    read them, so they take no register."""
+    arithmetic, a pure intrinsic (`exp(-0.5 * o * o)`) or a copy of constants (literals, other
+    such values, the value itself), as in an offset table filled with `int2(1, 0)`... The
+    compiler folds them into the instructions that read them, so they take no register."""
     defs = du.defs
     foldable = _FOLDABLE_OPS
     candidates: set[Value] = set()
     for v, ds in defs.items():
         if v.kind in ("var", "temp") and v.reg_class is None:
             for d in ds:
-                if d.op not in foldable:
+                if d.op not in foldable and not (d.op == "intrinsic" and d.rule == "pure"):
                     break
             else:
                 candidates.add(v)
