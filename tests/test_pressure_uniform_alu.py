@@ -1,4 +1,6 @@
-"""Compile-time constants the compiler folds (navi21 wave64, regtruth presched_vgprs)."""
+"""Wave-uniform floating-point values are in VGPRs (the targets modelled have no scalar
+floating-point ALU), and compile-time constants are folded (navi21 wave64, regtruth
+presched_vgprs)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,83 @@ def demand(text: str, entry: str = "main") -> EntryDemand:
     e = m.entry(entry)
     assert e is not None
     return analyse_entry(m, e, 64)
+
+
+INT_ARITHMETIC = """
+cbuffer C : register(b0) { int4 a; int4 b; uint n; };
+RWStructuredBuffer<int4> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint id : SV_DispatchThreadID)
+{
+    int4 s = a * b + a.yzwx;
+    int4 t = (b - a) * 3 + b.wzyx * a.x;
+    int4 acc = 0;
+    for (uint i = id; i < n; i += 64) acc += o[i] * s + t;
+    o[id] = acc + s * t;
+}
+"""
+
+FLOAT_ARITHMETIC = (
+    INT_ARITHMETIC.replace("int4 a; int4 b;", "float4 a; float4 b;")
+    .replace("int4 s", "float4 s")
+    .replace("int4 t", "float4 t")
+    .replace("int4 acc", "float4 acc")
+    .replace("RWStructuredBuffer<int4>", "RWStructuredBuffer<float4>")
+)
+
+
+def test_uniform_float_arithmetic_is_held_in_vgprs() -> None:
+    # s and t are the same in every lane. As integers the scalar ALU computes them and they wait
+    # in SGPRs through the loop (regtruth: presched_vgprs 10); as floats only the vector ALU can,
+    # so they take 8 VGPRs (regtruth: presched_vgprs 18). Counted as SGPRs: 10.
+    assert demand(INT_ARITHMETIC).max_live_vgprs <= 12
+    assert 15 <= demand(FLOAT_ARITHMETIC).max_live_vgprs <= 21
+
+
+def test_conversions_of_uniform_integers_are_held_in_vgprs() -> None:
+    # float4(a) of a cbuffer int4 is a vector conversion. regtruth: presched_vgprs 18 (12 SGPRs).
+    # Counted as SGPRs: 10.
+    d = demand(
+        """
+cbuffer C : register(b0) { int4 a; int4 b; uint n; };
+RWStructuredBuffer<float4> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint id : SV_DispatchThreadID)
+{
+    float4 s = float4(a);
+    float4 t = float4(b);
+    float4 acc = 0;
+    for (uint i = id; i < n; i += 64) acc += o[i] * s + t;
+    o[id] = acc;
+}
+"""
+    )
+    assert 15 <= d.max_live_vgprs <= 21
+
+
+def test_conversions_of_texture_sizes_are_held_in_vgprs() -> None:
+    # GetDimensions gives uniform integers (SGPRs); the rectangle computed from them in floating
+    # point lives in VGPRs. regtruth: presched_vgprs 12; counted as SGPRs: 9.
+    d = demand(
+        """
+Texture2D<float4> tex : register(t0);
+RWTexture2D<float4> outT : register(u0);
+cbuffer C : register(b0) { float4 rect; };
+[numthreads(8, 8, 1)]
+void main(uint2 id : SV_DispatchThreadID)
+{
+    uint w, h;
+    tex.GetDimensions(w, h);
+    float2 size = float2(w, h);
+    float2 lo = rect.xy * size;
+    float2 hi = rect.zw * size;
+    float2 p = float2(id) + 0.5;
+    float4 c = tex.Load(int3((p - lo) / (hi - lo) * size, 0));
+    outT[id] = c * float4(lo - p, hi - p);
+}
+"""
+    )
+    assert 11 <= d.max_live_vgprs <= 13
 
 
 def test_intrinsics_of_constants_are_folded() -> None:

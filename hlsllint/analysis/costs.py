@@ -49,6 +49,10 @@ class CostModel:
     component, besides its operands and result (regtruth, navi21: a per-lane float through
     `atan2` holds 8 more than through `*` with 4 or 12 other VGPRs live; `atan` 7, `tanh` 4,
     `asin` 3, `acos` 2; `sin`, `exp`, `pow`, `sqrt` and division none)."""
+    uniform_float_alu_in_vgprs: bool = True
+    """Wave-uniform results of floating-point arithmetic and of conversions are in VGPRs (no
+    scalar floating-point ALU on GCN or RDNA 1-3), and so are moves and integer arithmetic of
+    them (`liveness.vector_alu_uniforms`)."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 

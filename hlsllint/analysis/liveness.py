@@ -5,7 +5,9 @@
 SGPRs, and the peak). How a value counts:
 - per-lane values: `width` VGPRs; per-lane bools: a lane mask of SGPRs per component
   (2 in wave64, 1 in wave32);
-- uniform values, descriptors and scalar preloads: `width` SGPRs;
+- uniform values, descriptors and scalar preloads: `width` SGPRs, except uniform results of
+  floating-point arithmetic and conversions and what is computed from them (`width` VGPRs: the
+  targets have no scalar floating-point ALU, `vector_alu_uniforms`);
 - values that only ever hold compile-time constants (arithmetic and intrinsics of constants):
   nothing (folded into their uses);
 - a vector temporary between two component-wise operations: one register;
@@ -26,6 +28,7 @@ from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.uniformity import Uniformity
 from hlsllint.deadline import current
+from hlsllint.semantic import types as T
 
 _T = TypeVar("_T")
 
@@ -379,6 +382,113 @@ def constant_components(du: DefUse) -> dict[Value, int]:
     return {v: m.bit_count() for v, m in masks.items() if m and v not in full}
 
 
+_MOVES = frozenset({"asfloat", "asint", "asuint", "asfloat16", "asint16", "asuint16", "select", "abs"})
+"""Intrinsics that move or reinterpret their operands' bits (`abs` is a source modifier of the
+instruction that reads its result): in the class of the operands."""
+
+
+def _vector_alu(ins: Instr, d: Value) -> bool:
+    """Whether `ins`, computing `d`, is a vector ALU instruction whatever the uniformity of its
+    operands: floating-point arithmetic, and conversions between floating-point and integer or
+    bool values. The compiler has no scalar floating-point ALU on the targets modelled (ACO on
+    GCN and RDNA 1-3), so such a result is in VGPRs even when every lane holds the same value.
+    Moves (copies, swizzles, constructors and initialisers of values of one kind, `?:`,
+    component writes, bit casts, dynamic indexing), negations and `abs` (source modifiers of the
+    instruction that reads them) and integer arithmetic follow their operands."""
+    op = ins.op
+    if op not in ("alu", "intrinsic"):
+        return False
+    detail = ins.detail
+    name = detail.get("name")
+    reads = ins.reads
+    if op == "intrinsic":
+        return (
+            ins.rule == "pure"
+            and name not in _MOVES
+            and (d.type.is_float or any(r.type.is_float for r in reads))
+        )
+    if (detail.get("cw") and "unary" not in detail) or name == "mul":  # arithmetic
+        return d.type.is_float or any(r.type.is_float for r in reads)
+    if "set" in detail or "select" in detail or "unary" in detail:
+        return False
+    return any(_converts(d.type, r.type) for r in reads)
+
+
+def _converts(to: T.Type, src: T.Type) -> bool:
+    """Whether a value of type `src` made into one of type `to` takes a conversion instruction
+    of the vector ALU: between floating-point and integer or bool values, or to or from double."""
+    if to.is_float:
+        return (
+            src.is_int
+            or src.is_bool
+            or (src.is_float and (to.scalar == "double") != (src.scalar == "double"))
+        )
+    return to.is_int and src.is_float
+
+
+def vector_alu_uniforms(du: DefUse, divergent: set[Value], constant: set[Value]) -> set[Value]:
+    """Wave-uniform values the compiler nonetheless keeps in VGPRs: results of vector ALU
+    instructions (`_vector_alu`: floating-point arithmetic and conversions), and moves and
+    integer arithmetic of such values (regtruth: two float4 of cbuffer arithmetic live across a
+    loop take 8 more VGPRs than the same integer arithmetic, which stays in SGPRs). A value with
+    several definitions is in VGPRs when any definition puts it there, as the compiler's phi
+    does. Bools stay lane masks or scalar conditions; scalar loads, descriptors and what a wave
+    intrinsic returns (`uniform` rule) stay in SGPRs. Matrices stay in the SGPR count: the
+    compiler computes only the components of a uniform matrix product that are used, where they
+    are used, and folds products with a constant identity, where a whole matrix counted in VGPRs
+    overshoots (regtruth: `(float3x3)mul(view, model)` of two cbuffer matrices in a vertex shader,
+    presched_vgprs 16; 21 with the whole product in VGPRs, 16 in SGPRs)."""
+    found: set[Value] = set()
+    work: list[Value] = []
+    for v, ds in du.defs.items():
+        if (
+            v.reg_class is not None
+            or v.parts is not None
+            or v in divergent
+            or v in constant
+            or v.type.is_bool
+            or v.type.kind == "matrix"
+        ):
+            continue
+        for ins in ds:
+            if _vector_alu(ins, v):
+                found.add(v)
+                work.append(v)
+                break
+    deadline = current()
+    while work:
+        deadline.tick()
+        v = work.pop()
+        for ins in du.readers.get(v, ()):
+            d = ins.dest
+            if (
+                d is None
+                or d in found
+                or ins.op not in _STREAM_OPS
+                or ins.rule == "uniform"
+                or d.reg_class is not None
+                or d.parts is not None
+                or d in divergent
+                or d in constant
+                or d.type.is_bool
+                or d.type.kind == "matrix"
+            ):
+                continue
+            found.add(d)
+            work.append(d)
+    # A value defined once and read once in the same block is folded into its reader
+    # (`x - 0.5 * r` is one fused multiply-add reading `r` from SGPRs; `ambient + diffuse` of
+    # `ambient = c.rgb * 0.5` too): it holds no VGPR of its own (regtruth: such a pixel shader,
+    # presched_vgprs 4; 5 with the product in a VGPR).
+    readers, defs = du.readers, du.defs
+    for v in list(found):
+        rs = readers.get(v, ())
+        ds = defs[v]
+        if len(rs) == 1 and len(ds) == 1 and rs[0].block == ds[0].block:
+            found.discard(v)
+    return found
+
+
 def _classes(
     cfg: CFG,
     uni: Uniformity,
@@ -387,6 +497,7 @@ def _classes(
     streamed: set[Value],
     constant: set[Value],
     partly: dict[Value, int],
+    valu: set[Value],
 ) -> tuple[dict[Value, str], dict[Value, int]]:
     """Register class and registers counted of every value (`value_class`, less its constant
     components, then nothing for a folded constant and one register for a streamed vector
@@ -400,7 +511,9 @@ def _classes(
         n = v.width
         cls = v.reg_class
         if cls is None:
-            if (v not in divergent) if v.parts is None else uni.is_uniform(v):
+            if v in valu:
+                cls = "vgpr"
+            elif (v not in divergent) if v.parts is None else uni.is_uniform(v):
                 cls = "sgpr"
             elif lane_mask_bools and v.type.is_bool:
                 cls = "sgpr"
@@ -456,7 +569,12 @@ def register_demand(
     partly: dict[Value, int] = (
         _cached(cfg, "constant_components", constant_components) if costs.fold_constant_components else {}
     )
-    classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly)
+    valu = (
+        vector_alu_uniforms(def_use(cfg), uni.divergent, constant)
+        if costs.uniform_float_alu_in_vgprs
+        else set()
+    )
+    classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly, valu)
     # The walk below keeps the live set as a bit set (bit i: `values[i]`): registers by class
     # per bit, and per register count the mask of the values of that size, so that a block's
     # starting sums are a few population counts.

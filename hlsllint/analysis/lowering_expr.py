@@ -122,8 +122,12 @@ class ExprLowerer(LowererBase):
             self.record(node, None)
             return None
         d = self.temp(node)
-        if kind in ("binary_expression", "unary_expression"):
+        if kind == "binary_expression":
             ins = self.emit_expr("alu", d, reads, node, cw=True)  # component by component
+        elif kind == "unary_expression":
+            ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True)
+        elif kind == "conditional_expression":
+            ins = self.emit_expr("alu", d, reads, node, select=True)  # a move of either operand
         else:
             ins = self.emit_expr("alu", d, reads, node)
         return d
