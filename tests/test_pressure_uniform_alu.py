@@ -118,3 +118,34 @@ void main(uint id : SV_DispatchThreadID)
     )
     assert 8 <= d.max_live_vgprs <= 12
     assert not {v.name for v in d.peak_values} & {"k", "k0", "k1", "k2", "k3"}
+
+
+def test_intrinsics_over_a_kept_loops_counter_are_not_folded() -> None:
+    # A loop with a run-time trip count is kept: its counter and the min/max accumulators over
+    # intrinsics of it look constant to the constant analysis (every definition reads literals
+    # and itself), but they change every iteration. regtruth: presched_vgprs 30 (six float4
+    # accumulators, uniform floats in VGPRs). Folded, they were 5 (SpartanEngine's BC1/BC3
+    # compressors fell from ~160 VGPRs to 8 and lost their HL201 finding).
+    d = demand(
+        """
+cbuffer C : register(b0) { uint n; };
+RWStructuredBuffer<float4> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint id : SV_DispatchThreadID)
+{
+    float4 a0 = -1, a1 = -1, a2 = -1, a3 = 2, a4 = 2, a5 = 2;
+    for (uint i = 0; i < n; ++i) {
+        float fi = float(i);
+        a0 = max(a0, sin(fi * float4(1, 2, 3, 4)));
+        a1 = max(a1, cos(fi * float4(5, 6, 7, 8)));
+        a2 = max(a2, sin(fi * float4(9, 10, 11, 12)));
+        a3 = min(a3, cos(fi * float4(13, 14, 15, 16)));
+        a4 = min(a4, sin(fi * float4(17, 18, 19, 20)));
+        a5 = min(a5, cos(fi * float4(21, 22, 23, 24)));
+    }
+    float4 p = o[id];
+    o[id] = p * a0 + a1 * a2 + a3 * a4 + a5;
+}
+"""
+    )
+    assert 26 <= d.max_live_vgprs <= 34

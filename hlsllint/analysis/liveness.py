@@ -220,18 +220,33 @@ def streamed_temps(du: DefUse) -> set[Value]:
 _FOLDABLE_OPS = frozenset({"alu", "copy", "undef"})
 
 
-def constant_values(du: DefUse) -> set[Value]:
+def kept_loop_blocks(cfg: CFG) -> frozenset[int]:
+    """The blocks of loops the compiler keeps as loops (no constant trip count, or `[loop]`):
+    what is computed there from the loop's counter changes from one iteration to the next."""
+    kept: set[int] = set()
+    for loop in cfg.loops:
+        if loop.trip_count is None or "loop" in loop.attributes:
+            kept |= loop.blocks
+    return frozenset(kept)
+
+
+def constant_values(du: DefUse, kept: frozenset[int] = frozenset()) -> set[Value]:
     """Values that hold compile-time constants wherever they are read: every definition is an
     arithmetic, a pure intrinsic (`exp(-0.5 * o * o)`) or a copy of constants (literals, other
     such values, the value itself), as in an offset table filled with `int2(1, 0)`... The
-    compiler folds them into the instructions that read them, so they take no register."""
+    compiler folds them into the instructions that read them, so they take no register. An
+    intrinsic in a kept loop (`kept` blocks) is not folded: a counter or accumulator of such a
+    loop looks constant here (its definitions read only literals and itself), and a `min`/`max`
+    chain over it is the loop's work (a block compressor's search: ~160 VGPRs, not 8)."""
     defs = du.defs
     foldable = _FOLDABLE_OPS
     candidates: set[Value] = set()
     for v, ds in defs.items():
         if v.kind in ("var", "temp") and v.reg_class is None:
             for d in ds:
-                if d.op not in foldable and not (d.op == "intrinsic" and d.rule == "pure"):
+                if d.op not in foldable and not (
+                    d.op == "intrinsic" and d.rule == "pure" and d.block not in kept
+                ):
                     break
             else:
                 candidates.add(v)
@@ -565,7 +580,11 @@ def register_demand(
     record_live: bool = False,
 ) -> Demand:
     streamed = _cached(cfg, "streamed", streamed_temps) if costs.stream_componentwise_temps else set()
-    constant = _cached(cfg, "constant", constant_values) if costs.fold_constant_values else set()
+    constant = (
+        _cached(cfg, "constant", lambda du: constant_values(du, kept_loop_blocks(cfg)))
+        if costs.fold_constant_values
+        else set()
+    )
     partly: dict[Value, int] = (
         _cached(cfg, "constant_components", constant_components) if costs.fold_constant_components else {}
     )
