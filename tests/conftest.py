@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 
 import hlsllint
+from hlsllint.analysis.pressure import EntryDemand, analyse_entry
 from hlsllint.cli import main
 from hlsllint.config import ConfigResolver, Settings
+from hlsllint.context import AnalysisSettings
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.lint import FileLoader, lint_unit
+from hlsllint.semantic import build_model
+from hlsllint.syntax import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -117,3 +121,12 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def demand(text: str, entry: str = "main") -> EntryDemand:
+    """The register demand of one entry point of `text` (navi21 wave64 default costs), as the
+    pressure tests compare with regtruth's presched figures."""
+    m = build_model(parse(text), AnalysisSettings())
+    e = m.entry(entry)
+    assert e is not None
+    return analyse_entry(m, e, 64)

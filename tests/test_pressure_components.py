@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
+from conftest import demand
+
 from hlsllint.analysis.cfg import build_cfg
-from hlsllint.analysis.pressure import EntryDemand, analyse_entry
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import build_model
 from hlsllint.syntax import parse
-
-
-def demand(text: str, entry: str = "main") -> EntryDemand:
-    m = build_model(parse(text), AnalysisSettings())
-    e = m.entry(entry)
-    assert e is not None
-    return analyse_entry(m, e, 64)
-
 
 REDUCTION = """
 RWTexture2D<float> inLuma : register(u0);

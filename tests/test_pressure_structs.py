@@ -3,19 +3,12 @@ splits them (navi21 wave64, regtruth presched_vgprs)."""
 
 from __future__ import annotations
 
+from conftest import demand
+
 from hlsllint.analysis.cfg import build_cfg
-from hlsllint.analysis.pressure import EntryDemand, analyse_entry
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import build_model
 from hlsllint.syntax import parse
-
-
-def demand(text: str, entry: str = "main") -> EntryDemand:
-    m = build_model(parse(text), AnalysisSettings())
-    e = m.entry(entry)
-    assert e is not None
-    return analyse_entry(m, e, 64)
-
 
 NESTED_MEMBERS = """
 struct Inner { float4 a; float4 b; float4 c; float4 d; float4 e; float4 f; };

@@ -4,18 +4,7 @@ presched_vgprs)."""
 
 from __future__ import annotations
 
-from hlsllint.analysis.pressure import EntryDemand, analyse_entry
-from hlsllint.context import AnalysisSettings
-from hlsllint.semantic import build_model
-from hlsllint.syntax import parse
-
-
-def demand(text: str, entry: str = "main") -> EntryDemand:
-    m = build_model(parse(text), AnalysisSettings())
-    e = m.entry(entry)
-    assert e is not None
-    return analyse_entry(m, e, 64)
-
+from conftest import demand
 
 INT_ARITHMETIC = """
 cbuffer C : register(b0) { int4 a; int4 b; uint n; };
