@@ -1,0 +1,374 @@
+"""How each value of a CFG counts, from its definitions and uses (computed once per CFG and
+queried by `liveness.register_demand`): values that only hold compile-time constants (folded
+into their uses, `constant_values`) or some constant components (`constant_components`),
+vector temporaries streamed between two component-wise operations (`streamed_temps`), and
+wave-uniform values the compiler keeps in VGPRs because the targets have no scalar
+floating-point ALU (`vector_alu_uniforms`). `def_use(cfg)` is the index they all read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from hlsllint.analysis.ir import CFG, Instr, Value
+from hlsllint.deadline import current
+from hlsllint.semantic import types as T
+
+_T = TypeVar("_T")
+
+_WHOLE_VECTOR = frozenset(
+    {"mul", "cross", "normalize", "reflect", "refract", "transpose", "determinant", "faceforward"}
+)
+"""Calls that need every component of an operand at once (a matrix product, a normalisation);
+the other operations work component by component."""
+_STREAM_OPS = frozenset({"alu", "intrinsic", "copy"})
+
+
+def _componentwise(ins: Instr) -> bool:
+    return ins.op in _STREAM_OPS and ins.detail.get("name") not in _WHOLE_VECTOR
+
+
+@dataclass
+class DefUse:
+    """The instructions the compiler keeps that define and that read each value."""
+
+    defs: dict[Value, list[Instr]]
+    readers: dict[Value, list[Instr]]
+
+
+def def_use(cfg: CFG) -> DefUse:
+    """The def-use index of the kept instructions (computed once per CFG)."""
+    found: DefUse | None = cfg.cache.get("def_use")
+    if found is not None:
+        return found
+    defs: dict[Value, list[Instr]] = {}
+    readers: dict[Value, list[Instr]] = {}
+    for instrs in cfg.kept_instrs().values():
+        for ins in instrs:
+            for r in ins.reads:
+                found_r = readers.get(r)
+                if found_r is None:
+                    readers[r] = [ins]
+                else:
+                    found_r.append(ins)
+            if ins.dest is not None:
+                found_d = defs.get(ins.dest)
+                if found_d is None:
+                    defs[ins.dest] = [ins]
+                else:
+                    found_d.append(ins)
+    du = cfg.cache["def_use"] = DefUse(defs, readers)
+    return du
+
+
+def cached_per_cfg(cfg: CFG, key: str, make: Callable[[DefUse], _T]) -> _T:
+    """`make(def_use(cfg))`, computed once per CFG."""
+    found: _T | None = cfg.cache.get(key)
+    if found is None:
+        found = cfg.cache[key] = make(def_use(cfg))
+    return found
+
+
+def streamed_temps(du: DefUse) -> set[Value]:
+    """Vector temporaries computed and consumed component by component within one expression:
+    `saturate(dot(l, n) * color)` feeding `+=` never holds all four components of the product,
+    the compiler finishes one component before the next (regtruth: two lights accumulated into a
+    float4 hold 6 VGPRs, not the 11 of whole vectors). Such a temporary costs one register."""
+    out: set[Value] = set()
+    for v, ds in du.defs.items():
+        if v.kind != "temp" or v.width <= 1 or v.reg_class is not None or v.parts is not None:
+            continue
+        ins = ds[-1]
+        rs = du.readers.get(v, [])
+        if len(rs) == 1 and rs[0].block == ins.block and _componentwise(ins) and _componentwise(rs[0]):
+            out.add(v)
+    return out
+
+
+_FOLDABLE_OPS = frozenset({"alu", "copy", "undef"})
+
+
+def kept_loop_blocks(cfg: CFG) -> frozenset[int]:
+    """The blocks of loops the compiler keeps as loops (no constant trip count, or `[loop]`):
+    what is computed there from the loop's counter changes from one iteration to the next."""
+    kept: set[int] = set()
+    for loop in cfg.loops:
+        if loop.trip_count is None or "loop" in loop.attributes:
+            kept |= loop.blocks
+    return frozenset(kept)
+
+
+def constant_values(du: DefUse, kept: frozenset[int] = frozenset()) -> set[Value]:
+    """Values that hold compile-time constants wherever they are read: every definition is an
+    arithmetic, a pure intrinsic (`exp(-0.5 * o * o)`) or a copy of constants (literals, other
+    such values, the value itself), as in an offset table filled with `int2(1, 0)`... The
+    compiler folds them into the instructions that read them, so they take no register. An
+    intrinsic in a kept loop (`kept` blocks) is not folded: a counter or accumulator of such a
+    loop looks constant here (its definitions read only literals and itself), and a `min`/`max`
+    chain over it is the loop's work (a block compressor's search: ~160 VGPRs, not 8)."""
+    defs = du.defs
+    foldable = _FOLDABLE_OPS
+    candidates: set[Value] = set()
+    for v, ds in defs.items():
+        if v.kind in ("var", "temp") and v.reg_class is None:
+            for d in ds:
+                if d.op not in foldable and not (
+                    d.op == "intrinsic" and d.rule == "pure" and d.block not in kept
+                ):
+                    break
+            else:
+                candidates.add(v)
+    # the candidates whose definitions read each candidate, and those that read a value that
+    # is not one (they vary, and so does every candidate that reads them)
+    readers: dict[Value, list[Value]] = {}
+    work: list[Value] = []
+    for v in candidates:
+        varies = False
+        for d in defs[v]:
+            for r in d.reads:
+                if r is v:
+                    continue
+                if r in candidates:
+                    found = readers.get(r)
+                    if found is None:
+                        readers[r] = [v]
+                    else:
+                        found.append(v)
+                else:
+                    varies = True
+        if varies:
+            work.append(v)
+    while work:
+        v = work.pop()
+        if v in candidates:
+            candidates.discard(v)
+            found = readers.get(v)
+            if found:
+                work.extend(found)
+    return candidates
+
+
+_COMPONENTWISE_INTRINSICS = frozenset(
+    {
+        "abs", "saturate", "min", "max", "clamp", "lerp", "frac", "floor", "ceil", "round",
+        "trunc", "sqrt", "rsqrt", "rcp", "exp", "exp2", "log", "log2", "sin", "cos", "sign",
+        "pow", "step", "smoothstep", "mad", "fma",
+    }
+)  # fmt: skip
+"""Intrinsics whose result component i depends only on component i of each operand."""
+_LANE_READS = frozenset(
+    {
+        "QuadReadAcrossX", "QuadReadAcrossY", "QuadReadAcrossDiagonal", "QuadReadLaneAt",
+        "WaveReadLaneAt", "WaveReadLaneFirst", "WaveActiveMin", "WaveActiveMax",
+    }
+)  # fmt: skip
+"""Intrinsics that return their first operand as another lane holds it: a component that is a
+constant in every lane stays that constant."""
+
+
+def _lane_mask(width: int) -> int:
+    return (1 << width) - 1
+
+
+def _has_components(v: Value) -> bool:
+    """A vector or matrix with one register per component (not packed 16-bit values)."""
+    t = v.type
+    return t.kind in ("vector", "matrix") and t.count == v.width > 1
+
+
+def _transfer(ins: Instr, masks: dict[Value, int]) -> int:
+    """The constant components (a bit per component) of what `ins` writes to its result, given
+    those of what it reads (a value not in `masks` varies in every component)."""
+    d = ins.dest
+    assert d is not None
+    full = _lane_mask(d.width)
+    op, reads, detail = ins.op, ins.reads, ins.detail
+    if op == "undef" or (op in ("alu", "copy") and not reads):
+        return full
+    lanes = detail.get("lanes")
+    if lanes is not None:
+        out, pos, i = 0, 0, 0
+        for n in lanes:
+            if n < 0:
+                out |= _lane_mask(-n) << pos
+                pos -= n
+            else:
+                out |= (masks.get(reads[i], 0) & _lane_mask(n)) << pos
+                pos += n
+                i += 1
+        return out & full
+    written = detail.get("set")
+    if written is not None and reads and reads[0] is d:
+        out = masks.get(d, 0)
+        src = reads[1] if len(reads) > 1 else None
+        src_mask = masks.get(src, 0) if src is not None else _lane_mask(len(written))
+        for j, c in enumerate(written):
+            bit = src_mask & 1 if src is not None and src.width == 1 else src_mask >> j & 1
+            out = out | 1 << c if bit else out & ~(1 << c)
+        return out & full
+    if op == "intrinsic" and detail.get("name") in _LANE_READS:
+        return masks.get(reads[0], 0) & full if reads and reads[0].width == d.width else 0
+    componentwise = op == "intrinsic" and detail.get("name") in _COMPONENTWISE_INTRINSICS
+    if op == "copy" or detail.get("cw") or componentwise:
+        out = full
+        for r in reads:
+            m = masks.get(r, 0)
+            if r.width == 1 and d.width > 1:
+                out = out if m & 1 else 0
+            elif r.width >= d.width:
+                out &= m
+            else:
+                return 0
+        return out
+    return 0
+
+
+def constant_components(du: DefUse) -> dict[Value, int]:
+    """Vectors and matrices some of whose components are compile-time constants wherever the
+    value is read (`float4(luma, 0, 0, 0)`, `(v0 + v1) * 0.25` of such vectors, `v.w = 0`):
+    value -> the number of such components. The compiler folds those components into the
+    instructions that use them, so they take no register (regtruth: a 2x2 reduction of
+    `float4(luma, 0, 0, 0)` texels stores zeros from no register). Values whose every component
+    is constant are `constant_values`, not listed here."""
+    defs = du.defs
+    masks: dict[Value, int] = {}
+    for v in defs:
+        if v.kind in ("var", "temp") and v.reg_class is None and v.parts is None and _has_components(v):
+            masks[v] = _lane_mask(v.width)  # optimistic start, lowered to a fixed point
+    readers: dict[Value, list[Value]] = {}  # value -> the candidates whose definitions read it
+    for v in masks:
+        for d in defs[v]:
+            for r in d.reads:
+                readers.setdefault(r, []).append(v)
+    # A value waits in the work list at most once (the masks only fall, and the fixpoint they
+    # fall to does not depend on the order): a value defined and read many times is not
+    # recomputed once per read of each change.
+    work = list(masks)
+    queued = set(work)
+    deadline = current()
+    while work:
+        deadline.tick()
+        v = work.pop()
+        queued.discard(v)
+        m = _lane_mask(v.width)
+        for d in defs[v]:
+            m &= _transfer(d, masks)
+            if not m:
+                break
+        if m != masks[v]:
+            masks[v] = m
+            for u in readers.get(v, ()):
+                if u not in queued:
+                    queued.add(u)
+                    work.append(u)
+    full = {v for v, m in masks.items() if m == _lane_mask(v.width)}
+    return {v: m.bit_count() for v, m in masks.items() if m and v not in full}
+
+
+_MOVES = frozenset({"asfloat", "asint", "asuint", "asfloat16", "asint16", "asuint16", "select", "abs"})
+"""Intrinsics that move or reinterpret their operands' bits (`abs` is a source modifier of the
+instruction that reads its result): in the class of the operands."""
+
+
+def _vector_alu(ins: Instr, d: Value) -> bool:
+    """Whether `ins`, computing `d`, is a vector ALU instruction whatever the uniformity of its
+    operands: floating-point arithmetic, and conversions between floating-point and integer or
+    bool values. The compiler has no scalar floating-point ALU on the targets modelled (ACO on
+    GCN and RDNA 1-3), so such a result is in VGPRs even when every lane holds the same value.
+    Moves (copies, swizzles, constructors and initialisers of values of one kind, `?:`,
+    component writes, bit casts, dynamic indexing), negations and `abs` (source modifiers of the
+    instruction that reads them) and integer arithmetic follow their operands."""
+    op = ins.op
+    if op not in ("alu", "intrinsic"):
+        return False
+    detail = ins.detail
+    name = detail.get("name")
+    reads = ins.reads
+    if op == "intrinsic":
+        return (
+            ins.rule == "pure"
+            and name not in _MOVES
+            and (d.type.is_float or any(r.type.is_float for r in reads))
+        )
+    if (detail.get("cw") and "unary" not in detail) or name == "mul":  # arithmetic
+        return d.type.is_float or any(r.type.is_float for r in reads)
+    if "set" in detail or "select" in detail or "unary" in detail:
+        return False
+    return any(_converts(d.type, r.type) for r in reads)
+
+
+def _converts(to: T.Type, src: T.Type) -> bool:
+    """Whether a value of type `src` made into one of type `to` takes a conversion instruction
+    of the vector ALU: between floating-point and integer or bool values, or to or from double."""
+    if to.is_float:
+        return (
+            src.is_int
+            or src.is_bool
+            or (src.is_float and (to.scalar == "double") != (src.scalar == "double"))
+        )
+    return to.is_int and src.is_float
+
+
+def _stays_scalar(v: Value, divergent: set[Value], constant: set[Value]) -> bool:
+    """A value `vector_alu_uniforms` leaves where it is: already placed, split into parts,
+    per-lane, folded, a bool (a lane mask or a scalar condition) or a matrix."""
+    return (
+        v.reg_class is not None
+        or v.parts is not None
+        or v in divergent
+        or v in constant
+        or v.type.is_bool
+        or v.type.kind == "matrix"
+    )
+
+
+def vector_alu_uniforms(du: DefUse, divergent: set[Value], constant: set[Value]) -> set[Value]:
+    """Wave-uniform values the compiler nonetheless keeps in VGPRs: results of vector ALU
+    instructions (`_vector_alu`: floating-point arithmetic and conversions), and moves and
+    integer arithmetic of such values (regtruth: two float4 of cbuffer arithmetic live across a
+    loop take 8 more VGPRs than the same integer arithmetic, which stays in SGPRs). A value with
+    several definitions is in VGPRs when any definition puts it there, as the compiler's phi
+    does. Bools stay lane masks or scalar conditions; scalar loads, descriptors and what a wave
+    intrinsic returns (`uniform` rule) stay in SGPRs. Matrices stay in the SGPR count: the
+    compiler computes only the components of a uniform matrix product that are used, where they
+    are used, and folds products with a constant identity, where a whole matrix counted in VGPRs
+    overshoots (regtruth: `(float3x3)mul(view, model)` of two cbuffer matrices in a vertex shader,
+    presched_vgprs 16; 21 with the whole product in VGPRs, 16 in SGPRs)."""
+    found: set[Value] = set()
+    work: list[Value] = []
+    for v, ds in du.defs.items():
+        if _stays_scalar(v, divergent, constant):
+            continue
+        for ins in ds:
+            if _vector_alu(ins, v):
+                found.add(v)
+                work.append(v)
+                break
+    deadline = current()
+    while work:
+        deadline.tick()
+        v = work.pop()
+        for ins in du.readers.get(v, ()):
+            d = ins.dest
+            if (
+                d is None
+                or d in found
+                or ins.op not in _STREAM_OPS
+                or ins.rule == "uniform"
+                or _stays_scalar(d, divergent, constant)
+            ):
+                continue
+            found.add(d)
+            work.append(d)
+    # A value defined once and read once in the same block is folded into its reader
+    # (`x - 0.5 * r` is one fused multiply-add reading `r` from SGPRs; `ambient + diffuse` of
+    # `ambient = c.rgb * 0.5` too): it holds no VGPR of its own (regtruth: such a pixel shader,
+    # presched_vgprs 4; 5 with the product in a VGPR).
+    readers, defs = du.readers, du.defs
+    for v in list(found):
+        rs = readers.get(v, ())
+        ds = defs[v]
+        if len(rs) == 1 and len(ds) == 1 and rs[0].block == ds[0].block:
+            found.discard(v)
+    return found
