@@ -117,6 +117,12 @@ class LoopRecord:
     attributes: tuple[str, ...]
     trip_count: int | None
 
+    @property
+    def dynamic(self) -> bool:
+        """True when the loop really loops at run time: `[loop]`, or a trip count that is not a
+        compile-time constant (what is computed from its counter changes every iteration)."""
+        return "loop" in self.attributes or self.trip_count is None
+
 
 @dataclass
 class CFG:

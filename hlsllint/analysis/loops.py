@@ -32,9 +32,10 @@ def loop_info(cfg: CFG) -> list[LoopInfo]:
     out: list[LoopInfo] = []
     for rec in cfg.loops:
         fetches = [i for b in sorted(rec.blocks) for i in cfg.instrs(b) if i.is_fetch]
-        dynamic = "loop" in rec.attributes or rec.trip_count is None
         depth = 1 + sum(1 for other in cfg.loops if other is not rec and rec.blocks < other.blocks)
         out.append(
-            LoopInfo(rec.span, rec.kind, rec.attributes, rec.trip_count, dynamic, fetches, rec.blocks, depth)
+            LoopInfo(
+                rec.span, rec.kind, rec.attributes, rec.trip_count, rec.dynamic, fetches, rec.blocks, depth
+            )
         )
     return out

@@ -90,16 +90,11 @@ _FOLDABLE_OPS = frozenset({"alu", "copy", "undef"})
 
 
 def kept_loop_blocks(cfg: CFG) -> frozenset[int]:
-    """The blocks of loops the compiler keeps as loops (no constant trip count, or `[loop]`):
-    what is computed there from the loop's counter changes from one iteration to the next."""
-    kept: set[int] = set()
-    for loop in cfg.loops:
-        if loop.trip_count is None or "loop" in loop.attributes:
-            kept |= loop.blocks
-    return frozenset(kept)
+    """The blocks of the loops that loop at run time (`LoopRecord.dynamic`)."""
+    return frozenset(b for loop in cfg.loops if loop.dynamic for b in loop.blocks)
 
 
-def constant_values(du: DefUse, kept: frozenset[int] = frozenset()) -> set[Value]:
+def constant_values(du: DefUse, kept: frozenset[int]) -> set[Value]:
     """Values that hold compile-time constants wherever they are read: every definition is an
     arithmetic, a pure intrinsic (`exp(-0.5 * o * o)`) or a copy of constants (literals, other
     such values, the value itself), as in an offset table filled with `int2(1, 0)`... The
