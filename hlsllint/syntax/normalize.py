@@ -497,8 +497,6 @@ def _effects(sc: _Scanner, text: str, notes: Annotations) -> None:
         return
     for m in _EFFECT.finditer(buf):
         start, brace = m.span()
-        if buf[start - 1 : start] == b" " and buf[start : start + 1] == b" ":  # blanked already
-            continue
         prev = sc.prev_sig(start)
         whole = buf.startswith(b"technique", start)
         if prev >= 0 and buf[prev] not in (b";}" if whole else b";}="):
