@@ -42,6 +42,7 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,26 +88,24 @@ class Sources:
                         continue
         self._defs: dict[str, frozenset[str]] = {}
 
+    def _files_matching(self, key: str, name: str, rx: Callable[[str], re.Pattern[str]]) -> frozenset[str]:
+        """The files whose text `rx(name)` matches, found once per `key`."""
+        found = self._defs.get(key)
+        if found is None:
+            pattern = rx(name)
+            found = frozenset(p for p, t in self.texts.items() if name in t and pattern.search(t))
+            self._defs[key] = found
+        return found
+
     def defines(self, name: str) -> frozenset[str]:
         """The files with a definition of a function or method `name` (a body after the
         parameter list, `: SEMANTIC` or `const` allowed between)."""
-        found = self._defs.get(name)
-        if found is None:
-            rx = _definition(name)
-            found = frozenset(p for p, t in self.texts.items() if name in t and rx.search(t))
-            self._defs[name] = found
-        return found
+        return self._files_matching(name, name, _definition)
 
     def declares(self, name: str) -> frozenset[str]:
         """The files with a declaration of a variable `name` (`RWByteAddressBuffer name :
         register(u0);`, `Texture2D name[]`, a parameter)."""
-        key = "var " + name
-        found = self._defs.get(key)
-        if found is None:
-            rx = _declaration(name)
-            found = frozenset(p for p, t in self.texts.items() if name in t and rx.search(t))
-            self._defs[key] = found
-        return found
+        return self._files_matching("var " + name, name, _declaration)
 
     def defines_constant(self, name: str) -> bool:
         """Whether some file defines a constant `name` (`#define NAME`, `NAME = ...` in a
