@@ -93,3 +93,9 @@ def test_pressure_takes_the_builds_entry_points(tmp_path: Path) -> None:
     assert run_pressure([str(shader)], resolver, output_format="json", out=out) == 0
     reported = [(d["entry"], d["stage"]) for d in json.loads(out.getvalue())]
     assert reported == [("Unpack", "pixel"), ("FullscreenVS", "vertex")]
+
+
+def test_effect_techniques_name_the_entries_and_their_stages() -> None:
+    # the passes compile TransformVS and Shade, at the stages of their profiles; DebugVS has an
+    # entry point's signature but no pass compiles it
+    assert _entries(DATA / "effect_techniques.fx") == [("TransformVS", "vertex"), ("Shade", "pixel")]

@@ -11,15 +11,22 @@ from hlsllint.semantic.symbols import EntryPoint, Function
 from hlsllint.settings import AnalysisSettings
 
 
-def find_entry_points(functions: dict[str, list[Function]], settings: AnalysisSettings) -> list[EntryPoint]:
+def find_entry_points(
+    functions: dict[str, list[Function]],
+    settings: AnalysisSettings,
+    techniques: dict[str, str] | None = None,
+) -> list[EntryPoint]:
     """Entry points, most certain evidence first (never a function the unit calls, unless an
     attribute says it is one):
 
     1. the build's `-E` (`settings.entry`): that function only;
-    2. `[numthreads]`, `[shader("...")]` or a stage attribute, a semantic on the return (or an
+    2. in an effect file whose techniques compile functions of the unit (`techniques`, from
+       `technique_stages`): those functions, at the stage of their profile, and no other
+       (an effect compiler builds what its passes name);
+    3. `[numthreads]`, `[shader("...")]` or a stage attribute, a semantic on the return (or an
        output's `SV_Target`/`SV_Position`), an `SV_` input (`stage_of`);
-    3. the config's `entry-points` names;
-    4. when 2 and 3 find nothing: names that entry points have (`main`, `*Main`, `VS`, ...).
+    4. the config's `entry-points` names;
+    5. when 3 and 4 find nothing: names that entry points have (`main`, `*Main`, `VS`, ...).
     """
     wanted = settings.entry
     if wanted is not None and functions.get(wanted):
@@ -32,7 +39,11 @@ def find_entry_points(functions: dict[str, list[Function]], settings: AnalysisSe
             called |= f.calls - {f.name}
     listed = set(settings.entry_points)
     chosen: dict[int, EntryPoint] = {}
-    for overloads in functions.values():
+    compiled = {name: stage for name, stage in (techniques or {}).items() if functions.get(name)}
+    for name, profile_stage in compiled.items():
+        f = functions[name][-1]
+        chosen[id(f)] = EntryPoint(f, profile_stage, _group_size(f))
+    for overloads in functions.values() if not compiled else ():
         for f in overloads:
             if f.body is None or f.owner is not None:  # a struct's method is no entry point
                 continue
@@ -60,6 +71,36 @@ def find_entry_points(functions: dict[str, list[Function]], settings: AnalysisSe
                 stage = stage_from_name(f.name) or "unknown"
                 chosen[id(f)] = EntryPoint(f, stage, _group_size(f))
     return sorted(chosen.values(), key=lambda e: e.function.node.start_byte)
+
+
+_COMPILE = re.compile(
+    r"\bcompile\s+([A-Za-z]+)_\w+\s+([A-Za-z_]\w*)\s*\(|\bCompileShader\s*\(\s*([A-Za-z]+)_\w+\s*,\s*([A-Za-z_]\w*)\s*\("
+)
+"""A pass's shader: `VertexShader = compile vs_2_0 VS();` (D3D9) or
+`SetPixelShader(CompileShader(ps_5_0, PS()));` (D3D10/11 effects)."""
+
+_PROFILE_STAGES = {
+    "vs": "vertex",
+    "ps": "pixel",
+    "gs": "geometry",
+    "hs": "hull",
+    "ds": "domain",
+    "cs": "compute",
+}
+
+
+def technique_stages(text: str, spans: list[tuple[int, int]]) -> dict[str, str]:
+    """The functions that an effect file's technique passes compile, with the stage of the
+    profile each is compiled for (`ps_2_0` -> pixel), read from the effect blocks' `spans` of
+    `text` (the parser sees them blanked)."""
+    found: dict[str, str] = {}
+    for start, end in spans:
+        for m in _COMPILE.finditer(text, start, end):
+            profile, name = (m.group(1), m.group(2)) if m.group(2) else (m.group(3), m.group(4))
+            stage = _PROFILE_STAGES.get(profile.lower())
+            if stage is not None:
+                found.setdefault(name, stage)
+    return found
 
 
 GROUP_DIMS = (1024, 1024, 64)

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 
 from hlsllint.deadline import Deadline, current
 from hlsllint.semantic import types as T
-from hlsllint.semantic.entries import find_entry_points
+from hlsllint.semantic.entries import find_entry_points, technique_stages
 from hlsllint.semantic.scopes import Scopes
 from hlsllint.semantic.symbols import Attribute, CBuffer, Symbol
 from hlsllint.settings import AnalysisSettings
@@ -197,7 +197,9 @@ class Model(Scopes):
         if globals_members:
             self.cbuffers.append(CBuffer("$Globals", "$Globals", None, globals_members, None))
         self._resolve_bodies()
-        self.entry_points.extend(find_entry_points(self.functions, self.settings))
+        effects = self.tree.annotations.effects
+        techniques = technique_stages(self.tree.text, effects) if effects else None
+        self.entry_points.extend(find_entry_points(self.functions, self.settings, techniques))
         self._consts = {}
         self.deadline = Deadline()
         return self
