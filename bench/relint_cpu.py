@@ -1,0 +1,153 @@
+"""CPU per editor edit: `time.process_time` around `incremental.relint`, in one process.
+
+What an idle machine would see of `bench/lsp_latency.py`'s wall time (on the shared machine the
+wall time is mostly waiting for a core). Lints the file from scratch, then makes the same probe
+edit as lsp_latency (`--edit inline|newline` after `--line`), adding and removing it `--edits`
+times; each relint's result is checked against a lint of the same text from scratch (`--verify`,
+the default; `--no-verify` for a profile of relints only). `--profile OUT` writes a cProfile of
+the relints alone (profile an editable install: cProfile sees a compiled function as one call).
+`--stages` splits each relint's CPU (compiled or not) by running the stages of the blanked unit it
+linted again, one by one: preprocess, parse, model, every entry point's CFG, and the rest of the
+lint (analyses and rules); "incremental" is relint's own work around the lint.
+
+    python bench/relint_cpu.py --file .../SpartanEngine/blit.hlsl --line 45 [--edits 20]
+    python bench/relint_cpu.py --file .../SpartanEngine/g_buffer.hlsl --line 151 --profile g.prof
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import dataclasses
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from lsp_latency import PROBE, Edit
+
+from hlsllint.analysis.cfg import build_cfg
+from hlsllint.config import ConfigResolver, Settings, Variant
+from hlsllint.lint import UnitResult, _preprocess, analysis_settings, tune_gc
+from hlsllint.semantic.model import build_model
+from hlsllint.server import incremental
+from hlsllint.server.lsp import lint_document, publishable
+from hlsllint.syntax import parse
+
+_LINT_UNIT = incremental.lint_unit
+_calls: list[tuple[tuple[Any, ...], dict[str, Any], float]] = []
+
+
+def _timed_lint_unit(*args: Any, **kwargs: Any) -> UnitResult:
+    began = time.process_time()
+    result = _LINT_UNIT(*args, **kwargs)
+    _calls.append((args, kwargs, time.process_time() - began))
+    return result
+
+
+def _stages(path: str, settings: Settings, variant: Variant | None, loader: Any) -> dict[str, float]:
+    """CPU of each stage of the unit `loader` gives, run one after another."""
+    out: dict[str, float] = {}
+    began = time.process_time()
+    pp = _preprocess(loader(path), settings, variant, loader)
+    out["preprocess"] = time.process_time() - began
+    began = time.process_time()
+    tree = parse(pp.text)
+    out["parse"] = time.process_time() - began
+    began = time.process_time()
+    model = build_model(tree, analysis_settings(settings, variant))
+    out["model"] = time.process_time() - began
+    for entry in model.entry_points:
+        began = time.process_time()
+        build_cfg(model, entry)
+        out[f"cfg {entry.name}"] = time.process_time() - began
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--file", required=True)
+    parser.add_argument("--line", type=int, required=True, help="1-based line after which the probe goes")
+    parser.add_argument("--edit", choices=("inline", "newline"), default="inline")
+    parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--verify", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--profile", help="write a cProfile of the relints here")
+    parser.add_argument("--time-budget", type=float, help="seconds per unit (default: the config's)")
+    parser.add_argument("--stages", action="store_true", help="split the CPU by stage (medians)")
+    args = parser.parse_args()
+    tune_gc()  # as the server does
+    path = os.path.normpath(os.path.abspath(args.file))
+    text = Path(path).read_text(encoding="utf-8")
+    edit = Edit(text, args.line, args.edit)
+    assert PROBE in edit.with_probe
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    if args.time_budget is not None:
+        settings = dataclasses.replace(settings, time_budget=args.time_budget)
+    began = time.process_time()
+    done = lint_document(path, text, resolver, settings)
+    cold = time.process_time() - began
+    if done.context is None:
+        print("the file did not lint", file=sys.stderr)
+        return 1
+    snap = incremental.snapshot(done.context, path, text, settings, None, done.findings)
+    if snap is None:
+        print("no snapshot: the file is always linted from scratch", file=sys.stderr)
+        return 1
+    profiler = cProfile.Profile() if args.profile else None
+    samples: list[float] = []
+    stages: dict[str, list[float]] = {}
+    if args.stages:
+        incremental.lint_unit = _timed_lint_unit  # type: ignore[assignment]
+    analysed = 0
+    wrong = 0
+    for i in range(args.edits):
+        new = edit.with_probe if i % 2 == 0 else edit.without
+        if profiler is not None:
+            profiler.enable()
+        began = time.process_time()
+        again = incremental.relint(snap, new)
+        spent = time.process_time() - began
+        if profiler is not None:
+            profiler.disable()
+        if again is None:
+            print(f"edit {i}: linted from scratch ({incremental.last_reason})", file=sys.stderr)
+            return 1
+        samples.append(spent * 1000)
+        if args.stages:
+            (upath, usettings, uvariant, loader), _, linted = _calls.pop()
+            split = _stages(upath, usettings, uvariant, loader)
+            split["analyses and rules"] = linted - sum(split.values())
+            split["incremental"] = spent - linted
+            for k, v in split.items():
+                stages.setdefault(k, []).append(v * 1000)
+        analysed = again.analysed
+        snap = again.snapshot
+        if args.verify:
+            fresh = lint_document(path, new, resolver, settings)
+            if publishable(again.findings, path, new, resolver) != fresh.diagnostics:
+                wrong += 1
+    if profiler is not None:
+        profiler.dump_stats(args.profile)
+    samples.sort()
+    p95 = samples[min(len(samples) - 1, round(0.95 * (len(samples) - 1)))]
+    print(
+        f"{Path(path).name}:{args.line} {args.edit}: relint CPU median {statistics.median(samples):.1f} ms,"
+        f" p95 {p95:.1f} ms over {len(samples)} edits; {analysed} of {len(snap.functions)} functions"
+        f" analysed; from scratch {cold * 1000:.0f} ms"
+        + (f"; {wrong} results differ from a fresh lint" if wrong else "")
+        + ("; every result equals a fresh lint" if args.verify and not wrong else "")
+    )
+    for k, v in stages.items():
+        print(f"  {k}: {statistics.median(v):.1f} ms")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
