@@ -210,6 +210,7 @@ def lint_unit(
     same: SameUnits | None = None,
     deadline: Deadline | None = None,
     stop_after: tuple[str, ...] = (),
+    previous: SyntaxTree | None = None,
 ) -> UnitResult:
     """Lint one translation unit: `path` with its includes, under one define set. With `same`, a
     unit identical to one linted before takes that unit's findings (on its own paths).
@@ -221,7 +222,10 @@ def lint_unit(
 
     Every stage checks `deadline` (by default one of `settings.time_budget` seconds from now): past
     it the analysis stops with HL006; cancelled (`deadline.cancel()`, from another thread), it
-    stops and `Cancelled` is raised."""
+    stops and `Cancelled` is raised.
+
+    `previous`, the tree of an earlier version of the unit (the editor's last lint), is parsed
+    again only where the text changed (`parse`)."""
     loader = loader or FileLoader()
     vname = variant.name if variant else None
     result = UnitResult()
@@ -236,7 +240,7 @@ def lint_unit(
     budget = Budget(token)
     try:
         with active(token), budget.alarm():
-            complete = _lint_main(main, settings, variant, loader, result, budget, same, stop_after)
+            complete = _lint_main(main, settings, variant, loader, result, budget, same, stop_after, previous)
         budget.enter("")
         result.timings = budget.timings
         if same is not None and complete is not None:  # within the budget to the end
@@ -322,6 +326,7 @@ def _lint_main(
     budget: Budget,
     same: SameUnits | None = None,
     stop_after: tuple[str, ...] = (),
+    previous: SyntaxTree | None = None,
 ) -> tuple[Key, pp_stage.PreprocessResult, list[Diagnostic]] | None:
     """Lint into `result`; with `same`, returns what identical units may reuse (its key, the
     preprocessed unit and the findings of its analysis), if they may."""
@@ -376,7 +381,7 @@ def _lint_main(
             result.diagnostics.extend(found)
             result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
             return None
-    tree = parse(pp.text)
+    tree = parse(pp.text, previous=previous)
     ctx = RuleContext(pp=pp, tree=tree, settings=analysis, variant=vname)
     result.context = ctx
     budget.enter("the syntax check")

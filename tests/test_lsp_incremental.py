@@ -395,3 +395,23 @@ def test_a_fix_writing_a_built_in_type_is_reused(folder: Path) -> None:
     assert again is not None
     fresh = lint_document(path, edited, resolver)
     assert publishable(again.findings, path, edited, resolver) == fresh.diagnostics
+
+
+def test_an_edit_after_an_incremental_lint_parses_again_only_what_changed(folder: Path) -> None:
+    """The blanked unit of an edit is the last one's but for the edit: its tree is parsed from
+    the last relint's (tree-sitter's incremental parse), and the findings still equal a fresh
+    lint's. A lint from scratch leaves no tree to start from (its unit is not blanked)."""
+    from hlsllint.syntax.tree import STATS
+
+    path, resolver, snap = _main_snapshot(folder)
+    assert snap.tree is None
+    texts = [EDITED, EDITED.replace("z = z * 0.5;", "z = z * 0.25;"), MAIN]
+    before = STATS.reparsed
+    for i, text in enumerate(texts):
+        again = relint(snap, text)
+        assert again is not None, text
+        assert again.snapshot.tree is not None
+        assert STATS.reparsed - before == i  # the first starts from a lint from scratch
+        fresh = lint_document(path, text, resolver)
+        assert publishable(again.findings, path, text, resolver) == fresh.diagnostics, text
+        snap = again.snapshot

@@ -478,3 +478,46 @@ def test_effect_state_and_techniques_hold_no_code_and_are_read_as_such() -> None
         "float technique = 1;\nSamplerState s;\nfloat4 f(float x : X) : SV_Target { return technique * x; }\n"
     )
     assert tree.annotations.effects == []
+
+
+def _shape(tree: SyntaxTree) -> list[tuple[str, int, int, bool]]:
+    return [(n.type, n.start_byte, n.end_byte, n.is_missing) for n in tree.walk()]
+
+
+def test_a_parse_from_the_last_tree_is_the_tree_a_fresh_parse_gives() -> None:
+    """The editor parses each version of a unit from the tree of the one before (`previous`):
+    only the changed range is parsed again, and the tree (every node, its range and kind, the
+    unparsed regions) is the one a fresh parse gives, also across edits that break the syntax,
+    mend it, or write characters of several bytes."""
+    import random
+
+    from conftest import FIXTURES
+
+    from hlsllint.syntax.tree import STATS
+
+    pieces = [" ", "\n", "x", "1.0", ";", "(", ")", "{", "}", "float q = 1.0;", "é", "// c\n", "/*", "*/"]
+    rng = random.Random(7)
+    paths = sorted(FIXTURES.glob("HL1*/bad_*.hlsl"))[:12]
+    assert paths
+    before = STATS.reparsed
+    for path in paths:
+        history = [path.read_text(encoding="utf-8")]
+        last = parse(history[0])
+        for _ in range(16):
+            text = history[-1]
+            if len(history) > 1 and rng.random() < 0.5:  # undone, as a broken edit mostly is
+                history.pop()
+            elif rng.random() < 0.3:
+                at = rng.randint(0, len(text))
+                history.append(text[:at] + text[min(len(text), at + rng.randint(1, 5)) :])
+            else:
+                at = rng.randint(0, len(text))
+                history.append(text[:at] + rng.choice(pieces) + text[at:])
+            text = history[-1]
+            again = parse(text, previous=last)
+            fresh = parse(text)
+            assert _shape(again) == _shape(fresh), (path.name, text)
+            assert str(again.root) == str(fresh.root)
+            assert again.unparsed == fresh.unparsed
+            last = again
+    assert STATS.reparsed - before >= 40  # most edits leave a tree without errors

@@ -46,7 +46,7 @@ from hlsllint.diagnostics import Diagnostic, Edit, Fix, Related
 from hlsllint.lint import FileLoader, lint_unit
 from hlsllint.semantic.types import parse_numeric
 from hlsllint.source import Location, SourceError, SourceFile
-from hlsllint.syntax import Node
+from hlsllint.syntax import Node, SyntaxTree
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
 _NUMBER = re.compile(r"\d+")
@@ -97,6 +97,10 @@ class Snapshot:
     shared: frozenset[str] = frozenset()
     """The globals through which one function can change what another sees (written ones:
     statics, groupshared, writable resources; see `writable_globals`)."""
+    tree: SyntaxTree | None = None
+    """The last relint's tree of its blanked unit: the next one's, blanked alike but for the
+    edit, is parsed again only where it differs (not kept from a lint from scratch, whose text
+    is not blanked)."""
     _words: frozenset[str] | None = None
 
     @property
@@ -458,7 +462,9 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
     overrides[path] += "\n\n// " + " ".join(sorted(kept_words)) + "\n"
     # The caller's token (its time budget, and its cancel when a newer version comes), not a
     # fresh one of the settings' budget that nothing can cancel.
-    result = lint_unit(path, snap.settings, snap.variant, FileLoader(overrides), deadline=current())
+    result = lint_unit(
+        path, snap.settings, snap.variant, FileLoader(overrides), deadline=current(), previous=snap.tree
+    )
     ctx = result.context
     if ctx is None or result.errors or any(d.code == "HL006" for d in result.diagnostics):
         return _give_up("a crash or the time budget")
@@ -575,6 +581,7 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
         snap.entries,
         decls,
         snap.shared,
+        ctx.tree,
     )
     return Relint(found, sources, fresh, sum(dirty))
 
