@@ -415,3 +415,18 @@ def test_an_edit_after_an_incremental_lint_parses_again_only_what_changed(folder
         fresh = lint_document(path, text, resolver)
         assert publishable(again.findings, path, text, resolver) == fresh.diagnostics, text
         snap = again.snapshot
+
+
+def test_a_word_is_found_where_the_identifier_pattern_finds_it() -> None:
+    """Whether a fix writes a name the unit holds is asked of the name, not of every identifier
+    of the 200,000-character unit: the answer is findall's, digits, underscores, letters that
+    are not ASCII and the text's ends included."""
+    from hlsllint.server.incremental import IDENT, holds_word
+
+    rng = random.Random(3)
+    alphabet = ["a", "b", "_", "1", "é", " ", "(", ".", "ab", "b1"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        words = set(IDENT.findall(text))
+        for name in ("a", "b", "ab", "_", "b1", "a_b", "_a"):
+            assert holds_word(text, name) == (name in words), (text, name)
