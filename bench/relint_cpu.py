@@ -78,6 +78,12 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--verify", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--profile", help="write a cProfile of the relints here")
+    parser.add_argument(
+        "--reparse",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="parse each relint's unit from the last one's tree (--no-reparse: afresh, for an A/B)",
+    )
     parser.add_argument("--time-budget", type=float, help="seconds per unit (default: the config's)")
     parser.add_argument("--stages", action="store_true", help="split the CPU by stage (medians)")
     args = parser.parse_args()
@@ -111,6 +117,8 @@ def main() -> int:
         new = edit.with_probe if i % 2 == 0 else edit.without
         if profiler is not None:
             profiler.enable()
+        if not args.reparse:
+            snap.tree = None
         began = time.process_time()
         again = incremental.relint(snap, new)
         spent = time.process_time() - began
