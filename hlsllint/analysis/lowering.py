@@ -23,6 +23,7 @@ from hlsllint.analysis.lowering_memo import facts as lowering_facts
 from hlsllint.deadline import current
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import RAY_PAYLOAD_WRITERS
+from hlsllint.semantic.loops import trip_count, unrolled
 from hlsllint.semantic.model import Model
 from hlsllint.semantic.queries import uses_of
 from hlsllint.semantic.symbols import EntryPoint, Function, Symbol
@@ -63,6 +64,18 @@ def _flatten(reads: Sequence[Value | None]) -> list[Value]:
         else:
             out.append(r)
     return out
+
+
+_NOT_FOLDED_INDEX = frozenset(
+    {
+        "call_expression",
+        "field_expression",
+        "subscript_expression",
+        "assignment_expression",
+        "update_expression",
+    }
+)
+"""Expressions inside an index that `_unrolled_index` does not fold from loop counters."""
 
 
 class Frame:
@@ -310,7 +323,11 @@ class LowererBase:
 
     def _split_array(self, sym: Symbol) -> bool:
         """A local array indexed only by constants is a set of separate values, one per element
-        (the compiler's scalar replacement): writing `v[0]` does not keep `v[3]` live."""
+        (the compiler's scalar replacement): writing `v[0]` does not keep `v[3]` live. The
+        counter of a loop the compiler unrolls is a constant in each unrolled copy, so
+        `for (i = 0; i < 8; i++) v[i] = ...` indexes by constants too (regtruth: eight `float2`
+        loaded that way and passed element by element to helpers, 28 VGPRs; the array held whole
+        beside its elements was estimated 50)."""
         t = sym.type
         if sym.kind not in ("local", "param") or t.kind != "array" or not t.length or t.length > 64:
             return False
@@ -327,8 +344,34 @@ class LowererBase:
             if parent.child_by_field_id(F_ARGUMENT) != n:
                 return False
             idx = self._indices(parent)
-            if len(idx) != 1 or not isinstance(self.const_value(idx[0]), int):
+            if len(idx) != 1:
                 return False
+            if not isinstance(self.const_value(idx[0]), int) and not self._unrolled_index(idx[0]):
+                return False
+        return True
+
+    def _unrolled_index(self, index: Node) -> bool:
+        """Is `index` made of constants and the counters of the loops around it that the
+        compiler unrolls (`i`, `7 - i`, `i * 2 + j`), so a constant in every unrolled copy?"""
+        counters: list[Symbol] = []
+        cur = index.parent
+        while cur is not None and cur.type != "function_definition":
+            if cur.type == "for_statement" and unrolled(self.m, cur) is True:
+                found = trip_count(self.m, cur)
+                sym = self.m.resolve(found[0]) if found is not None else None
+                if sym is not None:
+                    counters.append(sym)
+            cur = cur.parent
+        if not counters:
+            return False
+        for n in self.tree.walk(index):
+            kind = n.type
+            if kind in _NOT_FOLDED_INDEX:
+                return False
+            if kind == "identifier":
+                sym = self.m.resolve(n)
+                if not (sym is not None and sym in counters) and not isinstance(self.const_value(n), int):
+                    return False
         return True
 
     @staticmethod
