@@ -49,14 +49,16 @@ def _timed_lint_unit(*args: Any, **kwargs: Any) -> UnitResult:
     return result
 
 
-def _stages(path: str, settings: Settings, variant: Variant | None, loader: Any) -> dict[str, float]:
+def _stages(
+    path: str, settings: Settings, variant: Variant | None, loader: Any, previous: Any
+) -> dict[str, float]:
     """CPU of each stage of the unit `loader` gives, run one after another."""
     out: dict[str, float] = {}
     began = time.process_time()
     pp = _preprocess(loader(path), settings, variant, loader)
     out["preprocess"] = time.process_time() - began
     began = time.process_time()
-    tree = parse(pp.text)
+    tree = parse(pp.text, previous=previous)
     out["parse"] = time.process_time() - began
     began = time.process_time()
     model = build_model(tree, analysis_settings(settings, variant))
@@ -119,6 +121,7 @@ def main() -> int:
             profiler.enable()
         if not args.reparse:
             snap.tree = None
+        previous = snap.tree
         began = time.process_time()
         again = incremental.relint(snap, new)
         spent = time.process_time() - began
@@ -130,7 +133,7 @@ def main() -> int:
         samples.append(spent * 1000)
         if args.stages:
             (upath, usettings, uvariant, loader), _, linted = _calls.pop()
-            split = _stages(upath, usettings, uvariant, loader)
+            split = _stages(upath, usettings, uvariant, loader, previous)
             split["analyses and rules"] = linted - sum(split.values())
             split["incremental"] = spent - linted
             for k, v in split.items():
