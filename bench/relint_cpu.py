@@ -121,7 +121,7 @@ def main() -> int:
             profiler.enable()
         if not args.reparse:
             snap.tree = None
-        previous = snap.tree
+        previous = getattr(snap, "tree", None)  # None before the incremental re-parse
         began = time.process_time()
         again = incremental.relint(snap, new)
         spent = time.process_time() - began
