@@ -512,3 +512,36 @@ def test_a_subscript_or_unary_operator_a_struct_does_not_define_is_a_blind_spot(
     e = m.entry("main")
     assert e is not None
     assert blind_spots(m, e).names("call") == ["Bindless::operator[]"]
+
+
+METHOD_READS_PARAMETER = """
+struct Surf { float3 P; float3 N; float3 V; float3 albedo; float4 extra0; float4 extra1; };
+struct Light { float3 L; float NdotL;
+    void create(in Surf s, float3 dir) { L = normalize(dir - s.P); NdotL = saturate(dot(L, s.N)); } };
+Texture2D<float4> tex : register(t0);
+RWTexture2D<float4> outp : register(u0);
+float3 Shade(in Surf s, float3 lp) {
+    Light l; l.create(s, lp);
+    float3 c = s.albedo * l.NdotL + s.extra0.xyz * dot(s.V, l.L) + s.extra1.xyz;
+    l.create(s, lp * 2);
+    return c + s.albedo * l.NdotL;
+}
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Surf s;
+    float4 a = tex[id.xy], b = tex[id.xy + 1], c = tex[id.xy + 2], d = tex[id.xy + 3], e = tex[id.xy + 4];
+    s.P = a.xyz; s.N = b.xyz; s.V = c.xyz; s.albedo = d.xyz; s.extra0 = e; s.extra1 = a * b;
+    float3 r = 0;
+    [loop] for (uint i = 0; i < (id.z + 4); ++i) r += Shade(s, float3(i, 1, 2));
+    outp[id.xy] = float4(r, s.extra0.w + s.N.x + s.P.y);
+}
+"""
+
+
+def test_struct_passed_to_a_method_in_parameter_is_not_copied() -> None:
+    # `l.create(s, lp)` takes `s` as an `in` parameter: it does not write `Shade`'s parameter
+    # `s`, which stays the caller's registers. regtruth: presched_vgprs 28. A method's
+    # arguments taken as written: `s` copied whole into `Shade`, every member twice, 50.
+    d = demand(METHOD_READS_PARAMETER)
+    assert 24 <= d.max_live_vgprs <= 34

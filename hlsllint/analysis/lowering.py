@@ -489,8 +489,17 @@ class LowererBase:
     def _may_write_arg(self, call: Node, index: int) -> bool:
         """Whether argument `index` of a call may be an out/inout argument."""
         fn = call.child_by_field_id(F_FUNCTION)
+        if fn is not None and fn.type == "field_expression":
+            # a struct's method writes its object and the arguments of its out and inout
+            # parameters only; another method (GetDimensions, Interlocked* on a resource...)
+            # may write any argument
+            method = self.m.callee(call)
+            if method is None:
+                return True
+            found = self.m.open_overloads.get(call.id) or [method]
+            return any(index < len(f.params) and f.params[index].direction != "in" for f in found)
         if fn is None or fn.type != "identifier":
-            return True  # a method (GetDimensions, Interlocked* on a resource...): assume it may
+            return True
         name = self.text(fn)
         user = self.m.functions.get(name)
         if user:
