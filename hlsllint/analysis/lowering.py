@@ -117,6 +117,11 @@ class LowererBase:
         self.globals_env: dict[Symbol, list[Value]] = {}
         self.preloads: dict[str, Value] = {}
         self._split: dict[Symbol, bool] = {}
+        self.member_load: dict[int, Instr] = {}
+        """Value id -> the load of that member of a struct read from memory (`member_loads`)."""
+        self.memory_copies: dict[Symbol, dict[str, Instr]] = {}
+        """Locals that copy a struct of read-only memory and are never written: the loads of
+        their array members by name, which a read of an element repeats (`memory_element`)."""
         self.preloaded_vgprs = 0
         self._written: dict[tuple[int, Symbol], bool] = {}
         self.n_instrs = 0
@@ -251,7 +256,9 @@ class LowererBase:
             if m.type.kind == "struct" and m.type.members and depth < MAX_STRUCT_DEPTH:
                 d.parts = self._member_loads(d.name, node, m.type, op, reads, rule, depth + 1, detail)
             else:
-                self.emit(op, d, reads, node, rule=rule, **detail)
+                ins = self.emit(op, d, reads, node, rule=rule, **detail)
+                if op == "load":
+                    self.member_load[d.id] = ins
             parts.append(d)
         return parts
 

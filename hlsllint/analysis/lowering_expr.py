@@ -16,11 +16,13 @@ from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, VARIABLE_KINDS, Lower
 from hlsllint.semantic import types as T
 from hlsllint.semantic.expressions import OPERATOR_EXPRESSIONS, operator_operands
 from hlsllint.semantic.intrinsics import MEMORY_OBJECTS, NODE_RECORDS, object_base
+from hlsllint.semantic.queries import uses_of
 from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import (
     F_ARGUMENT,
     F_ARGUMENTS,
+    F_BODY,
     F_FIELD,
     F_FUNCTION,
     F_INDICES,
@@ -29,6 +31,7 @@ from hlsllint.syntax.fields import (
     F_RIGHT,
     F_VALUE,
 )
+from hlsllint.syntax.queries import is_written
 
 
 class ExprLowerer(LowererBase):
@@ -349,6 +352,9 @@ class ExprLowerer(LowererBase):
             return d
         if base_t.kind == "unknown" and object_base(base_t.name) in NODE_RECORDS and arg is not None:
             return self.record_load(node, arg, idx_nodes)  # `records[i]`: a work-graph record
+        mem = self.memory_element(node, arg, idx_nodes)
+        if mem is not None:
+            return mem
         elem = self._array_element(node)
         if elem is not None:
             self.record(node, elem)
@@ -367,6 +373,85 @@ class ExprLowerer(LowererBase):
         d = self.temp(node)
         self.emit_expr("alu", d, [base, *idx], node)
         return d
+
+    def memory_element(self, node: Node, arg: Node | None, idx_nodes: list[Node]) -> Value | None:
+        """`copy.member[i]` of a local struct that copies read-only memory (`memory_copies`): a
+        load of that element where it is read, as the compiler reads it from the buffer, not
+        the whole array member loaded with the copy (regtruth: a 96-dword struct of two index
+        arrays read at three run-time indices holds 6 VGPRs; the arrays held whole, 103)."""
+        if arg is None or arg.type != "field_expression" or not self.memory_copies:
+            return None
+        sym = self._base_symbol(arg.child_by_field_id(F_ARGUMENT))
+        loads = self.memory_copies.get(sym) if sym is not None else None
+        if loads is None:
+            return None
+        ins = loads.get(self.text(arg.child_by_field_id(F_FIELD) or arg))
+        if ins is None:
+            return None
+        reads: list[Value | None] = [*ins.reads, *(self.expr_(i) for i in idx_nodes)]
+        t = self.m.type_of(node)
+        if t.kind == "struct" and t.members:
+            agg = self.member_loads(node, t, "load", reads, ins.rule, **ins.detail)
+            self.record(node, agg)
+            return agg
+        d = self.temp(node)
+        self.emit_expr("load", d, reads, node, rule=ins.rule, **ins.detail)
+        return d
+
+    def note_memory_copy(self, sym: Symbol, init: Node, copy: list[Value]) -> None:
+        """Remember `sym` (just declared as a copy of `init`) in `memory_copies` when `init` is
+        an element of a read-only structured or raw buffer and every later use of `sym` reads a
+        member, an array member only through an element (`s.list[i]`): the compiler then reads
+        those elements from the buffer where they are used. A writable buffer is left out: a
+        store between the copy and the read makes the compiler load the whole struct first
+        (regtruth: 101 VGPRs with one store, 6 without)."""
+        self.memory_copies.pop(sym, None)
+        inner = init
+        while inner.type == "parenthesized_expression" and inner.named_children:
+            inner = inner.named_children[0]
+        if inner.type != "subscript_expression" or sym.type.kind != "struct":
+            return
+        res = self.m.type_of(inner.child_by_field_id(F_ARGUMENT)).resource
+        if res is None or res.writable or res.typed or res.category not in ("structured", "raw"):
+            return
+        arrays = {m.name for m in sym.type.members if m.type.kind == "array"}
+        fn = init.parent
+        while fn is not None and fn.type != "function_definition":
+            fn = fn.parent
+        body = fn.child_by_field_id(F_BODY) if fn is not None else None
+        if not arrays or body is None or sym in self._written_in(body)[1]:
+            return
+        for use in uses_of(self.m, sym):
+            parent = use.parent
+            if parent is None or parent.type != "field_expression" or is_written(self.tree, use):
+                return
+            if parent.parent is not None and parent.parent.type == "call_expression":
+                return  # a method may write the object
+            name = self.text(parent.child_by_field_id(F_FIELD) or parent)
+            if name in arrays:
+                up = parent.parent
+                if up is None or up.type != "subscript_expression":
+                    return
+                if up.child_by_field_id(F_ARGUMENT) != parent:
+                    return
+        loads: dict[str, Instr] = {}
+        for m, v in zip(sym.type.members, copy, strict=False):
+            src = self._copied_from(v)
+            ins = self.member_load.get(src.id) if src is not None else None
+            if m.name in arrays and ins is not None:
+                loads[m.name] = ins
+        if loads:
+            self.memory_copies[sym] = loads
+
+    def _copied_from(self, v: Value) -> Value | None:
+        """The value the last instruction of the current block copied into `v`, or `v` itself
+        when that instruction defined it (a renamed temporary)."""
+        for ins in reversed(self.blocks[self.block]):
+            if ins.dest is v:
+                if ins.op == "copy" and len(ins.reads) == 1:
+                    return ins.reads[0]
+                return v if v.id in self.member_load else None
+        return None
 
     def record_load(self, node: Node, obj: Node, index: list[Node]) -> Value | None:
         """A work-graph record read (`input.Get()`, `records.Get(i)`, `records[i]`): a load of

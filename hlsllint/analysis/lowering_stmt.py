@@ -105,6 +105,8 @@ class StmtLowerer(InlineLowerer):
                     self.emit("undef", v, [], c, rule="uniform")
                 continue
             self.assign_values(self.var(sym), init, c)
+            if sym.kind == "local":
+                self.note_memory_copy(sym, init, self.var(sym))
 
     def cond(self, node: Node | None) -> tuple[Value | None, Any]:
         """Lower a condition; also its compile-time value when it has one."""
