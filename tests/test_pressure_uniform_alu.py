@@ -138,3 +138,60 @@ void main(uint id : SV_DispatchThreadID)
 """
     )
     assert 26 <= d.max_live_vgprs <= 34
+
+
+def test_values_carried_around_a_kept_loop_are_not_folded() -> None:
+    # Recurrences in a loop with a run-time trip count: `w = 1` before the loop, then
+    # `w = w * 0.5 + i * k` in it. Every definition reads only literals, the counter and the
+    # value itself, so the constant analysis took them for constants; but each changes every
+    # iteration, and so does any ALU chain over the counter. regtruth: presched_vgprs 34 (six
+    # float4 recurrences, uniform floats in VGPRs); folded, they were 10 (SpartanEngine's BC1/BC3
+    # compressors, whose searches are such chains: ~111 against regtruth 220).
+    d = demand(
+        """
+cbuffer C : register(b0) { uint n; };
+RWStructuredBuffer<float4> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint id : SV_DispatchThreadID)
+{
+    float4 p = o[id];
+    float4 acc = 0;
+    float4 w0 = 1, w1 = 2, w2 = 3, w3 = 4, w4 = 5, w5 = 6;
+    for (uint i = 0; i < n; ++i) {
+        float fi = float(i);
+        w0 = w0 * 0.5 + fi * float4(1, 2, 3, 4);
+        w1 = w1 * 0.75 + fi * float4(5, 6, 7, 8);
+        w2 = w2 * 0.25 - fi * float4(9, 10, 11, 12);
+        w3 = w3 * 1.5 + float4(13, 14, 15, 16);
+        w4 = w4 * 0.125 - float4(17, 18, 19, 20);
+        w5 = w5 * 0.625 + fi;
+        acc += p * w0 + w1 * w2;
+    }
+    o[id] = acc + w3 * w4 + w5;
+}
+"""
+    )
+    assert 30 <= d.max_live_vgprs <= 38
+    assert {"w0", "w1", "w2", "w3", "w4", "w5"} <= {v.name for v in d.peak_values}
+
+
+def test_a_value_reset_to_a_literal_in_a_kept_loop_stays_folded() -> None:
+    # `x = float4(5, 6, 7, 8)` in the loop's body holds those literals whatever the iteration:
+    # only a value computed from others in the loop and set before it is carried, and the
+    # multiply takes x's components as literals (regtruth: presched_vgprs 5, p and id).
+    d = demand(
+        """
+cbuffer C : register(b0) { uint n; };
+RWStructuredBuffer<float4> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint id : SV_DispatchThreadID)
+{
+    float4 p = o[id];
+    float4 x = 0;
+    for (uint i = 0; i < n; ++i) { x = float4(5, 6, 7, 8); p = p * x + 1; }
+    o[id] = p + x;
+}
+"""
+    )
+    assert 4 <= d.max_live_vgprs <= 6
+    assert "x" not in {v.name for v in d.peak_values}

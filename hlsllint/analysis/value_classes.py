@@ -89,21 +89,42 @@ def streamed_temps(du: DefUse) -> set[Value]:
 _FOLDABLE_OPS = frozenset({"alu", "copy", "undef"})
 
 
-def kept_loop_blocks(cfg: CFG) -> frozenset[int]:
-    """The blocks of the loops that loop at run time (`LoopRecord.dynamic`)."""
-    return frozenset(b for loop in cfg.loops if loop.dynamic for b in loop.blocks)
+def kept_loop_blocks(cfg: CFG) -> list[frozenset[int]]:
+    """The blocks of each loop that loops at run time (`LoopRecord.dynamic`)."""
+    return [loop.blocks for loop in cfg.loops if loop.dynamic]
 
 
-def constant_values(du: DefUse, kept: frozenset[int]) -> set[Value]:
+def _carried(ds: list[Instr], loops: list[frozenset[int]]) -> bool:
+    """Is the value these definitions set carried around a kept loop: set before it and set
+    again inside it from other values (a counter `i = 0` then `i++`, `w = 1` then
+    `w = w * 0.5 + 1`)? It then changes from one iteration to the next, whatever constants its
+    definitions read. (Set inside to a literal, `x = 5`, it holds that literal after the first.)"""
+    for blocks in loops:
+        computed = outside = False
+        for d in ds:
+            if d.block not in blocks:
+                outside = True
+            elif d.reads:
+                computed = True
+        if computed and outside:
+            return True
+    return False
+
+
+def constant_values(du: DefUse, kept_loops: list[frozenset[int]]) -> set[Value]:
     """Values that hold compile-time constants wherever they are read: every definition is an
     arithmetic, a pure intrinsic (`exp(-0.5 * o * o)`) or a copy of constants (literals, other
     such values, the value itself), as in an offset table filled with `int2(1, 0)`... The
     compiler folds them into the instructions that read them, so they take no register. An
-    intrinsic in a kept loop (`kept` blocks) is not folded: a counter or accumulator of such a
-    loop looks constant here (its definitions read only literals and itself), and a `min`/`max`
-    chain over it is the loop's work (a block compressor's search: ~160 VGPRs, not 8)."""
+    intrinsic in a kept loop (`kept_loops`, the blocks of each) is not folded, and neither is a
+    value carried around one (`_carried`): a counter or accumulator of such a loop looks constant
+    by its definitions alone (they read only literals and itself), but it changes every
+    iteration, and so does every chain over it, ALU or intrinsic: a `min`/`max` search over it is
+    the loop's work (a block compressor's search: ~160 VGPRs, not 8; regtruth: six float4
+    recurrences `w = w * 0.5 + i * k` in a kept loop hold 34 VGPRs, 10 when folded)."""
     defs = du.defs
     foldable = _FOLDABLE_OPS
+    kept: frozenset[int] = frozenset().union(*kept_loops) if kept_loops else frozenset()
     candidates: set[Value] = set()
     for v, ds in defs.items():
         if v.kind in ("var", "temp") and v.reg_class is None:
@@ -119,7 +140,7 @@ def constant_values(du: DefUse, kept: frozenset[int]) -> set[Value]:
     readers: dict[Value, list[Value]] = {}
     work: list[Value] = []
     for v in candidates:
-        varies = False
+        varies = bool(kept_loops) and _carried(defs[v], kept_loops)
         for d in defs[v]:
             for r in d.reads:
                 if r is v:
