@@ -59,3 +59,39 @@ def test_loop_header_parts() -> None:
     header = loop_header(model, loops[4])
     assert header is not None and header.step(model) is None  # `f *= 2`
     assert count(0, 10, "<", 3) == 4 and count(0, 10, "<=", 5) == 3 and count(0, 10, ">", 1) is None
+
+
+def test_a_loop_over_sizeof_a_table_has_its_length_for_trip_count() -> None:
+    # `for (i = 0; i < sizeof(t) / sizeof(t[0]); ++i)` (an engine's `arraysize(t)` macro) over
+    # a table sized by its initialiser: the compiler folds the bound and unrolls the loop
+    # (regtruth, navi21: a jump-flood pass of 8 such neighbours has no loop counter in its
+    # ISA). Both were unknown (no sizeof folding, `int2 t[]` of unknown length): the loop was
+    # kept at run time and its counter took a register.
+    text = """
+struct P { float3 at; uint id; };
+static const int2 dirs[] = { int2(-1, 0), int2(1, 0), int2(0, -1), int2(0, 1), int2(1, 1) };
+static const float2 flat[] = { 1, 0, 0, 1, 2, 2 };
+static const P pts[] = { { float3(0, 0, 0), 1 }, { float3(1, 1, 1), 2 } };
+Texture2D<float> tex : register(t0);
+static const uint none = sizeof(tex);
+RWBuffer<float> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float s = 0;
+    for (uint a = 0; a < sizeof(dirs) / sizeof(dirs[0]); ++a) s += tex[id.xy + dirs[a]];
+    for (uint b = 0; b < sizeof(flat) / sizeof(float2); ++b) s += flat[b].y;
+    for (uint c = 0; c < sizeof(pts) / sizeof(P); ++c) s += pts[c].at.x;
+    o[id.x] = s + sizeof(float4x4) + sizeof(half2) + sizeof(double);
+}
+"""
+    tree = parse(text)
+    model = build_model(tree, AnalysisSettings())
+    loops = [n for n in tree.walk(tree.root) if n.type == "for_statement"]
+    assert [found[1] if (found := trip_count(model, lp)) else None for lp in loops] == [5, 3, 2]
+    assert [t for _span, t in sorted((lp.span, lp.trip_count) for lp in analyze(model).loops())] == [5, 3, 2]
+    assert str(model.globals["dirs"].type) == "int2[5]"
+    sizes = [n for n in tree.walk(tree.root) if n.type == "sizeof_expression"][-3:]
+    # DXC's sizes: 4 bytes per 32-bit component, half 4 bytes without 16-bit types
+    assert [model.const_value(n) for n in sizes] == [64, 8, 8]
+    assert model.const_value(model.globals["none"].init) is None  # a resource has no size

@@ -112,6 +112,11 @@ class ModelBase:
     def block_kind(self, node: Node) -> str | None:
         return self.tree.block_kind(node)
 
+    def type_of(self, node: Node | None) -> T.Type:
+        """The type of an expression: `Expressions.type_of` (`sizeof(x)` folds to the size of
+        x's type, so constants ask for types too)."""
+        raise NotImplementedError
+
     def type_from_node(self, node: Node | None) -> T.Type:
         """The type named by a type node: `Declarators.type_from_node` (a type may name constants,
         `vector<float, N>`, and a constant may cast to a type, so the two layers call each other)."""

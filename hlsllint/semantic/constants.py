@@ -319,7 +319,33 @@ class Constants(ModelBase):
             if c is None:
                 return None
             return self._fold_opt(node.child_by_field_id(F_CONSEQUENCE if c else F_ALTERNATIVE))
+        if kind == "sizeof_expression":
+            return self._sizeof(node)
         return None
+
+    def _sizeof(self, node: Node) -> int | None:
+        """`sizeof(T)` or `sizeof(expr)` in bytes, as DXC counts them (4 per 32-bit component,
+        no padding; `half` is 4 bytes without 16-bit types): engines bound loops by
+        `sizeof(table) / sizeof(table[0])`. None for a resource or a size not known here."""
+        t: Type | None = None
+        operand = node.child_by_field_id(F_TYPE)
+        if operand is not None:
+            t = self.type_from_node(operand)
+        else:
+            operand = node.child_by_field_id(F_VALUE)
+            while operand is not None and operand.type == "parenthesized_expression":
+                inner = [c for c in operand.named_children if c.type != "comment"]
+                operand = inner[0] if len(inner) == 1 else None
+            if operand is None:
+                return None
+            if operand.type in ("identifier", "primitive_type") and self.resolve(operand) is None:
+                t = self.lookup_type(self.tree.node_text(operand))  # `sizeof(float4)`
+            if t is None or t.kind == "unknown":
+                t = self.type_of(operand)
+        if t.kind in ("unknown", "void", "resource") or (t.kind == "array" and t.length is None):
+            return None
+        size = t.bytes(self.sixteen_bit)
+        return size if size > 0 else None
 
 
 _TOKEN = re.compile(

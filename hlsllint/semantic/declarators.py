@@ -266,6 +266,8 @@ class Declarators(Constants):
                         register = register or r
             if kind in ("identifier", "field_identifier", "type_identifier"):
                 t = base
+                if sizes == [None] and init is not None:
+                    sizes = [self._initialized_length(init, base)]
                 for size in reversed(sizes):
                     t = T.array_of(t, size)
                 return _Declarator(self._text(cur), cur, t, init, semantic, register)
@@ -283,6 +285,22 @@ class Declarators(Constants):
                     nxt = ids[0] if ids else None
                 cur = nxt
         return None
+
+    def _initialized_length(self, init: Node, element: T.Type) -> int | None:
+        """The length of `T a[] = { ... }` that its initializer gives, as the compiler counts it:
+        one element per entry (`int2(1, 0)`, `{ 1, 0 }`), or the scalars of a flat list
+        (`float2 a[] = { 1, 0, 0, 1 }` is 2); None when the list mixes the two."""
+        if init.type != "initializer_list":
+            return None
+        entries = [c for c in init.named_children if c.type != "comment"]
+        if not entries:
+            return None
+        scalars = element.count if element.is_numeric else 0
+        if scalars > 1 and all(c.type == "number_literal" for c in entries):
+            return len(entries) // scalars if len(entries) % scalars == 0 else None
+        if scalars > 1 and any(c.type == "number_literal" for c in entries):
+            return None
+        return len(entries)
 
     def _array_size(self, node: Node) -> int | None:
         """The length an array size gives, or None (unknown): a size that is not a positive
