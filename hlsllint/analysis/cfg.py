@@ -14,7 +14,9 @@ block's instruction list. A block ending in a conditional branch has an instruct
 `op="branch"` whose reads hold the condition. Loops are recorded in `CFG.loops` (`LoopRecord`:
 blocks, header, attributes, constant trip count when the compiler can tell it). Constant-trip
 `[unroll]` loops are *not* expanded: liveness is the same for every iteration, so one copy of the
-body gives the same peak (the scheduler's interleaving of unrolled iterations is not modelled).
+body gives the same peak, but for what the iterations compute alike and the compiler computes once
+(`value_classes.unrolled_holds`, from the table rows a `cbload` at the counter records); the
+scheduler's interleaving of unrolled iterations is not modelled.
 
 This module lowers the entry point itself (preloaded registers, stage inputs, outputs) and
 finishes the graph (the blocks the entry reaches, then `passes`). The syntax in between is

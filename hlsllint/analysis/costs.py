@@ -53,6 +53,10 @@ class CostModel:
     """Wave-uniform results of floating-point arithmetic and of conversions are in VGPRs (no
     scalar floating-point ALU on GCN or RDNA 1-3), and so are moves and integer arithmetic of
     them (`liveness.vector_alu_uniforms`)."""
+    hold_unrolled_common_values: bool = True
+    """An unrolled loop holds the components its iterations compute alike (from a constant
+    table read at the counter and loop-invariant values) from their first computation to their
+    last use (`value_classes.unrolled_holds`)."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 

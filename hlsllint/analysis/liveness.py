@@ -34,6 +34,7 @@ from hlsllint.analysis.value_classes import (
     def_use,
     kept_loop_blocks,
     streamed_temps,
+    unrolled_holds,
     vector_alu_uniforms,
 )
 from hlsllint.deadline import current
@@ -248,6 +249,18 @@ def register_demand(
         else set()
     )
     classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly, valu)
+    held_v: dict[int, int] = {}  # block -> VGPRs an unrolled loop around it holds besides
+    held_s: dict[int, int] = {}
+    if costs.hold_unrolled_common_values:
+        for loop_blocks, holds in cached_per_cfg(cfg, "unrolled_holds", lambda du: unrolled_holds(cfg)):
+            most_v = most_s = 0
+            for held in holds:
+                hv = sum(n for v, n in held.items() if classes.get(v) == "vgpr" and sizes.get(v))
+                hs = sum(n for v, n in held.items() if classes.get(v) == "sgpr" and sizes.get(v))
+                most_v, most_s = max(most_v, hv), max(most_s, hs)
+            for b in loop_blocks:
+                held_v[b] = held_v.get(b, 0) + most_v
+                held_s[b] = held_s.get(b, 0) + most_s
     # The walk below keeps the live set as a bit set (bit i: `values[i]`): registers by class
     # per bit, and per register count the mask of the values of that size, so that a block's
     # starting sums are a few population counts.
@@ -303,7 +316,8 @@ def register_demand(
                 v_sum += n * (cur & m).bit_count()
             for n, m in smask_items:
                 s_sum += n * (cur & m).bit_count()
-        extra_s = base_sgprs + per_level * divergent_blocks.get(b, 0)
+        extra_s = base_sgprs + per_level * divergent_blocks.get(b, 0) + held_s.get(b, 0)
+        extra_v = held_v.get(b, 0)
         for ins in reversed(instrs):
             deadline.tick()
             # live before = (live after - dest) | reads; counted: live after | dest | reads.
@@ -352,6 +366,7 @@ def register_demand(
                 nv = preloaded
             elif op == "intrinsic" and d is not None and vsize[index[d]]:
                 nv += intrinsic_temps.get(ins.detail.get("name", ""), 0)
+            nv += extra_v
             vg[ins] = nv
             sg[ins] = ns + extra_s
             if nv > best_v:

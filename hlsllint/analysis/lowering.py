@@ -114,6 +114,11 @@ class LowererBase:
         self.expr: dict[Span, list[Instr | Value | None]] = {}
         self.frames: list[Frame] = []
         self.loop_targets: list[tuple[int | None, int]] = []  # (continue, break)
+        self.unrolled_counters: list[tuple[Symbol, tuple[int, ...]]] = []
+        self._tables: dict[Symbol, tuple[tuple[int | float, ...], ...] | None] = {}
+        """The counters of the enclosing loops the compiler unrolls, with their value in each
+        iteration (`i` of `for (int i = 0; i < 8; ++i)`: 0..7): a constant table read at one
+        (`offsets[i]`) records its row per iteration (`rows`, `value_classes.unrolled_holds`)."""
         self.globals_env: dict[Symbol, list[Value]] = {}
         self.preloads: dict[str, Value] = {}
         self._split: dict[Symbol, bool] = {}

@@ -259,8 +259,85 @@ class ExprLowerer(LowererBase):
             self.record(node, agg)
             return agg
         d = self.temp(node)
-        self.emit_expr("cbload", d, reads, node, rule="pure" if reads else "uniform")
+        rows = self._rows_per_iteration(node, sym, root, indices)
+        if rows is not None:
+            self.emit_expr("cbload", d, reads, node, rule="pure" if reads else "uniform", rows=rows)
+        else:
+            self.emit_expr("cbload", d, reads, node, rule="pure" if reads else "uniform")
         return d
+
+    def _rows_per_iteration(
+        self, node: Node, sym: Symbol, root: Node, indices: list[Node]
+    ) -> tuple[tuple[int | float, ...], ...] | None:
+        """`table[i]` of a `static const` table of constants (`int2 offsets[] = { int2(-1, 0),
+        ... }`) at the counter of an enclosing loop the compiler unrolls: the row read in each
+        iteration. None otherwise."""
+        if not self.unrolled_counters or sym.kind != "static_const" or len(indices) != 1:
+            return None
+        if node.type != "subscript_expression" or node.child_by_field_id(F_ARGUMENT) != root:
+            return None
+        index = indices[0]
+        while index.type == "parenthesized_expression" and index.named_child_count == 1:
+            index = index.named_children[0]
+        if index.type != "identifier":
+            return None
+        counter = self.m.resolve(index)
+        values: tuple[int, ...] | None = None
+        for found, vals in reversed(self.unrolled_counters):
+            if found is counter:
+                values = vals
+                break
+        if values is None:
+            return None
+        table = self._table_rows(sym)
+        if table is None or not all(0 <= v < len(table) for v in values):
+            return None
+        return tuple(table[v] for v in values)
+
+    def _table_rows(self, sym: Symbol) -> tuple[tuple[int | float, ...], ...] | None:
+        """The rows of a `static const` table of numbers or vectors, each row its components;
+        None when an entry is not a constant (or the table is of structs)."""
+        if sym in self._tables:
+            return self._tables[sym]
+        found: tuple[tuple[int | float, ...], ...] | None = None
+        el = sym.type.element
+        init = sym.init
+        numeric = sym.type.kind == "array" and el is not None and el.is_numeric
+        if numeric and el is not None and init is not None and init.type == "initializer_list":
+            found = self._fold_rows(init, el.count)
+        self._tables[sym] = found
+        return found
+
+    def _fold_rows(self, init: Node, width: int) -> tuple[tuple[int | float, ...], ...] | None:
+        entries = [c for c in init.named_children if c.type != "comment"]
+        flat: list[int | float] = []
+        rows: list[tuple[int | float, ...]] = []
+        for e in entries:
+            parts = [e]
+            if e.type == "initializer_list":
+                parts = [c for c in e.named_children if c.type != "comment"]
+            elif e.type == "call_expression":
+                args = e.child_by_field_id(F_ARGUMENTS)
+                parts = [c for c in args.named_children if c.type != "comment"] if args is not None else []
+            row: list[int | float] = []
+            for part in parts:
+                v = self.m.const_value(part)
+                if v is None or isinstance(v, bool):
+                    return None
+                row.append(v)
+            if len(parts) == 1 and e.type not in ("initializer_list", "call_expression"):
+                flat.extend(row)  # a scalar entry: one row of a scalar table, or a flat list
+            elif len(row) == width or (len(row) == 1 and e.type == "call_expression"):
+                rows.append(tuple(row) if len(row) == width else tuple(row * width))
+            else:
+                return None
+        if flat and rows:
+            return None
+        if flat:
+            if len(flat) % width:
+                return None
+            return tuple(tuple(flat[k : k + width]) for k in range(0, len(flat), width))
+        return tuple(rows)
 
     def _buffer_member_path(self, node: Node) -> Node | None:
         """The element access `buf[i]` of a structured or raw buffer under a chain of member
@@ -364,7 +441,11 @@ class ExprLowerer(LowererBase):
         sym = self._base_symbol(arg)
         if sym is not None and sym.kind in ("cbuffer_member", "static_const"):
             d = self.temp(node)
-            self.emit_expr("cbload", d, idx, node)
+            rows = self._rows_per_iteration(node, sym, arg, idx_nodes) if arg is not None else None
+            if rows is not None:
+                self.emit_expr("cbload", d, idx, node, rows=rows)
+            else:
+                self.emit_expr("cbload", d, idx, node)
             return d
         if all(i is None for i in idx):  # a constant index: a view of the base
             self.view_spans.add(self.span(node))

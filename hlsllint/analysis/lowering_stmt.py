@@ -13,7 +13,8 @@ from typing import Any
 from hlsllint.analysis.ir import LoopRecord, Value
 from hlsllint.analysis.lowering import _flatten
 from hlsllint.analysis.lowering_inline import InlineLowerer
-from hlsllint.semantic.loops import trip_count
+from hlsllint.semantic.loops import UNROLLED_TRIP_LIMIT, loop_header, trip_count
+from hlsllint.semantic.symbols import Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import (
     F_ALTERNATIVE,
@@ -169,7 +170,12 @@ class StmtLowerer(InlineLowerer):
             self.edge(self.block, body_b)
             self.block = body_b
             self.loop_targets.append((cont, exit_b))
+            counter = self._unrolled_counter(node, attrs, trip)
+            if counter is not None:
+                self.unrolled_counters.append(counter)
             self.stmt(body)
+            if counter is not None:
+                self.unrolled_counters.pop()
             self.loop_targets.pop()
             self.edge(self.block, cont)
             self.block = cont
@@ -193,6 +199,28 @@ class StmtLowerer(InlineLowerer):
         blocks = frozenset(b for b in range(first, last) if b != exit_b)
         self.loops.append(LoopRecord(self.span(node), kind, header, blocks, attrs, trip))
         self.block = exit_b
+
+    def _unrolled_counter(
+        self, node: Node, attrs: tuple[str, ...], trip: int | None
+    ) -> tuple[Symbol, tuple[int, ...]] | None:
+        """(counter, its value per iteration) of a loop the compiler unrolls: a constant trip
+        count within `UNROLLED_TRIP_LIMIT` (or `[unroll]`), not `[loop]`."""
+        if (
+            trip is None
+            or trip < 2
+            or "loop" in attrs
+            or (trip > UNROLLED_TRIP_LIMIT and "unroll" not in attrs)
+        ):
+            return None
+        header = loop_header(self.m, node)
+        if header is None:
+            return None
+        start = self.const_value(header.start)
+        step = header.step(self.m, self.const_value)
+        sym = self.m.resolve(header.counter)
+        if sym is None or step is None or not isinstance(start, int) or isinstance(start, bool):
+            return None
+        return sym, tuple(start + k * step for k in range(trip))
 
     def _attributes(self, node: Node) -> list[Any]:
         get = getattr(self.tree, "attributes_of", None)

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+import networkx as nx
+
 from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.deadline import current
 from hlsllint.semantic import types as T
@@ -388,3 +390,211 @@ def vector_alu_uniforms(du: DefUse, divergent: set[Value], constant: set[Value])
         if len(rs) == 1 and len(ds) == 1 and rs[0].block == ds[0].block:
             found.discard(v)
     return found
+
+
+_CHAIN_OPS = frozenset({"alu", "intrinsic", "copy"})
+_INVARIANT_OPS = frozenset({"alu", "intrinsic", "copy", "cbload", "descriptor"})
+
+
+def unrolled_holds(cfg: CFG) -> list[tuple[frozenset[int], list[dict[Value, int]]]]:
+    """Registers an unrolled loop holds across its iterations for values the compiler computes
+    once and reuses: per loop (its blocks) and per iteration, the registers of each value beyond
+    the one copy the loop's body counts.
+
+    A loop the compiler unrolls reads a constant table at its counter (`offsets[i]`) and combines
+    it with values that do not change in the loop (`clamp(id + offsets[i] * step, 0, max)`).
+    Unrolled, each iteration computes its own copy, and the compiler's value numbering merges the
+    components that come out equal: with offsets of -1, 0 and 1 each coordinate component takes
+    three values, each computed where first needed and held until its last use, several
+    iterations later (regtruth: a jump-flood pass over 8 neighbours holds 6 such coordinates,
+    17 VGPRs where one iteration's live values are 11). Each component of such a value is named
+    by what it is computed from (the table's number in that iteration, the loop-invariant
+    values' components) in every iteration; a name held from its first iteration to its last
+    use counts in the iterations between."""
+    found: list[tuple[frozenset[int], list[dict[Value, int]]]] = []
+    tables: list[Instr] = []
+    for b in cfg.kept_instrs():
+        for ins in cfg.kept_instrs()[b]:
+            if ins.op == "cbload" and "rows" in ins.detail and ins.dest is not None:
+                tables.append(ins)
+    if not tables:
+        return found
+    du = def_use(cfg)
+    by_loop: dict[int, list[Instr]] = {}
+    # a loop around a loop kept at run time is kept too (the compiler unrolls innermost loops)
+    kept = [lp.blocks for lp in cfg.loops if lp.dynamic]
+    loops = [
+        lp
+        for lp in cfg.loops
+        if not lp.dynamic and lp.trip_count is not None and not any(k < lp.blocks for k in kept)
+    ]
+    for t in tables:
+        rows = t.detail["rows"]
+        inner = [i for i, lp in enumerate(loops) if t.block in lp.blocks and lp.trip_count == len(rows)]
+        if inner:
+            best = min(inner, key=lambda i: len(loops[i].blocks))
+            by_loop.setdefault(best, []).append(t)
+    idom: dict[int, int] = nx.immediate_dominators(cfg.graph, cfg.entry) if by_loop else {}
+    for i, roots in by_loop.items():
+        lp = loops[i]
+        latches = [p for p in cfg.graph.predecessors(lp.header) if p in lp.blocks]
+        every = {b for b in lp.blocks if all(_dominates(idom, b, la) for la in latches)}
+        holds = _loop_holds(cfg, du, lp.blocks, roots, every)
+        if holds:
+            found.append((loops[i].blocks, holds))
+    return found
+
+
+def _dominates(idom: dict[int, int], a: int, b: int) -> bool:
+    """Does block `a` dominate block `b` (`idom`: the immediate dominators)?"""
+    while True:
+        if a == b:
+            return True
+        up = idom.get(b)
+        if up is None or up == b:
+            return False
+        b = up
+
+
+def _loop_holds(
+    cfg: CFG, du: DefUse, blocks: frozenset[int], roots: list[Instr], every: set[int]
+) -> list[dict[Value, int]]:
+    """`unrolled_holds` of one loop; `every`: the blocks every iteration runs (what they
+    compute a later iteration may reuse; a branch's block does not dominate the next
+    iteration, so what it computes is computed again)."""
+    defs = du.defs
+    invariant: dict[Value, bool] = {}
+
+    def is_invariant(v: Value) -> bool:
+        known = invariant.get(v)
+        if known is not None:
+            return known
+        ds = defs.get(v, [])
+        inside = [d for d in ds if d.block in blocks]
+        if not inside:
+            invariant[v] = True
+            return True
+        invariant[v] = False  # a cycle through the loop varies
+        ok = (
+            len(ds) == 1
+            and ds[0].op in _INVARIANT_OPS
+            and "rows" not in ds[0].detail
+            and all(is_invariant(r) for r in ds[0].reads)
+        )
+        invariant[v] = ok
+        return ok
+
+    # the chain: values computed in the loop, once, from table rows, chain values and invariants
+    chain: dict[Value, Instr] = {}
+    for t in roots:
+        if t.dest is not None and len(defs.get(t.dest, [])) == 1:
+            chain[t.dest] = t
+    order: list[Instr] = []
+    for b in sorted(blocks):
+        for ins in cfg.kept_instrs().get(b, []):
+            d = ins.dest
+            if d is None:
+                continue
+            if d in chain and chain[d] is ins:
+                order.append(ins)
+                continue
+            if ins.op not in _CHAIN_OPS or len(defs.get(d, [])) != 1 or d.parts is not None or d.width > 16:
+                continue
+            if any(r in chain for r in ins.reads) and all(r in chain or is_invariant(r) for r in ins.reads):
+                chain[d] = ins
+                order.append(ins)
+    if not order:
+        return []
+    trips = len(roots[0].detail["rows"])
+    position = {ins: n for n, ins in enumerate(order)}
+    # per iteration: each chain value's component names, and which are new (first computed)
+    names: dict[tuple[object, ...], int] = {}
+    constant_names: set[int] = set()
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    per_iter: list[dict[Value, list[int]]] = []
+    new_at: list[dict[Instr, bool]] = []
+    for k in range(trips):
+        comps: dict[Value, list[int]] = {}
+        fresh: dict[Instr, bool] = {}
+        for ins in order:
+            d = ins.dest
+            assert d is not None
+            width = d.width
+            out: list[int] = []
+            if "rows" in ins.detail and chain.get(d) is ins:
+                row = ins.detail["rows"][k]
+                for c in range(width):
+                    key: tuple[object, ...] = ("t", row[min(c, len(row) - 1)])
+                    n = names.setdefault(key, len(names))
+                    constant_names.add(n)
+                    out.append(n)
+            else:
+                widest = max((r.width for r in ins.reads), default=1)
+                whole = not _componentwise(ins) or (width == 1 and widest > 1)
+                every_part: tuple[object, ...] = ()
+                if whole:
+                    every_part = tuple(_component(r, c, comps) for r in ins.reads for c in range(r.width))
+                again = k if ins.block not in every else -1  # not reused by a later iteration
+                for c in range(width):
+                    if whole:
+                        parts: tuple[object, ...] = every_part
+                        key = (position[ins], again, c, every_part)
+                    else:
+                        parts = tuple(_component(r, c, comps) for r in ins.reads)
+                        key = (position[ins], again, parts)
+                    n = names.setdefault(key, len(names))
+                    if all(isinstance(p, int) and p in constant_names for p in parts):
+                        constant_names.add(n)
+                    out.append(n)
+            is_new = False
+            for n in out:
+                if n not in first:
+                    first[n] = k
+                    is_new = True
+            fresh[ins] = is_new
+            comps[d] = out
+        per_iter.append(comps)
+        new_at.append(fresh)
+    # where each name is needed: by a reader that computes something new in that iteration
+    for k in range(trips):
+        for ins in order:
+            d = ins.dest
+            assert d is not None
+            needed = False
+            for r in du.readers.get(d, []):
+                rc = chain.get(r.dest) if r.dest is not None else None
+                if rc is not r or new_at[k].get(r, True):
+                    needed = True
+                    break
+            if needed:
+                for n in per_iter[k][d]:
+                    if last.get(n, -1) < k:
+                        last[n] = k
+    out_holds: list[dict[Value, int]] = []
+    for k in range(trips):
+        held: dict[Value, int] = {}
+        for ins in order:
+            d = ins.dest
+            assert d is not None
+            # held across an iteration's end (one iteration's own copy is the body's count)
+            seen: set[int] = set()
+            own = set(per_iter[k][d])
+            for kk in range(trips):
+                for n in per_iter[kk][d]:
+                    if n not in constant_names and n not in own and first[n] <= k <= last.get(n, -1):
+                        seen.add(n)
+            if seen:
+                held[d] = len(seen)
+        out_holds.append(held)
+    return out_holds if any(out_holds) else []
+
+
+def _component(r: Value, c: int, comps: dict[Value, list[int]]) -> object:
+    """The name of component `c` of operand `r` in this iteration: a chain value's, else the
+    loop-invariant value's own (a scalar read by a vector operation is each component)."""
+    c = min(c, r.width - 1)
+    found = comps.get(r)
+    if found is not None:
+        return found[min(c, len(found) - 1)]
+    return ("i", r.id, c)
