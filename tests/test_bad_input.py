@@ -199,6 +199,21 @@ def test_huge_local_array_is_scratch_not_registers(folder: Path, capsys: pytest.
     assert "4,294,967,296 bytes per lane) is written at a run-time index" in str(data[0]["message"])
 
 
+def test_a_huge_array_only_dead_code_uses_is_not_said_to_live_in_scratch(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `a` is filled and read, but what is read reaches no output: the compiler drops it all
+    (folder / "dead.hlsl").write_text(
+        "RWStructuredBuffer<float> o;\n[numthreads(64,1,1)]\nvoid main(uint i : SV_DispatchThreadID)\n"
+        "{\n    float a[100];\n    a[i] = 1;\n    float unused = a[i ^ 1];\n    o[i] = 2;\n}\n"
+    )
+    assert main(["pressure", "dead.hlsl", "--output-format", "json"]) == 0
+    (dead,) = json.loads(capsys.readouterr().out)
+    assert dead["scratch"] == []
+    main(["pressure", "dead.hlsl"])
+    assert "scratch memory" not in capsys.readouterr().out
+
+
 def test_time_budget_skips_the_slow_file_and_goes_on(
     folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from hlsllint.analysis.costs import CostModel
-from hlsllint.analysis.ir import Span, Value
+from hlsllint.analysis.ir import CFG, Span, Value
 from hlsllint.analysis.liveness import Demand, register_demand
 from hlsllint.analysis.occupancy import groupshared_bytes
 from hlsllint.analysis.unit import EntryAnalysis, analyze
@@ -171,14 +171,32 @@ def analyse_entry(
         peak_values=_live_values(demand, demand.peak_live),
         spans=spans,
         truncated=ea.cfg.truncated,
-        # a value forced to scratch memory has that class (read off the classes, not the values)
-        scratch=sorted({(v.name, 4 * v.width) for v, cls in demand.classes.items() if cls == "scratch"}),
+        scratch=_scratch_arrays(ea.cfg, demand),
         spilled_vgprs=bounded.spilled_vgprs,
         spilled_sgprs=bounded.spilled_sgprs,
     )
     if per_model is not None:
         per_model[(entry.name, wave_size)] = result
     return result
+
+
+def _scratch_arrays(cfg: CFG, demand: Demand) -> list[tuple[str, int]]:
+    """(name, bytes per lane) of the arrays forced to scratch memory (their class, read off the
+    classes) that an instruction the compiler keeps reads or writes: an array whose every use is
+    dead code is not in memory either."""
+    scratch = {v for v, cls in demand.classes.items() if cls == "scratch"}
+    if not scratch:
+        return []
+    used: set[Value] = set()
+    dead = cfg.dead
+    for block in cfg.graph.nodes:
+        for ins in cfg.instrs(block):
+            if ins in dead:
+                continue
+            if ins.dest is not None and ins.dest in scratch:
+                used.add(ins.dest)
+            used.update(v for v in ins.reads if v in scratch)
+    return sorted({(v.name, 4 * v.width) for v in used})
 
 
 def _live_values(demand: Demand, live: list[Value]) -> list[LiveValue]:
