@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from hlsllint.files import read_regular
+from hlsllint.settings import stage_of_profile
 
 COMPILERS = ("dxc", "fxc", "slangc", "glslangvalidator")
 
@@ -44,17 +45,6 @@ DXC_VERSION = (1, 8, 2505, 0)
 DEFAULT_HLSL_VERSION = 2021
 """DXC's default `-HV` since release 1.7.2212."""
 
-PROFILE_STAGES = {
-    "vs": "vertex",
-    "ps": "pixel",
-    "gs": "geometry",
-    "hs": "hull",
-    "ds": "domain",
-    "cs": "compute",
-    "ms": "mesh",
-    "as": "amplification",
-    "lib": "library",
-}
 SLANG_STAGES = {"fragment": "pixel", "task": "amplification"}
 GLSLANG_STAGES = {
     "vert": "vertex",
@@ -162,11 +152,6 @@ def _profile_version(profile: str | None) -> tuple[str, str] | None:
         minor = parts[2] if parts[2].isdigit() else "15"  # lib_6_x: DXC reads "x" as 15 (offline)
         return parts[1], minor
     return None
-
-
-def stage_of_profile(profile: str) -> str | None:
-    """`cs_6_6` -> compute, `ps_5_0` -> pixel, `lib_6_3` -> library."""
-    return PROFILE_STAGES.get(profile.split("_")[0].lower())
 
 
 def compiler_of(program: str) -> str | None:

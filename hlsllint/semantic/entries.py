@@ -8,7 +8,7 @@ import re
 
 from hlsllint.semantic import types as T
 from hlsllint.semantic.symbols import EntryPoint, Function
-from hlsllint.settings import AnalysisSettings
+from hlsllint.settings import AnalysisSettings, stage_of_profile
 
 
 def find_entry_points(
@@ -74,19 +74,10 @@ def find_entry_points(
 
 
 _COMPILE = re.compile(
-    r"\bcompile\s+([A-Za-z]+)_\w+\s+([A-Za-z_]\w*)\s*\(|\bCompileShader\s*\(\s*([A-Za-z]+)_\w+\s*,\s*([A-Za-z_]\w*)\s*\("
+    r"\bcompile\s+([A-Za-z]+_\w+)\s+([A-Za-z_]\w*)\s*\(|\bCompileShader\s*\(\s*([A-Za-z]+_\w+)\s*,\s*([A-Za-z_]\w*)\s*\("
 )
 """A pass's shader: `VertexShader = compile vs_2_0 VS();` (D3D9) or
 `SetPixelShader(CompileShader(ps_5_0, PS()));` (D3D10/11 effects)."""
-
-_PROFILE_STAGES = {
-    "vs": "vertex",
-    "ps": "pixel",
-    "gs": "geometry",
-    "hs": "hull",
-    "ds": "domain",
-    "cs": "compute",
-}
 
 
 def technique_stages(text: str, spans: list[tuple[int, int]]) -> dict[str, str]:
@@ -97,7 +88,7 @@ def technique_stages(text: str, spans: list[tuple[int, int]]) -> dict[str, str]:
     for start, end in spans:
         for m in _COMPILE.finditer(text, start, end):
             profile, name = (m.group(1), m.group(2)) if m.group(2) else (m.group(3), m.group(4))
-            stage = _PROFILE_STAGES.get(profile.lower())
+            stage = stage_of_profile(profile)
             if stage is not None:
                 found.setdefault(name, stage)
     return found
