@@ -495,10 +495,15 @@ def _byte_table(text: str) -> list[tuple[int, int]] | None:
 
 
 class ParseStats:
-    """How many parses of this process reused an earlier tree (`parse(previous=...)`)."""
+    """How many parses of this process reused an earlier tree: the one passed as
+    `parse(previous=...)` (`reparsed`), or the tree this thread parsed last, of another unit
+    sharing a long stretch of text (`from_last_unit`, with the bytes they shared in
+    `shared_bytes`)."""
 
     def __init__(self) -> None:
         self.reparsed = 0
+        self.from_last_unit = 0
+        self.shared_bytes = 0
 
 
 STATS = ParseStats()
@@ -514,7 +519,9 @@ def parse(text: str, *, repair: bool = True, previous: SyntaxTree | None = None)
     tree-sitter parse again only what changed: the one range between the two normalised texts'
     common prefix and suffix (so nothing the source map says needs to be right). The tree is the
     one a fresh parse gives; a tree with errors, before or after, is parsed afresh instead (error
-    recovery need not give the same tree for the same text when it starts from another)."""
+    recovery need not give the same tree for the same text when it starts from another).
+    Without `previous`, the tree this thread parsed last is the earlier tree when the two texts
+    share a long stretch (`_parse_reusing`: the header chain of an engine's units)."""
     deadline = current()
     if repair:
         normalized, notes = normalize(text)
@@ -531,6 +538,8 @@ def parse(text: str, *, repair: bool = True, previous: SyntaxTree | None = None)
                 tree = None
             else:
                 STATS.reparsed += 1
+        elif previous is None and attempt == 0:
+            tree = _parse_reusing(data, deadline)
         if tree is None:
             tree = _parse_bytes(data, deadline)
         st = SyntaxTree(
@@ -553,6 +562,141 @@ def parse(text: str, *, repair: bool = True, previous: SyntaxTree | None = None)
 
 
 _CHUNK = 1 << 16
+
+
+REUSE_MIN = 1 << 14
+"""Bytes an earlier text must share with the next one (a long stretch of the same header chain,
+as every shader of an engine expands) for its tree to be edited into the next parse."""
+
+
+def _parse_reusing(data: bytes, deadline: Deadline) -> tree_sitter.Tree:
+    """`_parse_bytes`, starting from the tree this thread parsed last when the two texts share a
+    long stretch (a translation unit's expansion is mostly the header chain every unit of an
+    engine includes): the old tree is edited where the texts differ and tree-sitter reuses the
+    subtrees of the rest (its incremental parse), so only what changed is parsed again. As with
+    `parse(previous=...)`, a tree with errors, before or after, is parsed afresh. SpartanEngine,
+    72 units, compiled: 3.5 s of parsing afresh against 2.2 s so (CPU, the fastest of three)."""
+    previous: tuple[bytes, tree_sitter.Tree] | None = getattr(_local, "previous", None)
+    _local.previous = None  # a stopped parse leaves nothing behind
+    edited = None
+    if previous is not None and not previous[1].root_node.has_error:
+        edited = _edited_around(previous[0], previous[1], data)
+    tree: tree_sitter.Tree | None = None
+    if edited is not None:
+        tree = _parse_bytes(data, deadline, edited[0])
+        if tree.root_node.has_error:
+            tree = None
+        else:
+            STATS.from_last_unit += 1
+            STATS.shared_bytes += edited[1]
+    if tree is None:
+        tree = _parse_bytes(data, deadline)
+    _local.previous = (data, tree)
+    return tree
+
+
+def _edited_around(old: bytes, old_tree: tree_sitter.Tree, new: bytes) -> tuple[tree_sitter.Tree, int] | None:
+    """A copy of `old_tree` (the tree of `old`) edited into `new`'s coordinates around the
+    longest stretch the two texts share, and how many bytes they share; None when that is less
+    than `REUSE_MIN`.
+
+    The texts are taken as `P H S` and `P' H S'` (the main file's lines up to its first include,
+    the header chain, the rest): `H` is found from one 64-byte probe of `old` looked up in `new`,
+    a few kilobytes past their common prefix, and grown both ways; a probe that lands elsewhere
+    only finds less to share."""
+    prefix = _shared_prefix(old, 0, new, 0)
+    best = (prefix, prefix, 0)  # start in old, start in new, length
+    for distance in (256, 2048, 16384):
+        probe = prefix + distance
+        if probe + 64 > len(old):
+            break
+        found = new.find(old[probe : probe + 64], prefix)
+        if found < 0:
+            continue
+        back = _shared_suffix(old, probe, new, found, min(probe, found) - prefix)
+        length = back + _shared_prefix(old, probe, new, found)
+        if length > best[2]:
+            best = (probe - back, found - back, length)
+        if 2 * best[2] > len(new):
+            break
+    old_start, new_start, length = best
+    old_end, new_end = old_start + length, new_start + length
+    suffix = _shared_suffix(old, len(old), new, len(new), min(len(old) - old_end, len(new) - new_end))
+    if length == 0:  # no middle: one edit between the common prefix and the common suffix
+        suffix = _shared_suffix(old, len(old), new, len(new), min(len(old), len(new)) - prefix)
+    shared = prefix + length + suffix
+    if shared < REUSE_MIN:
+        return None
+    tree = old_tree.copy()  # the old tree stays as it is: another unit's SyntaxTree holds it
+    if length == 0:
+        _edit(tree, old, new, prefix, len(old) - suffix, len(new) - suffix)
+        return tree, shared
+    _edit(tree, old, new, prefix, old_start, new_start)
+    # The text is now new[:new_end] + old[old_end:]: replace what follows the shared stretch.
+    start = _point(new, new_end)
+    tree.edit(
+        start_byte=new_end,
+        old_end_byte=new_end + (len(old) - suffix - old_end),
+        new_end_byte=len(new) - suffix,
+        start_point=start,
+        old_end_point=_advance(start, old[old_end : len(old) - suffix]),
+        new_end_point=_point(new, len(new) - suffix),
+    )
+    return tree, shared
+
+
+def _edit(tree: tree_sitter.Tree, old: bytes, new: bytes, start: int, old_end: int, new_end: int) -> None:
+    """`old[start:old_end]` (`old[:start]` is `new[:start]`) became `new[start:new_end]`."""
+    tree.edit(
+        start_byte=start,
+        old_end_byte=old_end,
+        new_end_byte=new_end,
+        start_point=_point(new, start),
+        old_end_point=_point(old, old_end),
+        new_end_point=_point(new, new_end),
+    )
+
+
+def _advance(point: tuple[int, int], chunk: bytes) -> tuple[int, int]:
+    """The point after `chunk` written at `point`."""
+    rows = chunk.count(b"\n")
+    if rows:
+        return point[0] + rows, len(chunk) - chunk.rfind(b"\n") - 1
+    return point[0], point[1] + len(chunk)
+
+
+def _shared_prefix(a: bytes, a0: int, b: bytes, b0: int) -> int:
+    """The largest n with `a[a0:a0 + n] == b[b0:b0 + n]` (slices compared in C, the length
+    found by galloping and bisection)."""
+    hi = min(len(a) - a0, len(b) - b0)
+    lo = 0
+    step = 64
+    while lo < hi:
+        n = min(hi, lo + step)
+        if a[a0 + lo : a0 + n] != b[b0 + lo : b0 + n]:
+            hi = n - 1
+            break
+        lo = n
+        step *= 2
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[a0 + lo : a0 + mid] == b[b0 + lo : b0 + mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _shared_suffix(a: bytes, a1: int, b: bytes, b1: int, limit: int) -> int:
+    """The largest n <= `limit` with `a[a1 - n:a1] == b[b1 - n:b1]`."""
+    lo, hi = 0, max(0, min(limit, a1, b1))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[a1 - mid : a1] == b[b1 - mid : b1]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _parse_bytes(data: bytes, deadline: Deadline, old: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
