@@ -7,8 +7,9 @@ Lints the folders as `bench/lint_speed.py` does (one process, no cache, no time 
 CPU seconds over the units for: preprocessing; the parse, split into the repair (`normalize`, run
 a second time outside the lint's own clock to time it) and the rest (tree-sitter, the node table);
 the semantic model; per entry point the CFG, the two uniformities, liveness with loops, and the
-register pressure; and the rules' walk and checks (what is left). The analyses are computed for every entry point before the rules
-run (as `bench/rule_cost.py` does), so that each is counted once, in its own stage.
+register pressure; and the rules' walk and checks (what is left). The analyses are computed for
+every entry point before the rules run (as `bench/rule_cost.py` does), so that each is counted
+once, in its own stage.
 """
 
 from __future__ import annotations

@@ -109,3 +109,15 @@ def test_the_earlier_tree_is_left_as_it_was() -> None:
     parse(_unit("// b.hlsl, other lines before the header\n\n\n", header, "void b() { return; }\n"))
     assert str(first.root) == shape
     _same(first, _fresh(first_text))
+
+
+def test_a_text_sharing_less_than_half_is_parsed_afresh() -> None:
+    header = _header()
+    parse(_unit("// a.hlsl\n", header, "void a() {}\n"))
+    before = tree_module.STATS.from_last_unit
+    own = "".join(f"float own{i}(float x) {{ return x * {i}.0; }}\n" for i in range(2 * len(header) // 40))
+    text = _unit("// b.hlsl\n", header, own)
+    assert len(header.encode("utf-8")) >= tree_module.REUSE_MIN
+    assert 2 * len(header) < len(text)
+    _same(parse(text), _fresh(text))
+    assert tree_module.STATS.from_last_unit == before

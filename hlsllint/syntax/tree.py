@@ -566,7 +566,8 @@ _CHUNK = 1 << 16
 
 REUSE_MIN = 1 << 14
 """Bytes an earlier text must share with the next one (a long stretch of the same header chain,
-as every shader of an engine expands) for its tree to be edited into the next parse."""
+as every shader of an engine expands), and half of the next one at least, for its tree to be
+edited into the next parse (kajiya's units, a quarter shared, parsed 0.52 s afresh, 0.66 s so)."""
 
 
 def _parse_reusing(data: bytes, deadline: Deadline) -> tree_sitter.Tree:
@@ -598,7 +599,7 @@ def _parse_reusing(data: bytes, deadline: Deadline) -> tree_sitter.Tree:
 def _edited_around(old: bytes, old_tree: tree_sitter.Tree, new: bytes) -> tuple[tree_sitter.Tree, int] | None:
     """A copy of `old_tree` (the tree of `old`) edited into `new`'s coordinates around the
     longest stretch the two texts share, and how many bytes they share; None when that is less
-    than `REUSE_MIN`.
+    than `REUSE_MIN` or than half of `new`.
 
     The texts are taken as `P H S` and `P' H S'` (the main file's lines up to its first include,
     the header chain, the rest): `H` is found from one 64-byte probe of `old` looked up in `new`,
@@ -625,7 +626,7 @@ def _edited_around(old: bytes, old_tree: tree_sitter.Tree, new: bytes) -> tuple[
     if length == 0:  # no middle: one edit between the common prefix and the common suffix
         suffix = _shared_suffix(old, len(old), new, len(new), min(len(old), len(new)) - prefix)
     shared = prefix + length + suffix
-    if shared < REUSE_MIN:
+    if shared < REUSE_MIN or 2 * shared < len(new):  # less is parsed faster afresh
         return None
     tree = old_tree.copy()  # the old tree stays as it is: another unit's SyntaxTree holds it
     if length == 0:
