@@ -726,26 +726,11 @@ def _edited(previous: SyntaxTree, data: bytes) -> tree_sitter.Tree:
     """A copy of `previous`'s tree told that its text became `data`: one replaced range, from the
     first byte that differs to the last (the common prefix and suffix, which may not overlap)."""
     old = previous.normalized.encode("utf-8")
-    start = _common_prefix(old, data)
-    n = min(len(old), len(data)) - start
-    suffix = _common_prefix(old[::-1], data[::-1], n)
-    old_end, new_end = len(old) - suffix, len(data) - suffix
+    start = _shared_prefix(old, 0, data, 0)
+    suffix = _shared_suffix(old, len(old), data, len(data), min(len(old), len(data)) - start)
     tree = previous.tree.copy()
-    tree.edit(start, old_end, new_end, _point(old, start), _point(old, old_end), _point(data, new_end))
+    _edit(tree, old, data, start, len(old) - suffix, len(data) - suffix)
     return tree
-
-
-def _common_prefix(a: bytes, b: bytes, limit: int = -1, step: int = 4096) -> int:
-    """How many leading bytes `a` and `b` share (at most `limit`, when not negative)."""
-    n = min(len(a), len(b))
-    if limit >= 0:
-        n = min(n, limit)
-    i = 0
-    while i + step <= n and a[i : i + step] == b[i : i + step]:
-        i += step
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
 
 
 def _point(data: bytes, offset: int) -> tuple[int, int]:
