@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hlsllint.analysis import analyze
 from hlsllint.context import RuleContext
 from hlsllint.rule import Rule
 from hlsllint.semantic import Model, Symbol
@@ -40,6 +41,15 @@ _REMEDY = (
     "read the values where they come from (a buffer, groupshared memory) at that index, or make "
     "the index a compile-time constant"
 )
+
+
+def _dead(ctx: RuleContext, sym: Symbol) -> bool:
+    """Is every use of the array dead code in every entry point that reaches it (the compiler
+    drops it: no memory, no registers)? Not when the analysis cannot say."""
+    try:
+        return analyze(ctx.model).kept(sym) is False
+    except Exception:  # the analysis stage is optional here: report from the syntax
+        return False
 
 
 class _Unknown(Exception):
@@ -398,6 +408,8 @@ void main(uint3 id : SV_DispatchThreadID)
         if part is None or culprit is None:
             return
         if not is_written(ctx.tree, node) and self._constant_array(ctx, sym, index, state):
+            return
+        if _dead(ctx, sym):
             return
         state.reported.add(id(sym))
         message, notes = self._message(ctx, node, sym, culprit, index.why.get(culprit.id))

@@ -103,6 +103,7 @@ class _UnitResults:
     def __init__(self) -> None:
         self.entries: dict[str, _EntryResults] = {}
         self.groupshared: dict[int, list[Symbol]] = {}
+        self.kept_symbols: dict[int, bool] | None = None
 
     def entry(self, name: str) -> _EntryResults:
         found = self.entries.get(name)
@@ -121,6 +122,7 @@ class UnitAnalysis:
         r = results if results is not None else _UnitResults()
         self.entries = {e.name: EntryAnalysis(model, e, costs, r.entry(e.name)) for e in model.entry_points}
         self._groupshared = r.groupshared
+        self._results = r
 
     def entry(self, name: str) -> EntryAnalysis | None:
         return self.entries.get(name)
@@ -158,6 +160,32 @@ class UnitAnalysis:
         if found is None:
             found = self._groupshared[id(entry)] = entry_groupshared(self.model, entry)
         return found
+
+    def kept(self, sym: Symbol) -> bool | None:
+        """Does an instruction the compiler keeps, in some entry point, read or write a value of
+        the variable `sym`? False when the entry points lower it only in dead code (its values
+        reach no output), None when none lowers it (a function no entry point reaches, or an
+        analysis that gave up: nothing is known)."""
+        r = self._results
+        if r.kept_symbols is None:
+            found: dict[int, bool] = {}
+            for a in self.entries.values():
+                cfg = a.cfg
+                for v in cfg.values:
+                    if v.symbol is not None:
+                        found.setdefault(id(v.symbol), False)
+                dead = cfg.dead
+                for block in cfg.graph.nodes:
+                    for ins in cfg.instrs(block):
+                        if ins in dead:
+                            continue
+                        if ins.dest is not None and ins.dest.symbol is not None:
+                            found[id(ins.dest.symbol)] = True
+                        for v in ins.reads:
+                            if v.symbol is not None:
+                                found[id(v.symbol)] = True
+            r.kept_symbols = found
+        return r.kept_symbols.get(id(sym))
 
     def fetch_at(self, span: Span, entry: str | None = None) -> list[Instr]:
         out = []
