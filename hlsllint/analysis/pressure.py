@@ -13,6 +13,7 @@ from hlsllint.analysis.ir import CFG, Span, Value
 from hlsllint.analysis.liveness import Demand, register_demand
 from hlsllint.analysis.occupancy import groupshared_bytes
 from hlsllint.analysis.unit import EntryAnalysis, analyze
+from hlsllint.analysis.value_classes import def_use
 from hlsllint.semantic.model import Model
 from hlsllint.semantic.symbols import EntryPoint
 from hlsllint.targets import MAX_ADDRESSABLE_VGPRS, Target, resolve_target
@@ -184,18 +185,8 @@ def _scratch_arrays(cfg: CFG, demand: Demand) -> list[tuple[str, int]]:
     """(name, bytes per lane) of the arrays forced to scratch memory (their class, read off the
     classes) that an instruction the compiler keeps reads or writes: an array whose every use is
     dead code is not in memory either."""
-    scratch = {v for v, cls in demand.classes.items() if cls == "scratch"}
-    if not scratch:
-        return []
-    used: set[Value] = set()
-    dead = cfg.dead
-    for block in cfg.graph.nodes:
-        for ins in cfg.instrs(block):
-            if ins in dead:
-                continue
-            if ins.dest is not None and ins.dest in scratch:
-                used.add(ins.dest)
-            used.update(v for v in ins.reads if v in scratch)
+    du = def_use(cfg)
+    used = {v for v, cls in demand.classes.items() if cls == "scratch" and (v in du.defs or v in du.readers)}
     return sorted({(v.name, 4 * v.width) for v in used})
 
 

@@ -11,6 +11,7 @@ from hlsllint.analysis.liveness import LiveSets, liveness
 from hlsllint.analysis.loops import LoopInfo, loop_info
 from hlsllint.analysis.occupancy import entry_groupshared
 from hlsllint.analysis.uniformity import Question, Uniformity, uniformity
+from hlsllint.analysis.value_classes import def_use
 from hlsllint.semantic.model import Model
 from hlsllint.semantic.symbols import EntryPoint, Symbol
 
@@ -174,16 +175,11 @@ class UnitAnalysis:
                 for v in cfg.values:
                     if v.symbol is not None:
                         found.setdefault(id(v.symbol), False)
-                dead = cfg.dead
-                for block in cfg.graph.nodes:
-                    for ins in cfg.instrs(block):
-                        if ins in dead:
-                            continue
-                        if ins.dest is not None and ins.dest.symbol is not None:
-                            found[id(ins.dest.symbol)] = True
-                        for v in ins.reads:
-                            if v.symbol is not None:
-                                found[id(v.symbol)] = True
+                du = def_use(cfg)  # the kept instructions' definitions and reads
+                for kept in (du.defs, du.readers):
+                    for v in kept:
+                        if v.symbol is not None:
+                            found[id(v.symbol)] = True
             r.kept_symbols = found
         return r.kept_symbols.get(id(sym))
 
