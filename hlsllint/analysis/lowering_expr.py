@@ -31,7 +31,9 @@ from hlsllint.syntax.fields import (
     F_RIGHT,
     F_VALUE,
 )
-from hlsllint.syntax.queries import is_written
+from hlsllint.syntax.queries import enclosing, is_written
+
+_FUNCTION = frozenset({"function_definition"})
 
 
 class ExprLowerer(LowererBase):
@@ -496,9 +498,7 @@ class ExprLowerer(LowererBase):
         if res is None or res.writable or res.typed or res.category not in ("structured", "raw"):
             return
         arrays = {m.name for m in sym.type.members if m.type.kind == "array"}
-        fn = init.parent
-        while fn is not None and fn.type != "function_definition":
-            fn = fn.parent
+        fn = enclosing(init, _FUNCTION)
         body = fn.child_by_field_id(F_BODY) if fn is not None else None
         if not arrays or body is None or sym in self._written_in(body)[1]:
             return
