@@ -329,7 +329,8 @@ class DynamicLocalArrayIndex(Rule):
         "and its counter is a run-time index; in between it depends on the body, and such an "
         "index is not reported. A "
         "local array whose elements are all literals, never written at a run-time index, is "
-        "folded into constant data and is not reported."
+        "folded into constant data and is not reported, nor is an array whose every use is dead "
+        "code (what it computes reaches no output, so the compiler drops it)."
     )
     bad_example = """\
 StructuredBuffer<float4> samples : register(t0);
