@@ -11,13 +11,17 @@ printing a fast figure.
 
 The shader is a generated one (`--lines`, default 2,000: a main file and two headers it includes;
 one entry point reaching four of its ~170 functions) or a real file (`--file`, includes read from
-disk, `--line` the 1-based line after which the probe goes: a statement inside a function body).
+disk, `--line` the 1-based line after which the probe goes: a statement inside a function body;
+`--config` a configuration file for it, as the editor's `configFile` setting names one), or the
+engine files of `ENGINES` (`--engines CORPUS`: shaders over header chains of thousands of lines,
+each with its engine set's include folders and defines from bench/pressure/engine_sets.json).
 Edits are spaced beyond the debounce, as single edits after a pause are; a burst of keystrokes is
 linted once, `debounceMs` after the last one. `HLSLLINT_LSP_INCREMENTAL=0` in the environment
 times the server linting every version from scratch.
 
     python bench/lsp_latency.py [--edits 40] [--lines 2000] [--edit inline|newline]
-    python bench/lsp_latency.py --file path/to/shader.hlsl --line 120
+    python bench/lsp_latency.py --file path/to/shader.hlsl --line 120 [--config hlsllint.toml]
+    python bench/lsp_latency.py --engines /work/corpus [--only g_buffer.hlsl]
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import argparse
 import asyncio
 import dataclasses
 import itertools
+import json
 import os
 import statistics
 import sys
@@ -33,6 +38,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
@@ -96,6 +102,38 @@ PROBE = "float hlsllint_probe = 0.5; hlsllint_probe = sign(hlsllint_probe) < 0 ?
 PROBE_CODE = "HL105"
 _CONVERTER = get_converter()
 
+ENGINES: tuple[tuple[str, str, int], ...] = (
+    # (engine set of bench/pressure/engine_sets.json, file under its root, line of the probe):
+    # a small main file over a header chain of thousands of lines (the unit's size is printed).
+    ("SpartanEngine", "blit.hlsl", 45),
+    ("SpartanEngine", "motion_blur.hlsl", 647),
+    ("SpartanEngine", "g_buffer.hlsl", 151),  # pixel shader main_ps: inlines ~200 functions
+    ("WickedEngine", "objectPS_paintradius.hlsl", 19),
+    ("RayTracingDenoiser", "REBLUR_Validation.cs.hlsl", 42),
+)
+
+
+def engine_config(corpus: Path, repo: str, folder: Path) -> tuple[Path, Path]:
+    """The engine set's root folder and a configuration file (written in `folder`) with its
+    include folders, defines and 16-bit types, as bench/pressure/engine.py lints it."""
+    sets = json.loads((Path(__file__).parent / "pressure" / "engine_sets.json").read_text(encoding="utf-8"))
+    spec = next(s for s in sets["sets"] if s["repo"] == repo)
+    root = (corpus / spec["root"]).resolve()
+    includes = [str((root / d).resolve()) for d in spec.get("includes", [])]
+    lines = [f"include-dirs = {json.dumps(includes)}", f"defines = {json.dumps(spec.get('defines', []))}"]
+    if spec.get("sixteen") in ("on", "off"):
+        lines.append(f"enable-16bit-types = {'true' if spec['sixteen'] == 'on' else 'false'}")
+    config = folder / f"{repo}.toml"
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root, config
+
+
+def resolver_for(config: Path | None) -> Any:
+    """The configuration the server uses (`configFile`, when given), for the in-process lints."""
+    from hlsllint.config import ConfigResolver, load_config_file
+
+    return ConfigResolver(forced=load_config_file(config) if config is not None else None)
+
 
 def functions(prefix: str, count: int) -> str:
     return "".join(FUNCTION.format(name=f"{prefix}_{i}", digit=i % 10) for i in range(count))
@@ -147,7 +185,7 @@ class Edit:
 
 
 async def measure(
-    main: Path, edit: Edit, edits: int, pause: float, profile: str | None = None
+    main: Path, edit: Edit, edits: int, pause: float, profile: str | None = None, config: Path | None = None
 ) -> tuple[list[float], dict[int, list[types.Diagnostic]], dict[str, object]]:
     client = LanguageClient("lsp-latency-bench", "1")
     arrived: dict[int, float] = {}
@@ -169,7 +207,8 @@ async def measure(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(),
             root_uri=main.parent.as_uri(),
-            initialization_options={"diagnosticMode": "push"},
+            initialization_options={"diagnosticMode": "push"}
+            | ({"configFile": str(config)} if config is not None else {}),
         )
     )
     client.initialized(types.InitializedParams())
@@ -206,15 +245,14 @@ async def measure(
     return samples, received, stats if isinstance(stats, dict) else {}
 
 
-def reference(main: Path, text: str) -> list[types.Diagnostic]:
+def reference(main: Path, text: str, config: Path | None = None) -> list[types.Diagnostic]:
     """What a from-scratch lint of `text` publishes (the server's conversion, UTF-16 positions)."""
-    from hlsllint.config import ConfigResolver
     from hlsllint.server.convert import Positions, to_lsp
     from hlsllint.server.lsp import lint_document
     from hlsllint.source import SourceFile
 
     path = os.path.normpath(str(main))
-    resolver = ConfigResolver()
+    resolver = resolver_for(config)
     # No time budget: on a loaded machine the reference itself must not stop at HL006.
     settings = dataclasses.replace(resolver.for_path(path), time_budget=0)
     done = lint_document(path, text, resolver, settings)
@@ -227,10 +265,15 @@ def _wire(diags: Sequence[types.Diagnostic | None]) -> object:
     return [_CONVERTER.unstructure(d) for d in diags]
 
 
-def check(edit: Edit, main: Path, received: dict[int, list[types.Diagnostic]]) -> list[str]:
+def check(
+    edit: Edit, main: Path, received: dict[int, list[types.Diagnostic]], config: Path | None = None
+) -> list[str]:
     """What is wrong with the published diagnostics (empty when every version is right)."""
     problems = []
-    expected = {False: reference(main, edit.without), True: reference(main, edit.with_probe)}
+    expected = {
+        False: reference(main, edit.without, config),
+        True: reference(main, edit.with_probe, config),
+    }
     if not any(edit.has_probe_finding(d) for d in [expected[True]]):
         problems.append(f"a fresh lint does not report {PROBE_CODE} on the probe: the edit tests nothing")
     for version, diags in sorted(received.items()):
@@ -251,10 +294,9 @@ def check(edit: Edit, main: Path, received: dict[int, list[types.Diagnostic]]) -
     return problems
 
 
-def lint_time(main: Path, edit: Edit, runs: int = 8) -> float:
+def lint_time(main: Path, edit: Edit, runs: int = 8, config: Path | None = None) -> float:
     """Median milliseconds of a from-scratch lint of the edited text in this process (each run
     a text not seen before, as an edited buffer is)."""
-    from hlsllint.config import ConfigResolver
     from hlsllint.lint import tune_gc
     from hlsllint.server.lsp import lint_document
 
@@ -265,9 +307,50 @@ def lint_time(main: Path, edit: Edit, runs: int = 8) -> float:
         # A text this process has not linted yet (the lexer caches files by content).
         text = (edit.with_probe if i % 2 else edit.without) + f"\n// run {i}\n"
         start = time.perf_counter()
-        lint_document(path, text, ConfigResolver())
+        lint_document(path, text, resolver_for(config))
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times[1:])
+
+
+def run(
+    main_file: Path | None, line: int, args: argparse.Namespace, config: Path | None = None
+) -> tuple[str, bool]:
+    """Bench one shader (the generated one when `main_file` is None): its report, and whether
+    every published version was right."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if main_file is None:
+            main_file = write_project(Path(tmp), args.lines)
+            name = "generated shader"
+        else:
+            name = main_file.name
+        edit = Edit(main_file.read_text(encoding="utf-8"), line, args.edit)
+        samples, received, stats = asyncio.run(
+            measure(main_file, edit, args.edits, args.pause, args.profile, config)
+        )
+        problems = check(edit, main_file, received, config)
+        floor = lint_time(main_file, edit, config=config)
+        total, files = unit_size(main_file, config)
+    ms = sorted(s * 1000 for s in samples)
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+    out = [
+        f"{name}: {total} lines in {files} files; {len(ms)} {args.edit} edits at line {line}",
+        f"didChange -> publishDiagnostics: median {statistics.median(ms):.1f} ms, p95 {p95:.1f} ms",
+        f"a from-scratch lint of the document, in process: median {floor:.1f} ms",
+    ]
+    fallback = f" (last fallback: {stats.get('lastFallback')})" if stats.get("lastFallback") else ""
+    out.append(
+        f"server: {stats.get('relints')} incremental lints, {stats.get('fullLints')} from scratch"
+        f" (the open included){fallback}"
+    )
+    lint_ms = stats.get("lintMs")
+    if isinstance(lint_ms, list) and len(lint_ms) > 1:
+        own = statistics.median(lint_ms[1:])
+        out.append(f"server: the lint itself (worker thread, edits only): median {own:.1f} ms")
+    if problems:
+        out.append("\n  ".join([f"WRONG DIAGNOSTICS ({len(problems)}):", *problems[:10]]))
+    else:
+        out.append(f"checked: all {len(received)} versions published exactly a fresh lint's diagnostics")
+    return "\n".join(out), not problems
 
 
 def main() -> None:
@@ -278,52 +361,43 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=2000, help="size of the generated shader")
     parser.add_argument("--file", type=Path, help="a real shader instead of the generated one")
     parser.add_argument("--line", type=int, help="with --file: the probe goes after this line (1-based)")
+    parser.add_argument("--config", type=Path, help="with --file: the configuration file the server is given")
+    parser.add_argument(
+        "--engines", type=Path, metavar="CORPUS", help="bench the engine files of ENGINES under CORPUS"
+    )
+    parser.add_argument("--only", action="append", help="with --engines: only these file names")
     parser.add_argument("--edit", choices=("inline", "newline"), default="inline")
     parser.add_argument("--pause", type=float, default=0.35, help="seconds between edits (> the debounce)")
     parser.add_argument("--profile", metavar="PATH", help="run the server under cProfile, stats to PATH")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        if args.file is not None:
-            if args.line is None:
-                parser.error("--file needs --line")
-            main_file = args.file.resolve()
-            line = args.line
-        else:
-            main_file = write_project(Path(tmp), args.lines)
-            line = SYNTHETIC_LINE
-        edit = Edit(main_file.read_text(encoding="utf-8"), line, args.edit)
-        samples, received, stats = asyncio.run(measure(main_file, edit, args.edits, args.pause, args.profile))
-        problems = check(edit, main_file, received)
-        floor = lint_time(main_file, edit)
-        total, files = unit_size(main_file)
-    ms = sorted(s * 1000 for s in samples)
-    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
-    name = main_file.name if args.file is not None else "generated shader"
-    print(f"{name}: {total} lines in {files} files; {len(ms)} {args.edit} edits at line {line}")
-    print(f"didChange -> publishDiagnostics: median {statistics.median(ms):.1f} ms, p95 {p95:.1f} ms")
-    print(f"a from-scratch lint of the document, in process: median {floor:.1f} ms")
-    fallback = f" (last fallback: {stats.get('lastFallback')})" if stats.get("lastFallback") else ""
-    print(
-        f"server: {stats.get('relints')} incremental lints, {stats.get('fullLints')} from scratch"
-        f" (the open included){fallback}"
-    )
-    lint_ms = stats.get("lintMs")
-    if isinstance(lint_ms, list) and len(lint_ms) > 1:
-        own = statistics.median(lint_ms[1:])
-        print(f"server: the lint itself (worker thread, edits only): median {own:.1f} ms")
-    if problems:
-        print(f"WRONG DIAGNOSTICS ({len(problems)}):", *problems[:10], sep="\n  ")
+    right = True
+    if args.engines is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            for repo, name, line in ENGINES:
+                if args.only and name not in args.only:
+                    continue
+                root, config = engine_config(args.engines, repo, Path(tmp))
+                report, ok = run(root / name, line, args, config)
+                print(f"[{repo}] {report}", flush=True)
+                right = right and ok
+    elif args.file is not None:
+        if args.line is None:
+            parser.error("--file needs --line")
+        report, right = run(args.file.resolve(), args.line, args, args.config)
+        print(report)
+    else:
+        report, right = run(None, SYNTHETIC_LINE, args)
+        print(report)
+    if not right:
         sys.exit(1)
-    print(f"checked: all {len(received)} versions published exactly a fresh lint's diagnostics")
 
 
-def unit_size(main: Path) -> tuple[int, int]:
+def unit_size(main: Path, config: Path | None = None) -> tuple[int, int]:
     """Lines and files of the translation unit (the file and what it includes)."""
-    from hlsllint.config import ConfigResolver
     from hlsllint.lint import FileLoader, front_end
 
     loader = FileLoader()
-    pp, _tree = front_end(loader(str(main)), ConfigResolver().for_path(str(main)), None, loader)
+    pp, _tree = front_end(loader(str(main)), resolver_for(config).for_path(str(main)), None, loader)
     return sum(s.text.count("\n") for s in pp.sources.values()), len(pp.sources)
 
 

@@ -12,6 +12,7 @@ lint (analyses and rules); "incremental" is relint's own work around the lint.
 
     python bench/relint_cpu.py --file .../SpartanEngine/blit.hlsl --line 45 [--edits 20]
     python bench/relint_cpu.py --file .../SpartanEngine/g_buffer.hlsl --line 151 --profile g.prof
+    python bench/relint_cpu.py --engines /work/corpus [--only g_buffer.hlsl]   # lsp_latency's ENGINES
 """
 
 from __future__ import annotations
@@ -22,16 +23,17 @@ import dataclasses
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lsp_latency import PROBE, Edit
+from lsp_latency import ENGINES, PROBE, Edit, engine_config, resolver_for
 
 from hlsllint.analysis.cfg import build_cfg
-from hlsllint.config import ConfigResolver, Settings, Variant
+from hlsllint.config import Settings, Variant
 from hlsllint.lint import UnitResult, _preprocess, analysis_settings, tune_gc
 from hlsllint.semantic.model import build_model
 from hlsllint.server import incremental
@@ -74,8 +76,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--file", required=True)
-    parser.add_argument("--line", type=int, required=True, help="1-based line after which the probe goes")
+    parser.add_argument("--file")
+    parser.add_argument("--line", type=int, help="1-based line after which the probe goes")
+    parser.add_argument("--config", type=Path, help="with --file: its configuration file")
+    parser.add_argument(
+        "--engines", type=Path, metavar="CORPUS", help="the engine files of lsp_latency's ENGINES"
+    )
+    parser.add_argument("--only", action="append", help="with --engines: only these file names")
     parser.add_argument("--edit", choices=("inline", "newline"), default="inline")
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--verify", action=argparse.BooleanOptionalAction, default=True)
@@ -90,11 +97,25 @@ def main() -> int:
     parser.add_argument("--stages", action="store_true", help="split the CPU by stage (medians)")
     args = parser.parse_args()
     tune_gc()  # as the server does
-    path = os.path.normpath(os.path.abspath(args.file))
+    if args.engines is None:
+        if args.file is None or args.line is None:
+            parser.error("give --file and --line, or --engines")
+        return bench(args.file, args.line, args, args.config)
+    status = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for repo, name, line in ENGINES:
+            if not args.only or name in args.only:
+                root, config = engine_config(args.engines, repo, Path(tmp))
+                status |= bench(str(root / name), line, args, config)
+    return status
+
+
+def bench(file: str, line: int, args: argparse.Namespace, config: Path | None) -> int:
+    path = os.path.normpath(os.path.abspath(file))
     text = Path(path).read_text(encoding="utf-8")
-    edit = Edit(text, args.line, args.edit)
+    edit = Edit(text, line, args.edit)
     assert PROBE in edit.with_probe
-    resolver = ConfigResolver()
+    resolver = resolver_for(config)
     settings = resolver.for_path(path)
     if args.time_budget is not None:
         settings = dataclasses.replace(settings, time_budget=args.time_budget)
@@ -149,7 +170,7 @@ def main() -> int:
     samples.sort()
     p95 = samples[min(len(samples) - 1, round(0.95 * (len(samples) - 1)))]
     print(
-        f"{Path(path).name}:{args.line} {args.edit}: relint CPU median {statistics.median(samples):.1f} ms,"
+        f"{Path(path).name}:{line} {args.edit}: relint CPU median {statistics.median(samples):.1f} ms,"
         f" p95 {p95:.1f} ms over {len(samples)} edits; {analysed} of {len(snap.functions)} functions"
         f" analysed; from scratch {cold * 1000:.0f} ms"
         + (f"; {wrong} results differ from a fresh lint" if wrong else "")
