@@ -12,6 +12,7 @@ from conftest import FIXTURES
 
 from hlsllint.config import ConfigResolver
 from hlsllint.deadline import Cancelled, Deadline, active
+from hlsllint.server import incremental
 from hlsllint.server.incremental import Snapshot, relint, snapshot
 from hlsllint.server.lsp import lint_document, publishable
 
@@ -454,3 +455,169 @@ def test_no_garbage_collection_walks_an_incremental_lint_midway(folder: Path) ->
     assert again is not None
     assert started == []
     assert gc.isenabled()
+
+
+VARIANT_HEADER = """\
+cbuffer Frame : register(b0)
+{
+    float frame_time;
+    float frame_scale;
+};
+
+float header_curve(float a)
+{
+    return a * a + frame_time;
+}
+
+float header_mode(float a)
+{
+#define HEADER_BIAS 1.0
+    return header_curve(a) + HEADER_BIAS;
+}
+"""
+
+PAIR_HEADER = """float header_pair(float a)
+{
+    struct LocalPair
+    {
+        float first;
+        float second;
+    } p;
+    p.first = a;
+    p.second = a * 2.0;
+    return p.first + p.second;
+}
+"""
+
+VARIANT_MAIN = """\
+#include "variant.hlsli"
+
+#ifdef SKINNED
+float4 main_vs(float4 p : POSITION, float4 w : BLENDWEIGHT) : SV_Position
+{
+    p *= w.x;
+#else
+float4 main_vs(float4 p : POSITION) : SV_Position
+{
+#endif
+    return p * header_mode(frame_scale);
+}
+
+float4 main_ps(float4 pos : SV_Position) : SV_Target
+{
+    float v = pos.x * frame_scale;
+    return float4(v, v * 0.5, 0.0, 1.0);
+}
+"""
+
+PROBE = "float q = 0.5; q = sign(q) < 0 ? 1.0 : 0.0; v += q;"
+
+
+def _variant_snapshot(folder: Path, header: str, main: str) -> tuple[str, ConfigResolver, Snapshot]:
+    (folder / "variant.hlsli").write_text(header, encoding="utf-8")
+    path = os.path.normpath(str(folder / "variant_main.hlsl"))
+    resolver = ConfigResolver()
+    done = lint_document(path, main, resolver, resolver.for_path(path))
+    assert done.context is not None
+    snap = snapshot(done.context, path, main, resolver.for_path(path), None, done.findings)
+    assert snap is not None
+    return path, resolver, snap
+
+
+def _probe_there_and_back(path: str, resolver: ConfigResolver, snap: Snapshot, main: str) -> list[int]:
+    """Type the HL105 probe into `main_ps` and take it out again, each relint from the last one's
+    snapshot: both must equal a fresh lint (the probe's finding comes, then goes: a stale result
+    fails). Returns how many functions each relint analysed."""
+    anchor = "    return float4(v, v * 0.5"
+    probed = main.replace(anchor, f"    {PROBE}\n{anchor}", 1)
+    analysed = []
+    for text, probe in ((probed, True), (main, False)):
+        again = relint(snap, text)
+        assert again is not None, incremental.last_reason
+        fresh = lint_document(path, text, resolver).diagnostics
+        assert publishable(again.findings, path, text, resolver) == fresh
+        assert any(d.code == "HL105" for d in fresh) == probe
+        analysed.append(again.analysed)
+        snap = again.snapshot
+    return analysed
+
+
+def test_a_struct_declared_in_a_header_body_does_not_stop_a_relint(folder: Path) -> None:
+    """A struct local to a header function (WickedEngine's `draw_line`) goes with the body when
+    it is blanked: no code left names it, so the edit is still linted incrementally (every edit
+    of such a file was linted from scratch: 'the top-level names changed')."""
+    header = VARIANT_HEADER + PAIR_HEADER
+    main = VARIANT_MAIN.replace("return float4(v,", "v += header_pair(v) * 0.0;\n    return float4(v,")
+    path, resolver, snap = _variant_snapshot(folder, header, VARIANT_MAIN)
+    _probe_there_and_back(path, resolver, snap, VARIANT_MAIN)
+    # An edit in the function that calls it analyses it (and the struct) again.
+    path, resolver, snap = _variant_snapshot(folder, header, main)
+    _probe_there_and_back(path, resolver, snap, main)
+
+
+def test_an_entry_point_with_conditional_directives_in_its_body_is_left_out(folder: Path) -> None:
+    """An entry point whose signature differs per variant holds an `#endif` in its body: the body
+    is blanked but for its directive lines, so an edit in another entry point does not analyse
+    it (it was never blanked, and everything it mentions was analysed with it)."""
+    path, resolver, snap = _variant_snapshot(folder, VARIANT_HEADER, VARIANT_MAIN)
+    vs = next(f for f in snap.functions if f.name == "main_vs")
+    assert vs.body is not None and "#endif" in VARIANT_MAIN[vs.body[0] : vs.body[1]]
+    # main_ps, and header_mode, which is always there (its body holds a #define)
+    assert _probe_there_and_back(path, resolver, snap, VARIANT_MAIN) == [2, 2]
+    # An edit in main_vs itself, between its directives, still equals a fresh lint.
+    text = VARIANT_MAIN.replace("    return p * header_mode", "    p.y += 1.0;\n    return p * header_mode")
+    again = relint(snap, text)
+    assert again is not None, incremental.last_reason
+    fresh = lint_document(path, text, resolver).diagnostics
+    assert publishable(again.findings, path, text, resolver) == fresh
+
+
+def test_header_code_never_blanked_does_not_pull_in_what_it_calls(folder: Path) -> None:
+    """Header code that is never blanked (a body holding a #define) and that no analysed function
+    reaches is there, but what it calls is not analysed with it: its callee keeps its signature
+    with an empty body (header_curve was analysed after every edit below the header)."""
+    main = VARIANT_MAIN.replace("p * header_mode(frame_scale)", "p")
+    path, resolver, snap = _variant_snapshot(folder, VARIANT_HEADER, main)
+    assert _probe_there_and_back(path, resolver, snap, main) == [2, 2]  # main_ps, header_mode
+
+
+METHODS_HEADER = """\
+float far_helper(float a)
+{
+    return a * 3.0;
+}
+
+struct Light
+{
+    float power;
+    float init(float p) { power = p; return power; }
+};
+
+struct Probe
+{
+    float weight;
+    // main_ps does not call this: a comment naming a function joins nothing
+    float init(float w) { weight = far_helper(w); return weight; }
+};
+"""
+
+METHODS_MAIN = """\
+#include "variant.hlsli"
+
+float4 main_ps(float4 pos : SV_Position) : SV_Target
+{
+    Light light;
+    float v = light.init(pos.x);
+    return float4(v, v * 0.5, 0.0, 1.0);
+}
+"""
+
+
+def test_a_method_call_reaches_the_method_it_calls_not_every_one_of_its_name(folder: Path) -> None:
+    """Engine headers give methods of many structs one name (`init`): an edit calling
+    `Light::init` analyses that method, not `Probe::init` and what it calls (by name alone it
+    reached them all); nor does a comment naming the edited function make its holder a caller."""
+    path, resolver, snap = _variant_snapshot(folder, METHODS_HEADER, METHODS_MAIN)
+    # main_ps, Light::init and the two structs (always there: they hold methods)
+    assert _probe_there_and_back(path, resolver, snap, METHODS_MAIN) == [4, 4]
+    assert {f.method for f in snap.functions if f.name == "init"} == {"Light::init", "Probe::init"}

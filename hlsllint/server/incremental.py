@@ -4,13 +4,14 @@ The last lint of a document leaves a `Snapshot`: its text, its findings (before 
 files its unit read, and the unit's top-level functions: where each sits in its file and which
 top-level names (functions, globals, cbuffer members, types) its text mentions.
 
-An edit inside one function body of the document (no `#` in the removed or inserted text, none in
-that body) can only change the findings of the functions the edit reaches (`affected`): the
-edited one, the functions calling it up to their entry points, everything those call, and the
-functions sharing a global one of them may write. Every other function body of the unit, in the
-document and in its headers, is blanked (spaces, lines kept, so every offset and line stays where
-it was; a function that is not an entry point goes whole) and the unit is linted again; the
-blanked functions keep the findings they had, moved by the edit (a header's are never
+An edit inside one function body of the document (no `#` in the removed or inserted text; in
+that body at most conditional directives, `#if` ... `#endif`, which stay when it is blanked) can
+only change the findings of the functions the edit reaches (`affected`): the edited one, the
+functions calling it up to their entry points, everything those call, and the functions sharing
+a global one of them may write. Every other function body of the unit, in the document and in
+its headers, is blanked (spaces, lines kept, so every offset and line stays where it was; a
+function that is not an entry point and that no code left names goes whole) and the unit is
+linted again; the blanked functions keep the findings they had, moved by the edit (a header's are never
 published). An engine header of thousands of lines that every function reads through one
 cbuffer is so left out but for what the edited function calls. A finding on a top-level
 declaration goes with the functions that mention the names it declares. The identifiers of
@@ -31,6 +32,7 @@ name, chosen across the unit).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import functools
@@ -51,8 +53,11 @@ from hlsllint.lint import FileLoader, lint_unit
 from hlsllint.semantic.types import parse_numeric
 from hlsllint.source import Location, SourceError, SourceFile
 from hlsllint.syntax import Node, SyntaxTree
+from hlsllint.syntax.queries import enclosing
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
+_WORDS = "\n\n// "
+"""What starts the comment at the end of a blanked unit (the last such text in it)."""
 _NUMBER = re.compile(r"\d+")
 CONTAINERS = ("namespace_definition", "struct_specifier", "class_specifier", "linkage_specification")
 
@@ -75,6 +80,11 @@ class Func:
     whole: bool = False
     """Its whole region can go when it is not analysed (not an entry point, no directive in it);
     else only its body is blanked."""
+    method: str = ""
+    """A struct's method: its name as the model gives it (`Struct::name`); else empty."""
+    methods: frozenset[str] | None = frozenset()
+    """The methods its body calls, as the model resolves each call (`Struct::name`); None when
+    a call of a method's name is not resolved (then it may call every method of that name)."""
 
 
 @dataclass
@@ -153,16 +163,22 @@ def writable_globals(ctx: RuleContext) -> frozenset[str]:
     return frozenset(out)
 
 
-def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list[Func]] | None:
+def structure(
+    ctx: RuleContext, names: frozenset[str], wanted: list[bool] | None = None
+) -> tuple[list[Func], list[Func]] | None:
     """The unit's top-level functions (and, as never-blanked entries, other top-level code that
     holds functions or mentions one), and its other top-level declarations (with the names they
-    mention). None when a function cannot be placed in a file."""
+    mention). None when a function cannot be placed in a file. With `wanted`, only the functions
+    it marks (by position) get their words, names and calls; the others only their places (a
+    relint checks where the blanked ones are, and keeps what it knew of them)."""
     tree, sm = ctx.tree, ctx.pp.sourcemap
     text = tree.text
     functions = set(ctx.model.functions)
     out: list[Func] = []
     decls: list[Func] = []
     held = _held_functions(ctx)
+    calls = _method_calls(ctx)
+    comments = sorted(tree.span(c) for c in tree.nodes_of_type("comment"))
     prev_end = 0
     for node in tree.root.children:
         s, e = tree.span(node)
@@ -172,7 +188,8 @@ def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list
         if node.type == "function_definition":
             lead = text[prev_end:s]
             own = prev_end + len(lead) - len(lead.lstrip())
-            f = _function(ctx, node, own, s, e, names)
+            detail = wanted is None or (len(out) < len(wanted) and wanted[len(out)])
+            f = _function(ctx, node, own, s, e, names, calls, comments, detail)
             if f is None:
                 return None
             out.append(f)
@@ -185,22 +202,26 @@ def structure(ctx: RuleContext, names: frozenset[str]) -> tuple[list[Func], list
                 # nothing analysed calls it; the struct mentions what the rest of it does.
                 for m in methods:
                     ms, me = tree.span(m)
-                    f = _function(ctx, m, ms, ms, me, names)
+                    detail = wanted is None or (len(out) < len(wanted) and wanted[len(out)])
+                    f = _function(ctx, m, ms, ms, me, names, calls, comments, detail)
                     if f is None:
                         return None
                     out.append(f)
                     bodies.append((ms, me))
             pieces, at = [], s
             for bs, be in bodies:
-                pieces.append(text[at:bs])
+                pieces.append((at, bs))
                 at = be
-            pieces.append(text[at:e])
-            words = set(IDENT.findall(" ".join(pieces)))
+            pieces.append((at, e))
+            words = set(IDENT.findall(" ".join(text[a:b] for a, b in pieces)))
+            code: set[str] = set()
+            for a, b in pieces:
+                code |= _code_words(text, comments, a, b)
             path, start, _ = sm.map_offset(s)
             epath, end, _ = sm.map_offset(max(s, e - 1))
             stop = end + 1 if epath == path else start
-            entry = Func("", path, start, stop, None, frozenset(words & names), frozenset(words))
-            (out if holds or words & functions else decls).append(entry)
+            entry = Func("", path, start, stop, None, frozenset(code & names), frozenset(words))
+            (out if holds or code & functions else decls).append(entry)
         prev_end = e
     # Source text that two functions share (a header included twice) is never blanked.
     spans = sorted((f.path, f.start, f.end, i) for i, f in enumerate(out) if f.body is not None)
@@ -232,9 +253,72 @@ def _function_name(ctx: RuleContext, node: Node) -> str:
     return ""
 
 
-def _function(ctx: RuleContext, node: Node, own: int, s: int, e: int, names: frozenset[str]) -> Func | None:
+def _method_calls(ctx: RuleContext) -> dict[int, tuple[str, frozenset[str] | None]]:
+    """Per function definition (node id) of the unit that is a method or calls one: its name
+    as a method (`Struct::name`, else empty), and the methods its body calls as the model
+    resolves the calls (None when one is not resolved). Engine headers give methods of many
+    structs one name (`init`, `create`): by name alone, an edit calling one reaches them all."""
+    model = ctx.model
+    methods = {f.node.id: f.name for fs in model.functions.values() for f in fs if f.owner is not None}
+    method_names = {n.rpartition("::")[2] for n in methods.values()}
+    found: dict[int, set[str] | None] = {}
+    if method_names:
+        for call in ctx.tree.nodes_of_type("call_expression"):
+            target = call.child_by_field_name("function")
+            if target is None:
+                continue
+            words = IDENT.findall(ctx.tree.node_text(target))
+            if not words or words[-1] not in method_names:
+                continue
+            fn = enclosing(call, _FUNCTION_DEFINITION)
+            if fn is None:
+                continue
+            callee = model.callee(call)
+            have = found.setdefault(fn.id, set())
+            if callee is None:
+                found[fn.id] = None
+            elif callee.owner is not None and have is not None:
+                have.add(callee.name)
+    out: dict[int, tuple[str, frozenset[str] | None]] = {}
+    for key in methods.keys() | found.keys():
+        called = found.get(key, set())
+        out[key] = (methods.get(key, ""), frozenset(called) if called is not None else None)
+    return out
+
+
+_FUNCTION_DEFINITION = frozenset({"function_definition"})
+
+
+def _code_words(text: str, comments: list[tuple[int, int]], start: int, end: int) -> set[str]:
+    """The identifiers of `text[start:end]` outside comments (`comments`: the unit's comment
+    spans, in order): a comment naming a function (`// the main view`) joins nothing."""
+    out: set[str] = set()
+    at = start
+    for k in range(bisect.bisect_left(comments, (start, start)), len(comments)):
+        cs, ce = comments[k]
+        if cs >= end:
+            break
+        out.update(IDENT.findall(text[at:cs]))
+        at = max(at, ce)
+    if at < end:
+        out.update(IDENT.findall(text[at:end]))
+    return out
+
+
+def _function(
+    ctx: RuleContext,
+    node: Node,
+    own: int,
+    s: int,
+    e: int,
+    names: frozenset[str],
+    calls: dict[int, tuple[str, frozenset[str] | None]],
+    comments: list[tuple[int, int]],
+    detail: bool = True,
+) -> Func | None:
     tree, sm = ctx.tree, ctx.pp.sourcemap
-    words = frozenset(IDENT.findall(tree.text[own:e]))
+    words = frozenset(IDENT.findall(tree.text[own:e])) if detail else frozenset()
+    code = _code_words(tree.text, comments, own, e) if detail else set()
     name = _function_name(ctx, node)
     path, start, _ = sm.map_offset(s)
     opath, ostart, _ = sm.map_offset(own)
@@ -258,14 +342,39 @@ def _function(ctx: RuleContext, node: Node, own: int, s: int, e: int, names: fro
             and o1 < o2
             and src.text[o1 : o1 + 1] == "{"
             and src.text[o2 : o2 + 1] == "}"
-            and "#" not in src.text[o1:o2]
+            and _blankable(src.text, o1 + 1, o2)
         ):
             body = (o1 + 1, o2)
             end = max(end, o2 + 1)
     entry = any(ep.function.node.id == node.id for ep in ctx.model.entry_points)
     top = node.parent is not None and node.parent.type == "translation_unit"
     whole = body is not None and top and not entry and "#" not in src.text[start:end]
-    return Func(name, path, start, end, body, words & names, words, whole)
+    method, methods = calls.get(node.id, ("", frozenset())) if detail else ("", frozenset())
+    return Func(name, path, start, end, body, frozenset(code & names), words, whole, method, methods)
+
+
+_CONDITIONAL = re.compile(r"[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b[^\n]*")
+
+
+def _blankable(text: str, start: int, end: int) -> bool:
+    """Whether a body's text can be blanked but for its directives: none, or only conditional
+    ones (`#if` ... `#endif`, each on a line of its own), which the blanking keeps, so that the
+    same branches stay active (an entry point whose signature differs per variant holds an
+    `#endif` in its body). No block comment or line splice, which could hide or make a
+    directive line."""
+    if "#" not in text[start:end]:
+        return True
+    if "/*" in text[start:end] or "\\" in text[start:end]:
+        return False
+    at = text.find("#", start, end)
+    while at >= 0:
+        line = text.rfind("\n", 0, at) + 1
+        stop = text.find("\n", at)
+        stop = len(text) if stop < 0 else stop
+        if line < start or stop > end or _CONDITIONAL.fullmatch(text, line, stop) is None:
+            return False
+        at = text.find("#", stop, end)
+    return True
 
 
 def affected(
@@ -275,7 +384,7 @@ def affected(
     shared: frozenset[str],
     doc_names: frozenset[str],
     typed: frozenset[str] = frozenset(),
-) -> list[bool]:
+) -> tuple[list[bool], list[bool]]:
     """Which functions an edit of the `seeds` (in the document at `path`) makes analyse again:
     whose findings may change, and those whose bodies the analysis of those needs.
 
@@ -285,10 +394,16 @@ def affected(
       declaration of the document): every function that calls it, up to the entry points whose
       analyses find them; the document's other top-level code (struct methods, initialisers)
       with every function that mentions a name it mentions.
-    - Top-level code that is never blanked (it holds functions) with what it calls.
+    - The document's top-level code that is never blanked (it holds functions, or a directive
+      its body cannot lose) with what it calls. Such code of a header is there (counted as
+      analysed) but what it calls is not, unless a path above reaches it: no published finding
+      depends on it (the relint keeps the signatures it calls, `_goes`).
 
     A header function that no such path reaches keeps its last findings, which are never
-    published anyway; it is blanked, and its entry points with it."""
+    published anyway; it is blanked, and its entry points with it.
+
+    Returns which functions are there whole, and which of them were followed (all but header
+    code that is never blanked and that no path reaches)."""
     by_name: dict[str, list[int]] = {}
     mentions: dict[str, list[int]] = {}
     for i, f in enumerate(functions):
@@ -298,28 +413,58 @@ def affected(
             mentions.setdefault(t, []).append(i)
     dirty = [False] * len(functions)
     up = [False] * len(functions)
-    work: list[tuple[int, bool]] = [(i, True) for i in seeds]
-    work += [(i, f.path == path) for i, f in enumerate(functions) if f.body is None]
+    followed = [False] * len(functions)
+    # (function, upward, follow its calls and globals)
+    work: list[tuple[int, bool, bool]] = [(i, True, True) for i in seeds]
+    work += [(i, f.path == path, f.path == path) for i, f in enumerate(functions) if f.body is None]
     while work:
-        i, upward = work.pop()
+        i, upward, follow = work.pop()
         f = functions[i]
         upward = upward or f.path == path or bool(f.tokens & doc_names)
-        if dirty[i] and (up[i] or not upward):
+        follow = follow or upward
+        if dirty[i] and (up[i] or not upward) and (followed[i] or not follow):
             continue
         dirty[i] = True
         up[i] = up[i] or upward
-        tokens = f.tokens | typed if i in seeds else f.tokens
-        for t in tokens:
-            work.extend((j, False) for j in by_name.get(t, ()))
+        if not follow:
+            continue
+        followed[i] = True
+        calls = f.methods
+        for t in f.tokens:
+            # A method of a struct only where the body calls that one (as the model resolved it).
+            work.extend(
+                (j, False, True)
+                for j in by_name.get(t, ())
+                if calls is None or not functions[j].method or functions[j].method in calls
+            )
             if t in shared:
-                work.extend((j, False) for j in mentions.get(t, ()))
+                work.extend((j, False, True) for j in mentions.get(t, ()))
+        if i in seeds:  # what the edit typed may call any function of that name
+            work.extend((j, False, True) for t in typed for j in by_name.get(t, ()))
         if upward:
             if f.body is None and f.path == path:
                 callers = [j for t in f.tokens for j in mentions.get(t, ())]
             else:
-                callers = mentions.get(f.name, []) if f.name else []
-            work.extend((j, True) for j in callers)
-    return dirty
+                callers = [
+                    j for j in (mentions.get(f.name, []) if f.name else []) if _may_call(functions[j], f)
+                ]
+            work.extend((j, True, True) for j in callers)
+    return dirty, followed
+
+
+def _may_call(caller: Func, f: Func) -> bool:
+    """Whether `caller`, which mentions `f`'s name, may call it."""
+    calls = caller.methods
+    return not f.method or calls is None or f.method in calls
+
+
+def _goes(functions: list[Func], dirty: list[bool]) -> list[bool]:
+    """Which functions the blanked unit leaves out whole: those not analysed that can go
+    (`Func.whole`) and that no code left in it names (code there but not followed by
+    `affected` still calls them: their bodies are blanked, their signatures stay, so that the
+    calls resolve as before)."""
+    called = {t for f, d in zip(functions, dirty, strict=True) if d or f.body is None for t in f.tokens}
+    return [not d and f.whole and f.name not in called for f, d in zip(functions, dirty, strict=True)]
 
 
 def _declared(decls: list[Func]) -> frozenset[str]:
@@ -471,13 +616,14 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
                 seeds.add(i)
     # The names the edit types may call functions or write globals the old body did not.
     typed = frozenset(IDENT.findall(inserted)) & snap.names
-    dirty = affected(snap.functions, seeds, path, snap.shared, _declared(snap.decls), typed)
+    dirty, followed = affected(snap.functions, seeds, path, snap.shared, _declared(snap.decls), typed)
+    goes = _goes(snap.functions, dirty)
 
     # The blanked unit: every clean function body emptied, its words kept in a comment at the end.
     blanks: dict[str, list[tuple[int, int]]] = {}
-    for f, d in zip(snap.functions, dirty, strict=True):
+    for f, d, g in zip(snap.functions, dirty, goes, strict=True):
         if not d and f.body is not None:
-            blanks.setdefault(f.path, []).append((f.start, f.end) if f.whole else f.body)
+            blanks.setdefault(f.path, []).append((f.start, f.end) if g else f.body)
     overrides = {
         p: _blank(src.text, tuple(_moved(s, change) if p == path else s for s in blanks.get(p, [])))
         for p, src in [(path, new_src), *files.items()]
@@ -486,7 +632,7 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
     for f, d in zip(snap.functions, dirty, strict=True):
         if not d:
             kept_words |= f.words
-    overrides[path] += "\n\n// " + " ".join(sorted(kept_words)) + "\n"
+    overrides[path] += _WORDS + " ".join(sorted(kept_words)) + "\n"
     # The caller's token (its time budget, and its cancel when a newer version comes), not a
     # fresh one of the settings' budget that nothing can cancel.
     result = lint_unit(
@@ -500,15 +646,21 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
     # The blanked unit must hold the same functions at the same places (else the edit changed
     # more than one body), with the same entry points.
     names = top_level_names(ctx)
-    shaped = structure(ctx, names)
+    kept = [i for i in range(len(snap.functions)) if not goes[i]]
+    shaped = structure(ctx, names, [dirty[i] for i in kept])
     if shaped is None:
         return _give_up("a function cannot be placed")
     now = shaped[0]
-    kept = [i for i, f in enumerate(snap.functions) if dirty[i] or not f.whole]
     if len(now) != len(kept) or entry_names(ctx) != snap.entries:
         return _give_up("the functions or entry points are not the expected ones")
-    gone = {f.name for f, d in zip(snap.functions, dirty, strict=True) if not d and f.whole}
-    if names - snap.names or snap.names - names - gone:
+    gone = {f.name for f, g in zip(snap.functions, goes, strict=True) if g}
+    if names - snap.names:
+        return _give_up("the top-level names changed")
+    # A name declared inside a blanked body (a struct local to a function, which the model
+    # lists with the unit's) goes with it: fine when no code left in the unit names it (the
+    # blanked bodies' words are the comment at its end).
+    code = ctx.tree.text[: ctx.tree.text.rfind(_WORDS)]
+    if any(holds_word(code, n) for n in snap.names - names - gone):
         return _give_up("the top-level names changed")
     functions = [_moved_func(f, change, path) for f in snap.functions]
     for i, new in zip(kept, now, strict=True):
@@ -527,13 +679,21 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
     # The edited body may now call a function left out (blanked), or touch a global a function
     # left out shares (a macro expanded): the closure above did not see those.
     outside: set[str] = set()
+    outside_methods: set[str] = set()
     for f, d in zip(snap.functions, dirty, strict=True):
         if not d:
             outside |= f.tokens & snap.shared
-            if f.name:
+            if f.method:
+                outside_methods.add(f.method)
+            elif f.name:
                 outside.add(f.name)
+    method_names = {m.rpartition("::")[2] for m in outside_methods}
     for i in kept:
-        if dirty[i] and functions[i].words & outside:
+        if not followed[i]:
+            continue
+        f = functions[i]
+        calls = f.methods
+        if f.tokens & outside or (f.tokens & method_names if calls is None else calls & outside_methods):
             return _give_up("the edit reaches a function or global left out")
 
     # Findings: the analysed functions' from this run, the others' moved from the last one.
@@ -691,13 +851,14 @@ def _current_files(snap: Snapshot) -> dict[str, SourceFile] | None:
 
 @functools.lru_cache(maxsize=64)
 def _blank(text: str, spans: tuple[tuple[int, int], ...]) -> str:
-    """`text` with each span's characters but line breaks replaced by spaces (a header gets the
-    same spans edit after edit: cached)."""
+    """`text` with each span's characters but line breaks replaced by spaces, and the lines of
+    conditional directives kept (`_blankable`; a header gets the same spans edit after edit:
+    cached)."""
     out: list[str] = []
     pos = 0
     for s, e in sorted(spans):
         out.append(text[pos:s])
-        out.append("\n".join(" " * len(line) for line in text[s:e].split("\n")))
+        out.append("\n".join(line if "#" in line else " " * len(line) for line in text[s:e].split("\n")))
         pos = e
     out.append(text[pos:])
     return "".join(out)
