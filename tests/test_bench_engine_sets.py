@@ -163,3 +163,82 @@ def test_time_budget_reaches_the_estimate_settings() -> None:
         [sys.executable, "-c", BUDGET_PROBE, str(PRESSURE)], capture_output=True, text=True, check=True
     )
     assert proc.stdout.splitlines() == ["10.0 120.0", "(('A', '2'), ('B', '1'))"]
+
+
+PRELUDE_PROBE = """\
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import engine, truth
+from pathlib import Path
+truth.CACHE = Path(sys.argv[4])
+(es,) = engine.load_sets(Path(sys.argv[2]), "", None, 40, spec_path=Path(sys.argv[3]))
+print(json.dumps({
+    "root": str(es.root),
+    "files": {str(f.relative_to(es.root)): f.read_text() for f in es.files},
+    "includes": [str(i.relative_to(es.root)) for i in es.includes],
+    "header": (es.root / "inc" / "common.fxh").read_text(),
+}))
+"""
+
+
+def test_a_prelude_is_included_first_by_every_shader_of_the_set_in_a_cached_copy(tmp_path: Path) -> None:
+    """Diligent's compiler puts HLSLDefinitions.fxh before every source; DiligentFX's shaders call
+    its functions without including it, so the set is measured from a copy that includes it."""
+    root = tmp_path / "corpus" / "Fx"
+    (root / "pass").mkdir(parents=True)
+    (root / "inc").mkdir()
+    (root / "Core").mkdir()
+    (root / "Core" / "Defs.fxh").write_text("#define NDC_MIN_Z 0.0\n")
+    (root / "inc" / "common.fxh").write_text("float f() { return NDC_MIN_Z; }\n")
+    (root / "pass" / "a.fx").write_bytes(b'\xef\xbb\xbf#include "common.fxh"\n')
+    spec = tmp_path / "sets.json"
+    fx = {"repo": "Fx", "split": "held-out", "root": "Fx", "glob": "**/*.fx", "includes": [".", "inc"]}
+    spec.write_text(json.dumps({"sets": [{**fx, "prelude": "Core/Defs.fxh", "every": 1}]}))
+    cache = tmp_path / "cache"
+    proc = subprocess.run(
+        [sys.executable, "-c", PRELUDE_PROBE, str(PRESSURE), str(tmp_path / "corpus"), str(spec), str(cache)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(proc.stdout)
+    assert got["root"] == str(cache / "src" / "prelude" / "Fx")
+    # the shader includes the prelude first (its byte-order mark dropped); headers are unchanged
+    assert got["files"] == {"pass/a.fx": '#include "Core/Defs.fxh"\n#include "common.fxh"\n'}
+    assert got["header"] == "float f() { return NDC_MIN_Z; }\n"
+    assert got["includes"] == [".", "inc"]
+    assert (root / "pass" / "a.fx").read_bytes().startswith(b"\xef\xbb\xbf#include")  # corpus untouched
+
+
+FILE_DEFINES_PROBE = """\
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import engine
+from pathlib import Path
+(es,) = engine.load_sets(Path(sys.argv[2]), "", None, 40, spec_path=Path(sys.argv[3]))
+print(json.dumps({
+    "groups": [[[f.name for f in fs], list(d)] for fs, d in es.define_groups(es.files)],
+    "regtruth": list(es.regtruth_args(es.file_defines.get(es.root / "iCS.hlsl", ()))),
+    "settings": [list(d) for d in es.settings("navi21", 64, None, ["T=32"]).defines],
+}))
+"""
+
+
+def test_file_defines_are_added_for_their_file_alone_in_regtruth_and_the_estimate(tmp_path: Path) -> None:
+    """Diligent passes THREAD_GROUP_SIZE per pass (16 for the scattering precomputation, 128 for
+    RefineSampleLocations): one file of a set can be built with defines of its own."""
+    _probe(tmp_path, [])  # writes the small corpus
+    spec = tmp_path / "fd.json"
+    one = {"repo": "Engine", "split": "held-out", "root": "Engine", "glob": "*CS*.hlsl", "every": 1}
+    one |= {"defines": ["A=1"], "file_defines": {"iCS.hlsl": ["T=128"]}}
+    spec.write_text(json.dumps({"sets": [one]}))
+    proc = subprocess.run(
+        [sys.executable, "-c", FILE_DEFINES_PROBE, str(PRESSURE), str(tmp_path / "corpus"), str(spec)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(proc.stdout)
+    assert got["groups"] == [[["aCS.hlsl", "dCS_float4.hlsl"], []], [["iCS.hlsl"], ["T=128"]]]
+    assert got["regtruth"] == ["-D", "A=1", "-D", "T=128", "--16bit-types", "auto"]
+    assert got["settings"] == [["A", "1"], ["T", "32"]]

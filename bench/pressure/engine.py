@@ -85,6 +85,7 @@ class EngineSet:
     includes: list[Path] = field(default_factory=list)
     sixteen: str = "auto"
     stages: dict[Path, str] = field(default_factory=dict)
+    file_defines: dict[Path, list[str]] = field(default_factory=dict)
 
     def measure_groups(self) -> list[tuple[list[Path], tuple[str, str] | None]]:
         """The files measured together and their (entry, stage): one group per stage when the
@@ -97,18 +98,33 @@ class EngineSet:
             by_stage.setdefault(self.stages[f], []).append(f)
         return [(files, (name, stage)) for stage, files in sorted(by_stage.items())]
 
-    def regtruth_args(self) -> tuple[str, ...]:
+    def define_groups(self, files: list[Path]) -> list[tuple[list[Path], tuple[str, ...]]]:
+        """`files` split by the defines the build adds for them alone (`file_defines`)."""
+        by_defines: dict[tuple[str, ...], list[Path]] = {}
+        for f in files:
+            by_defines.setdefault(tuple(self.file_defines.get(f, ())), []).append(f)
+        return [(fs, d) for d, fs in sorted(by_defines.items())]
+
+    def regtruth_args(self, file_defines: Sequence[str] = ()) -> tuple[str, ...]:
         args: list[str] = []
-        for d in self.defines:
+        for d in [*self.defines, *file_defines]:
             args += ["-D", d]
         for i in self.includes:
             args += ["-I", str(i)]
         args += ["--16bit-types", self.sixteen]
         return tuple(args)
 
-    def settings(self, family: str, wave: int | None, time_budget: float | None = None) -> Settings:
-        """hlsllint's settings for the set's build (`time_budget`: seconds per file, else the default)."""
-        defines = tuple((d.partition("=")[0], d.partition("=")[2] or "1") for d in self.defines)
+    def settings(
+        self,
+        family: str,
+        wave: int | None,
+        time_budget: float | None = None,
+        file_defines: Sequence[str] = (),
+    ) -> Settings:
+        """hlsllint's settings for the set's build (`time_budget`: seconds per file, else the default;
+        `file_defines`: the defines the build adds for one file)."""
+        every = [*self.defines, *file_defines]
+        defines = tuple((d.partition("=")[0], d.partition("=")[2] or "1") for d in every)
         settings = Settings(
             target=family,
             wave_size=wave,
@@ -163,6 +179,30 @@ def aliased_root(repo: str, root: Path, aliases: dict[str, str]) -> Path:
     return dest
 
 
+def prelude_root(repo: str, root: Path, prelude: str, pattern: str) -> Path:
+    """A copy of `root` whose shaders (the files `pattern` picks) start with `#include "prelude"`.
+
+    Some engines' shader compilers put a header of their own before every source: Diligent's
+    prepends HLSLDefinitions.fxh (NormalizedDeviceXYToTexUV, F3NDC_XYZ_TO_UVD_SCALE, ...), which
+    the shaders use without including it. The set is measured from a copy (in the gitignored
+    cache) where each shader includes it first, `prelude` being a path under an include folder
+    of the set; headers are copied unchanged. regtruth and the estimate read the same copy.
+    """
+    dest = truth.CACHE / "src" / "prelude" / repo
+    shaders = set(root.glob(pattern))
+    for src in root.rglob("*"):
+        if not src.is_file():
+            continue
+        data = src.read_bytes()
+        if src in shaders:
+            data = f'#include "{prelude}"\n'.encode() + data.removeprefix(b"\xef\xbb\xbf")
+        out = dest / src.relative_to(root)
+        if not out.is_file() or out.read_bytes() != data:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+    return dest
+
+
 def stage_of(name: str, by_token: dict[str, str]) -> str | None:
     """The stage a file's name carries (`objectPS_prepass.hlsl` -> "frag" with {"PS": "frag"}).
 
@@ -207,6 +247,8 @@ def load_sets(
         root = base / s["root"]
         if s.get("include_aliases"):
             root = aliased_root(s["repo"], root, s["include_aliases"])
+        if s.get("prelude"):
+            root = prelude_root(s["repo"], root, s["prelude"], s["glob"])
         found = sorted(root.glob(s["glob"]))
         by_token: dict[str, str] = s.get("stage_from_name", {})
         stages = {f: st for f in found if (st := stage_of(f.name, by_token))} if by_token else {}
@@ -230,6 +272,7 @@ def load_sets(
                 includes=[root / i for i in s.get("includes", [])],
                 sixteen=s.get("sixteen", "auto"),
                 stages={f: stages[f] for f in files if f in stages},
+                file_defines={root / k: list(v) for k, v in s.get("file_defines", {}).items()},
             )
         )
     return out
@@ -238,10 +281,10 @@ def load_sets(
 def estimate(
     es: EngineSet, family: str, wave: int | None, time_budget: float | None = None
 ) -> tuple[dict[str, list[EntryReport]], float]:
-    settings = es.settings(family, wave, time_budget)
     out: dict[str, list[EntryReport]] = {}
     t0 = time.perf_counter()
     for f in es.files:
+        settings = es.settings(family, wave, time_budget, es.file_defines.get(f, ()))
         try:
             out[str(f)] = analyse_file(str(f), settings).reports
         except Exception as e:  # counted as unmatched
@@ -432,16 +475,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     total_time = 0.0
     for es in sets:
         records: list[dict[str, object]] = []
-        for files, entry in es.measure_groups():
-            records += truth.measure(
-                files,
-                args.family,
-                args.wave,
-                regtruth=regtruth,
-                jobs=args.jobs,
-                extra=es.regtruth_args(),
-                entry=entry,
-            )
+        for group, entry in es.measure_groups():
+            for files, file_defines in es.define_groups(group):
+                records += truth.measure(
+                    files,
+                    args.family,
+                    args.wave,
+                    regtruth=regtruth,
+                    jobs=args.jobs,
+                    extra=es.regtruth_args(file_defines),
+                    entry=entry,
+                )
         if args.truth_only:
             print(f"  {es.repo:18s} files {len(es.files):4d}  regtruth records {len(records)}")
             continue
