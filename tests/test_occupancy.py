@@ -224,3 +224,38 @@ def test_driver_formula_counts_wave32_slots_twice_on_rdna() -> None:
     assert driver_waves_per_simd("navi21", 32, 48) == 21
     assert driver_waves_per_simd("navi21", 64, 16) == 16
     assert driver_waves_per_simd("navi21", 64, 40) == 12
+
+
+def test_aco_scheduler_floors_an_odd_rdna2_wave64_count_to_even() -> None:
+    # ACO's scheduler divides its target by the register file's 256-VGPR units (2 on RDNA2
+    # wave64) and multiplies back. regtruth navi21 wave64 (NRD, cs_6_5): presched 49 VGPRs and
+    # 51 (9 waves by the demand) allocated 64, 8 waves; presched 65 (7 waves) allocated 80, 6
+    # waves. The old window kept 9 and 7 and missed them.
+    from hlsllint.analysis.occupancy import aco_scheduler_ceiling, aco_scheduler_waves
+
+    assert aco_scheduler_waves("navi21", 64, 51) == 8
+    assert aco_scheduler_ceiling("navi21", 64, 51) == 62
+    assert driver_waves_per_simd("navi21", 64, 64) == 8
+    assert aco_scheduler_waves("navi21", 64, 65) == 6
+    assert aco_scheduler_ceiling("navi21", 64, 65) == 78
+    assert driver_waves_per_simd("navi21", 64, 80) == 6
+    assert aco_scheduler_waves("navi21", 64, 49) == 8
+    # An even count stays: presched 47 (10 waves) allocated 48, the ceiling is the demand.
+    assert aco_scheduler_waves("navi21", 64, 47) == 10
+    assert aco_scheduler_ceiling("navi21", 64, 47) == 47
+
+
+def test_aco_scheduler_aims_at_five_units_above_29_vgprs() -> None:
+    # Above 5 units of waves the scheduler aims at 5 (demand >= 29), 6 (25-28) or 7 (less).
+    # regtruth navi21 wave64: presched 29 VGPRs (16 waves by the demand) allocated 48, 10 waves;
+    # presched 22 allocated 32 (ceiling 30), 16 waves. wave32 (4 units): presched 39 allocated
+    # 48, 21 waves (the target of 20 leaves 48 VGPRs, which still give 21).
+    from hlsllint.analysis.occupancy import aco_scheduler_ceiling, aco_scheduler_waves
+
+    assert aco_scheduler_waves("navi21", 64, 29) == 10
+    assert aco_scheduler_ceiling("navi21", 64, 29) == 46
+    assert aco_scheduler_ceiling("navi21", 64, 22) == 30
+    assert aco_scheduler_waves("navi21", 32, 39) == 20
+    assert driver_waves_per_simd("navi21", 32, aco_scheduler_ceiling("navi21", 32, 39) + 2) == 21
+    # A demand past what any target leaves is the ceiling itself.
+    assert aco_scheduler_ceiling("navi21", 64, 255) == 255

@@ -5,11 +5,13 @@
 
 Mesa 22.3's ACO (the compiler regtruth runs) does not keep the occupancy that the
 pre-scheduling register demand allows. Its scheduler picks a target wave count from that demand
-(the register file in units of 256 VGPRs is `fac`: 1 on GCN, 2 for RDNA wave64, 4 for RDNA
-wave32; a shader that already runs at most `5 * fac` waves keeps its count, otherwise a demand of
-29 VGPRs or more targets `5 * fac` waves, 25-28 targets `6 * fac`, less targets `7 * fac`, never
-more than the demand allows) and may then use every register that target leaves, less two.
-So the real occupancy lies between the target and what the demand allows.
+(`hlsllint.analysis.occupancy.aco_scheduler_waves`: the register file in units of 256 VGPRs
+is `fac`; a shader that already runs at most `5 * fac` waves keeps its count, otherwise a demand
+of 29 VGPRs or more targets `5 * fac` waves, 25-28 targets `6 * fac`, less targets `7 * fac`,
+never more than the demand allows, and the count is then floored to a multiple of `fac`: an
+RDNA2 wave64 shader at 9 waves aims at 8) and may then use every register that target leaves,
+less two (`aco_scheduler_ceiling`). So the real occupancy lies between the target and what the
+demand allows.
 
 This script checks that window against regtruth (with the true pre-scheduling demand: how many
 entries land inside it), then asks what a point prediction would gain: the estimate moved a
@@ -29,23 +31,8 @@ sys.path.insert(0, str(HERE))
 
 from run import levels_apart  # noqa: E402
 
-from hlsllint.analysis.occupancy import max_vgprs_for_waves, vgpr_waves  # noqa: E402
-from hlsllint.targets import Target, resolve_target  # noqa: E402
-
-
-def target_waves(t: Target, wave: int, demand: int) -> int:
-    """The wave count ACO's scheduler aims for, given the pre-scheduling VGPR demand."""
-    fac = t.vgpr_file[wave] // 256
-    allowed = vgpr_waves(t, wave, demand)
-    if allowed <= 5 * fac:
-        return allowed
-    aim = 5 * fac if demand >= 29 else 6 * fac if demand >= 25 else 7 * fac
-    return min(aim, allowed)
-
-
-def scheduler_ceiling(t: Target, wave: int, demand: int) -> int:
-    """The most VGPRs the scheduler lets the shader use (never below the demand)."""
-    return max(demand, max_vgprs_for_waves(t, wave, target_waves(t, wave, demand)) - 2)
+from hlsllint.analysis.occupancy import aco_scheduler_ceiling, vgpr_waves  # noqa: E402
+from hlsllint.targets import resolve_target  # noqa: E402
 
 
 def main() -> int:
@@ -66,7 +53,7 @@ def main() -> int:
     inside = [
         p
         for p in pairs
-        if waves_at(scheduler_ceiling(t, wave, p["truth_vgprs"]), 99) <= p["truth_waves"]
+        if waves_at(aco_scheduler_ceiling(t, wave, p["truth_vgprs"]), 99) <= p["truth_waves"]
         and p["truth_waves"] <= waves_at(p["truth_vgprs"], 99)
     ]
     traded = [p for p in pairs if p["truth_waves"] < waves_at(p["truth_vgprs"], p["truth_waves"] + 99)]
@@ -83,7 +70,7 @@ def main() -> int:
             exact = within = below = 0
             for p in rows:
                 est = p["est_vgprs"]
-                moved = round(est + a * (scheduler_ceiling(t, wave, est) - est))
+                moved = round(est + a * (aco_scheduler_ceiling(t, wave, est) - est))
                 w = min(p["est_waves"], waves_at(moved, p["est_waves"]))
                 exact += w == p["truth_waves"]
                 within += levels_apart(args.family, wave, w, p["truth_waves"]) <= 1

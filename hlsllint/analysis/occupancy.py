@@ -232,6 +232,51 @@ def driver_waves_per_simd(
     return waves
 
 
+def aco_scheduler_waves(target: str | Target, wave_size: int | None, demand_vgprs: int) -> int:
+    """The waves per SIMD that ACO's scheduler (Mesa 22.3, what regtruth runs) aims for, given
+    the pre-scheduling VGPR demand, in the driver's units (wave32 slots counted twice on RDNA).
+
+    `schedule_program` keeps the count the demand allows when it is at most `5 * fac` (`fac`: the
+    register file in units of 256 VGPRs: 1 on GCN, 2 for RDNA2 wave64, 3 for RDNA3 wave64, 4 and
+    6 for wave32); above that a demand of 29 VGPRs or more aims at `5 * fac`, 25-28 at `6 * fac`,
+    less at `7 * fac`. It then divides by `fac` and multiplies back, so an odd count of RDNA2
+    wave64 falls to the even one below: regtruth navi21 wave64, NRD's
+    `REBLUR_DiffuseDirectionalOcclusion_TemporalAccumulation` (presched 49 VGPRs, 9 waves by the
+    demand) allocates 64 and runs 8 waves,
+    `REBLUR_DiffuseSpecularSh_Blur` (65, 7 waves by the demand) 80 and 6. ACO's own workgroup and
+    LDS adjustment of the count (`max_suitable_waves`) is left out: on NRD's groups with 7 KiB of
+    LDS it would aim lower than regtruth allocates.
+    """
+    t = resolve_target(target)
+    wave = wave_size or t.default_wave
+    fac = max(t.vgpr_file[wave] // 256, 1)
+    slots = t.max_waves * (64 // wave) if t.family == "rdna" else t.max_waves
+    allowed = min(slots, t.vgpr_file[wave] // round_up(max(demand_vgprs, 1), t.vgpr_granule[wave]))
+    if allowed <= 5 * fac:
+        aim = allowed
+    elif demand_vgprs >= 29:
+        aim = 5 * fac
+    elif demand_vgprs >= 25:
+        aim = 6 * fac
+    else:
+        aim = 7 * fac
+    aim = min(aim, allowed)
+    return max(aim // fac, 1) * fac
+
+
+def aco_scheduler_ceiling(target: str | Target, wave_size: int | None, demand_vgprs: int) -> int:
+    """The most VGPRs ACO's scheduler lets a shader use after scheduling (never fewer than the
+    demand): what its target wave count leaves, less two. The allocation lies between the demand
+    and this ceiling rounded up to the granule; so does the occupancy regtruth reports (navi21
+    wave64: a demand of 22 may grow to 30, of 29 to 46, of 49 to 62)."""
+    t = resolve_target(target)
+    wave = wave_size or t.default_wave
+    granule = t.vgpr_granule[wave]
+    aim = aco_scheduler_waves(t, wave, demand_vgprs)
+    most = min(MAX_ADDRESSABLE_VGPRS, t.vgpr_file[wave] // aim // granule * granule)
+    return max(demand_vgprs, most - 2)
+
+
 # -- glue to the semantic model -----------------------------------------------------------------
 
 
