@@ -242,3 +242,42 @@ def test_file_defines_are_added_for_their_file_alone_in_regtruth_and_the_estimat
     assert got["groups"] == [[["aCS.hlsl", "dCS_float4.hlsl"], []], [["iCS.hlsl"], ["T=128"]]]
     assert got["regtruth"] == ["-D", "A=1", "-D", "T=128", "--16bit-types", "auto"]
     assert got["settings"] == [["A", "1"], ["T", "32"]]
+
+
+CEILING_PROBE = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+import engine
+from pathlib import Path
+from hlsllint.pressure_report import analyse_file
+shader = Path(sys.argv[2])
+es = engine.EngineSet("E", "tune", shader.parent, [shader], ("main", "comp"))
+reports = {str(shader): analyse_file(str(shader), es.settings("navi21", 64)).reports}
+# regtruth navi21 wave64, NRD's REBLUR_DiffuseDirectionalOcclusion_TemporalAccumulation: presched
+# 49 VGPRs, allocated 64, 8 waves
+rec = {"file": str(shader), "entry": "main", "stage": "comp", "wave": 64, "presched_vgprs": 49,
+       "presched_sgprs": 20, "waves_per_simd": 8}
+pairs, _ = engine.pair_up(es, [rec], reports, "navi21")
+print(pairs[0].demand_waves, pairs[0].scheduled_waves)
+print(engine.occupancy_ceiling(pairs))
+"""
+
+
+def test_occupancy_ceiling_separates_the_vgpr_estimate_from_acos_scheduler(tmp_path: Path) -> None:
+    """The bench says what a VGPR estimate without error would score: regtruth's own 49
+    pre-scheduling VGPRs give 9 waves, ACO's scheduler aims at 8 (62 VGPRs) and allocates 64."""
+    shader = tmp_path / "s.hlsl"
+    shader.write_text(
+        "RWBuffer<float> o; [numthreads(128, 1, 1)] void main(uint i : SV_DispatchThreadID) { o[i] = 1; }\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", CEILING_PROBE, str(PRESSURE), str(shader)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "9 8"
+    assert "exact 0.0%" in lines[1]
+    assert "traded waves) 100.0%" in lines[1]
+    assert "inside the scheduler's window 100.0%" in lines[1]

@@ -43,6 +43,7 @@ import run  # noqa: E402
 import truth  # noqa: E402
 from run import estimate_waves, levels_apart, spearman  # noqa: E402
 
+from hlsllint.analysis.occupancy import aco_scheduler_ceiling, driver_waves_per_simd, round_up  # noqa: E402
 from hlsllint.config import Settings  # noqa: E402
 from hlsllint.pressure_report import EntryReport, analyse_file  # noqa: E402
 from hlsllint.targets import resolve_target  # noqa: E402
@@ -72,6 +73,12 @@ class Pair(run.Pair):
 
     repo: str = ""
     sgpr_limit: int = 0
+    demand_waves: int = 0
+    """Waves from regtruth's own pre-scheduling VGPRs (the estimate's LDS and group size): what
+    a VGPR estimate without error would predict."""
+    scheduled_waves: int = 0
+    """The same at ACO's scheduler ceiling (`aco_scheduler_ceiling`): the fewest waves the
+    scheduler may trade down to."""
 
 
 @dataclass
@@ -292,6 +299,14 @@ def estimate(
     return out, time.perf_counter() - t0
 
 
+def waves_at(rep: EntryReport, family: str, wave: int, vgprs: int) -> int:
+    """The driver's waves per SIMD at `vgprs` (rounded to the granule), with the entry's
+    estimated LDS and group size."""
+    t = resolve_target(family)
+    allocated = round_up(max(vgprs, 1), t.vgpr_granule[wave])
+    return driver_waves_per_simd(t, wave, allocated, None, rep.lds_bytes, rep.group_threads)
+
+
 def pair_up(
     es: EngineSet, records: list[dict[str, Any]], estimates: dict[str, list[EntryReport]], family: str
 ) -> tuple[list[Pair], dict[str, int]]:
@@ -309,6 +324,8 @@ def pair_up(
             continue
         rep, wave = match[0], int(rec["wave"])
         est_waves = estimate_waves(rep, family, wave)
+        demand = int(rec["presched_vgprs"])
+        target = resolve_target(family)
 
         pairs.append(
             Pair(
@@ -325,6 +342,8 @@ def pair_up(
                 est_waves=est_waves,
                 levels_apart=levels_apart(family, wave, est_waves, int(rec["waves_per_simd"])),
                 sgpr_limit=limit,
+                demand_waves=waves_at(rep, family, wave, demand),
+                scheduled_waves=waves_at(rep, family, wave, aco_scheduler_ceiling(target, wave, demand)),
             )
         )
     return pairs, counts
@@ -422,11 +441,29 @@ def size_of(p: Pair) -> str:
     return next(label for lo, hi, label in SIZE_BUCKETS if lo <= p.truth_vgprs < hi)
 
 
+def occupancy_ceiling(pairs: list[Pair]) -> str:
+    """How much of the occupancy error is the VGPR estimate's: the occupancy that regtruth's own
+    pre-scheduling VGPRs give through the same formula, and how often regtruth's occupancy lies
+    in ACO's scheduler window (between that and what the scheduler's ceiling leaves)."""
+    n = len(pairs)
+    exact = sum(p.demand_waves == p.truth_waves for p in pairs) / n
+    inside = sum(p.scheduled_waves <= p.truth_waves <= p.demand_waves for p in pairs) / n
+    traded = sum(p.truth_waves < p.demand_waves for p in pairs) / n
+    return (
+        f"occupancy from regtruth's own presched VGPRs: exact {exact:.1%}; regtruth below it "
+        f"(ACO's scheduler traded waves) {traded:.1%}; inside the scheduler's window {inside:.1%}"
+    )
+
+
 def report(pairs: list[Pair], repos: Sequence[str]) -> list[str]:
     lines = ["    " + HEADER]
     for split in ("tune", "held-out"):
         lines.append("    " + row(split.upper(), summarize([p for p in pairs if p.split == split]), bar=True))
     lines.append("    " + row("ALL", summarize(pairs)))
+    for split in ("tune", "held-out"):
+        chosen = [p for p in pairs if p.split == split]
+        if chosen:
+            lines.append(f"  {split}: " + occupancy_ceiling(chosen))
     for split in ("tune", "held-out"):
         chosen = [p for p in pairs if p.split == split]
         lines.append(f"  -- {split} --")
