@@ -1,8 +1,9 @@
 """What a rule sees: one translation unit (a file with its includes, for one define set).
 
 Rules report in coordinates of the preprocessed text (tree-sitter nodes or code-point spans);
-the context maps them back to original files, drops findings inside unparsed regions, and keeps a
-fix only when every edit lands on verbatim text of one file.
+the context maps them back to original files, drops findings inside unparsed regions and dead
+code (`hlsllint.semantic.dead`), and keeps a fix only when every edit lands on verbatim text of
+one file.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from hlsllint.diagnostics import Applicability, Diagnostic, Edit, Fix, Related
 from hlsllint.preprocess import PreprocessResult
 from hlsllint.semantic import EntryPoint, Function, Model, build_model
+from hlsllint.semantic.dead import dead_code
 from hlsllint.settings import AnalysisSettings
 from hlsllint.source import SourceFile
 from hlsllint.syntax import Node, SyntaxTree
@@ -43,6 +45,8 @@ class RuleContext:
     rule: Rule | None = None
     function: Function | None = None
     """During the driver's walk: the function whose body holds the visited node (None outside)."""
+    path: str | None = None
+    """The unit's own file (not a header it includes), when known."""
     _scratch: dict[str, Any] = field(default_factory=dict, repr=False)
     _model: Model | None = field(default=None, repr=False)
 
@@ -133,6 +137,8 @@ class RuleContext:
         start, end = self.span(target)
         if self.tree.in_unparsed(start, end):
             return None
+        if not self.rule.reports_dead_code and self.in_dead_code(start, end):
+            return None  # code the compiler drops costs nothing
         diag = self.make_diagnostic(
             self.rule.code, self.rule.name, self.rule.severity, (start, end), message, help=help, notes=notes
         )
@@ -146,6 +152,17 @@ class RuleContext:
             diag.extra.update(extra)
         self.diagnostics.append(diag)
         return diag
+
+    def in_dead_code(self, start: int, end: int) -> bool:
+        """Is `start..end` code the compiler drops (`hlsllint.semantic.dead`)? A function no entry
+        point reaches is dead only in the unit's own file (`path`): in a header, another includer
+        may call it."""
+        dead = dead_code(self.model)
+        if dead.statements.covers(start, end):
+            return True
+        if self.path is None or not dead.unreached.covers(start, end):
+            return False
+        return self.pp.sourcemap.map_range(start, end).path == self.path
 
     # -- mapping ------------------------------------------------------------------------------
 

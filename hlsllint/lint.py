@@ -382,7 +382,7 @@ def _lint_main(
             result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
             return None
     tree = parse(pp.text, previous=previous)
-    ctx = RuleContext(pp=pp, tree=tree, settings=analysis, variant=vname)
+    ctx = RuleContext(pp=pp, tree=tree, settings=analysis, variant=vname, path=path)
     result.context = ctx
     budget.enter("the syntax check")
     front = len(result.diagnostics)  # what follows comes from the analysis of the expanded text

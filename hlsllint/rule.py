@@ -69,6 +69,9 @@ class Rule:
     options: ClassVar[Mapping[str, Option]] = {}
     engine: ClassVar[bool] = False
     """True for findings the engine itself reports (HL000-HL005): the rule has no check."""
+    reports_dead_code: ClassVar[bool] = False
+    """True for findings that hold in code the compiler drops (an error it reports wherever it is).
+    Other rules' findings inside dead code are not reported (`hlsllint.semantic.dead`)."""
     node_kinds: ClassVar[frozenset[str]] = frozenset()
     """Tree-sitter node types that `visit` receives. The driver walks each unit's tree once and
     hands every node of these types to every enabled rule that asked for it (see DEVELOPERS.md)."""

@@ -28,6 +28,7 @@ def _float_literal(text: str) -> bool:
 
 
 class InvalidConstant(Rule):
+    reports_dead_code = True  # the compiler rejects the constant wherever it is
     code = "HL008"
     name = "invalid-constant"
     summary = (

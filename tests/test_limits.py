@@ -18,8 +18,12 @@ from hlsllint.cli import main
 from hlsllint.semantic import build_model
 from hlsllint.syntax import parse
 
-OTHER = "bool neg(float x) { return sign(x) < 0; }\n"
-"""A function with a finding (HL105), beside the deep one: it is still analysed."""
+OTHER = (
+    "RWStructuredBuffer<float> gNeg : register(u7); "
+    "[numthreads(64, 1, 1)] void neg(uint i : SV_DispatchThreadID) { gNeg[i] = sign(gNeg[i]) < 0; }\n"
+)
+"""An entry point with a finding (HL105), on one line beside the deep one: it is still analysed
+(an entry point of its own: a helper no entry point calls is dead code, with no finding)."""
 
 
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, object]]]:

@@ -575,6 +575,7 @@ def unit_context(path: str, text: str, settings: Settings, resolver: ConfigResol
         tree=tree,
         settings=analysis_settings(settings, variant),
         variant=variant.name if variant else None,
+        path=path,
     )
 
 
