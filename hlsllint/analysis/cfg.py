@@ -36,7 +36,7 @@ from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.lowering import MAX_STRUCT_DEPTH, Frame, _flatten
 from hlsllint.analysis.lowering_stmt import StmtLowerer
-from hlsllint.analysis.passes import common_values, dead_instructions, sink_inputs
+from hlsllint.analysis.passes import common_values, dead_instructions, sink_constant_loads, sink_inputs
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import NODE_UNIFORM, object_base
 from hlsllint.semantic.model import Model
@@ -200,6 +200,7 @@ class _Lowerer(StmtLowerer):
         expr = self.expr
         viewed = {x for sp in self.view_spans for x in expr.get(sp, ()) if isinstance(x, Value)}
         merged = common_values(self.g, 0, instrs, viewed)
+        merged |= sink_constant_loads(self.g, 0, instrs, merged, self.loops)
         return CFG(
             self.entry_point,
             self.g,

@@ -236,7 +236,7 @@ class LowererBase:
     ) -> Value:
         """A struct read from memory, one load per member: the compiler loads only the members
         used (unused ones are dead code, see `dead_instructions`)."""
-        parts = self._member_loads(self.temp_name(node), node, t, op, reads, rule, 0, detail)
+        parts = self._member_loads(self.temp_name(node), node, t, op, reads, rule, "", detail)
         return self.aggregate(node, t, parts)
 
     def _member_loads(
@@ -247,22 +247,25 @@ class LowererBase:
         op: str,
         reads: list[Value | None],
         rule: str,
-        depth: int,
+        path: str,
         detail: dict[str, Any],
     ) -> list[Value]:
         """One load per member of `t`; a member that is a struct is the aggregate of its own
         members' loads, as a variable's nested struct is (`member_values`), so that copying
         it into a variable and reading one member loads only that member (regtruth: two
         nested structs of three float4 each, one float4 of each read, 14 VGPRs; each nested
-        member loaded whole, 21)."""
+        member loaded whole, 21). Each load names its member (`member`, the path from the
+        struct: `.a.b`), so that two members of one width are two loads to the compiler's
+        value numbering (`passes.common_values`), not one."""
         parts = []
         for m in t.members:
             d = self.value(f"{prefix}.{m.name}", m.type, "temp")
-            if m.type.kind == "struct" and m.type.members and depth < MAX_STRUCT_DEPTH:
-                d.parts = self._member_loads(d.name, node, m.type, op, reads, rule, depth + 1, detail)
+            sub = f"{path}.{m.name}"
+            if m.type.kind == "struct" and m.type.members and sub.count(".") <= MAX_STRUCT_DEPTH:
+                d.parts = self._member_loads(d.name, node, m.type, op, reads, rule, sub, detail)
             else:
-                ins = self.emit(op, d, reads, node, rule=rule, **detail)
-                if op == "load":
+                ins = self.emit(op, d, reads, node, rule=rule, member=sub, **detail)
+                if op in ("load", "cbload"):
                     self.member_load[d.id] = ins
             parts.append(d)
         return parts

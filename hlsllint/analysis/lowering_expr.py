@@ -36,6 +36,9 @@ from hlsllint.syntax.queries import enclosing, is_written
 _FUNCTION = frozenset({"function_definition"})
 
 
+_READ_ONLY = ("structured", "raw")
+
+
 class ExprLowerer(LowererBase):
     """Expressions, assignments and stores."""
 
@@ -46,6 +49,10 @@ class ExprLowerer(LowererBase):
     def inline(self, node: Node, fn: Function, args: list[Node], obj: Node | None = None) -> Value | None:
         """Lower a call of `fn` by inlining its body (`lowering_inline.InlineLowerer`); `obj`
         is the object a method is called on (None: the caller's own `this`)."""
+        raise NotImplementedError
+
+    def _this_written(self, fn: Function) -> bool:
+        """Does a method write its object (`lowering_inline.InlineLowerer`)?"""
         raise NotImplementedError
 
     # -- expressions ----------------------------------------------------------------------
@@ -174,10 +181,16 @@ class ExprLowerer(LowererBase):
 
     def _access_root(self, node: Node) -> tuple[Node | None, list[Node]]:
         """(root, index expressions, outermost first) of a chain of member and element accesses
-        such as `cb.cameras[i].view` or `tile[y][x]`."""
+        such as `cb.cameras[i].view` or `tile[y][x]`, through parentheses (`(cb.scene).sun`: a
+        macro's)."""
         indices: list[Node] = []
         n: Node | None = node
-        while n is not None and n.type in ACCESS_EXPRESSIONS:
+        while n is not None:
+            if n.type == "parenthesized_expression" and n.named_child_count == 1:
+                n = n.named_children[0]
+                continue
+            if n.type not in ACCESS_EXPRESSIONS:
+                break
             if n.type == "subscript_expression":
                 indices.extend(self._indices(n))
             n = n.child_by_field_id(F_ARGUMENT)
@@ -201,8 +214,22 @@ class ExprLowerer(LowererBase):
             self.emit_expr("lds_load", d, idx, node, rule="lane")
             return d
         name = self.text(node.child_by_field_id(F_FIELD) or node)
+        cast = self.m.cast_call(arg)
+        if cast is not None:  # `(T)(x).f` read as a call: the cast of `(x).f`
+            v = self._field_of(node, cast[1], name)
+            d = self.temp(node, cast[0])
+            self.emit_expr("alu", d, [v], node)
+            return d
+        return self._field_of(node, arg, name)
+
+    def _field_of(self, node: Node, arg: Node | None, name: str) -> Value | None:
+        """Member `name` of `arg` (`node`: the member expression)."""
         sym = self._base_symbol(arg)
         if sym is not None and sym.kind in VARIABLE_KINDS:
+            if self.memory_copies and arg is not None and arg.type == "identifier":
+                late = self.memory_member(node, sym, name)
+                if late is not None:
+                    return late
             mv = self.member_value(sym, name)
             if mv is not None:
                 self.record(node, mv)
@@ -473,41 +500,54 @@ class ExprLowerer(LowererBase):
             return None
         reads: list[Value | None] = [*ins.reads, *(self.expr_(i) for i in idx_nodes)]
         t = self.m.type_of(node)
+        detail = {k: v for k, v in ins.detail.items() if k != "member"}
         if t.kind == "struct" and t.members:
-            agg = self.member_loads(node, t, "load", reads, ins.rule, **ins.detail)
+            agg = self.member_loads(node, t, ins.op, reads, ins.rule, **detail)
             self.record(node, agg)
             return agg
         d = self.temp(node)
-        self.emit_expr("load", d, reads, node, rule=ins.rule, **ins.detail)
+        self.emit_expr(ins.op, d, reads, node, rule=ins.rule, **ins.detail)
         return d
 
     def note_memory_copy(self, sym: Symbol, init: Node, copy: list[Value]) -> None:
         """Remember `sym` (just declared as a copy of `init`) in `memory_copies` when `init` is
-        an element of a read-only structured or raw buffer and every later use of `sym` reads a
-        member, an array member only through an element (`s.list[i]`): the compiler then reads
-        those elements from the buffer where they are used. A writable buffer is left out: a
-        store between the copy and the read makes the compiler load the whole struct first
-        (regtruth: 101 VGPRs with one store, 6 without)."""
+        read-only memory (an element of a structured or raw buffer, a member or element of a
+        cbuffer) and `sym` is never written: every later use reads a member (an array member
+        only through an element, `s.list[i]`), calls a method that does not write the object,
+        or passes it whole to a helper. The compiler reads such a copy's members and elements
+        from memory where they are used, in loops too, not all at the copy (regtruth: a
+        six-member cbuffer struct read in a run-time loop, 13 SGPRs; held from the copy, 27).
+        A writable buffer is left out: a store between the copy and the read makes the
+        compiler load the whole struct first (regtruth: 101 VGPRs with one store, 6 without)."""
         self.memory_copies.pop(sym, None)
         inner = init
         while inner.type == "parenthesized_expression" and inner.named_children:
             inner = inner.named_children[0]
-        if inner.type != "subscript_expression" or sym.type.kind != "struct":
+        if sym.type.kind != "struct" or inner.type not in ("subscript_expression", "field_expression"):
             return
-        res = self.m.type_of(inner.child_by_field_id(F_ARGUMENT)).resource
-        if res is None or res.writable or res.typed or res.category not in ("structured", "raw"):
-            return
+        path = self._constant_path(inner)
+        if path is None or path[0].kind == "static_const":
+            if inner.type != "subscript_expression":
+                return
+            res = self.m.type_of(inner.child_by_field_id(F_ARGUMENT)).resource
+            if res is None or res.writable or res.typed or res.category not in _READ_ONLY:
+                return
         arrays = {m.name for m in sym.type.members if m.type.kind == "array"}
         fn = enclosing(init, _FUNCTION)
         body = fn.child_by_field_id(F_BODY) if fn is not None else None
-        if not arrays or body is None or sym in self._written_in(body)[1]:
+        if body is None or sym in self._written_in(body)[1]:
             return
         for use in uses_of(self.m, sym):
             parent = use.parent
+            if parent is not None and parent.type == "argument_list":
+                continue  # passed whole: the helper's reads are the copy's (`inline`)
             if parent is None or parent.type != "field_expression" or is_written(self.tree, use):
                 return
             if parent.parent is not None and parent.parent.type == "call_expression":
-                return  # a method may write the object
+                callee = self.m.callee(parent.parent)
+                if callee is None or self._this_written(callee):
+                    return  # a method that may write the object
+                continue
             name = self.text(parent.child_by_field_id(F_FIELD) or parent)
             if name in arrays:
                 up = parent.parent
@@ -517,12 +557,27 @@ class ExprLowerer(LowererBase):
                     return
         loads: dict[str, Instr] = {}
         for m, v in zip(sym.type.members, copy, strict=False):
+            if m.type.kind == "struct" and m.type.members:
+                continue
             src = self._copied_from(v)
             ins = self.member_load.get(src.id) if src is not None else None
-            if m.name in arrays and ins is not None:
+            if ins is not None:
                 loads[m.name] = ins
         if loads:
             self.memory_copies[sym] = loads
+
+    def memory_member(self, node: Node, sym: Symbol, name: str) -> Value | None:
+        """`copy.member` of a local struct that copies read-only memory (`memory_copies`): a
+        load of that member where it is read, as the compiler sinks the copy's load to its
+        first use; reads of it again are the same load to value numbering (`detail["at"]`,
+        `passes.common_values`), held from the first to the last."""
+        loads = self.memory_copies.get(sym)
+        ins = loads.get(name) if loads is not None else None
+        if ins is None or ins.dest is None or ins.dest.type.kind == "array":
+            return None
+        d = self.temp(node, ins.dest.type)
+        self.emit_expr(ins.op, d, list(ins.reads), node, rule=ins.rule, at=ins.span, **ins.detail)
+        return d
 
     def _copied_from(self, v: Value) -> Value | None:
         """The value the last instruction of the current block copied into `v`, or `v` itself

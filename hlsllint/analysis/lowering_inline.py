@@ -104,11 +104,15 @@ class InlineLowerer(CallLowerer):
                 for d in _flatten(self.var(p)):  # written by the callee, perhaps a part at a time
                     self.emit("undef", d, [], node, rule="uniform")
                 continue
+            self.memory_copies.pop(p, None)
             if p.direction == "in" and srcs and not self._param_written(fn, p):
                 n_values = len(p.type.members) if p.type.kind == "struct" and p.type.members else 1
                 if len(srcs) == n_values:
                     # a parameter the callee only reads is the argument's registers (no copy)
                     frame.env[p] = list(srcs)
+                    loads = self._memory_copy_of(_a)
+                    if loads is not None:  # and reads memory where the argument would
+                        self.memory_copies[p] = loads
                     continue
                 if p.type.kind == "array" and n_values == 1:
                     # an array the caller holds as one value per element: the callee reads
@@ -196,6 +200,13 @@ class InlineLowerer(CallLowerer):
         if vals is None or len(vals) < n:
             return self.member_values("this", t, "var", this), None
         return list(vals[:n]), lvalue
+
+    def _memory_copy_of(self, arg: Node | None) -> dict[str, Instr] | None:
+        """The member loads of the memory copy (`memory_copies`) an argument names, if any."""
+        if arg is None or arg.type != "identifier" or not self.memory_copies:
+            return None
+        sym = self.m.resolve(arg)
+        return self.memory_copies.get(sym) if sym is not None else None
 
     def _this_written(self, fn: Function) -> bool:
         """Does a method write its object (a member, `this`, or by calling a method of its
@@ -318,7 +329,9 @@ class InlineLowerer(CallLowerer):
         last = first.get(id(blk[-1].dest), -1) if blk else -1
         consts = self.frames[-1].consts  # the callee's frame: a copy per constant argument
         bound = tuple(sorted((k, type(v).__name__, v) for k, v in consts.items())) if consts else ()
-        return (id(fn), tuple(shape), last, bound)
+        # a parameter reading memory where it is used (`memory_copies`) lowers differently
+        copies = tuple(p in self.memory_copies for p in fn.params) if self.memory_copies else ()
+        return (id(fn), tuple(shape), last, bound, copies)
 
     def _replay(self, tpl: Template, slots: list[Value], exit_block: int) -> None:
         values = self.values

@@ -1,12 +1,13 @@
 """Passes over a lowered control-flow graph, run once before analysis: stage inputs moved to
 their first use, repeated computations and fetches merged into the first (common
-subexpressions), and the instructions no side effect depends on (dead code)."""
+subexpressions), constant-buffer loads moved to their first use, and the instructions no side
+effect depends on (dead code)."""
 
 from __future__ import annotations
 
 import networkx as nx
 
-from hlsllint.analysis.ir import Instr, Value
+from hlsllint.analysis.ir import Instr, LoopRecord, Value
 from hlsllint.deadline import current
 
 ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
@@ -119,9 +120,13 @@ def common_values(
                 return None
             where: object = ins.detail.get("method")
         else:
-            where = ins.span  # the expression: its operator and constants
-        # operands by identity (a Value compares by identity): no int made per operand
-        return (op, where, ins.rule, d.width, tuple([same.get(r, r) for r in reads]))
+            # the expression (its operator and constants), or for a member of a memory copy
+            # loaded where it is read, the copy's (`lowering_expr.memory_member`)
+            where = ins.detail.get("at", ins.span)
+        # operands by identity (a Value compares by identity): no int made per operand; a
+        # struct's member loads differ by the member they read
+        member = (ins.detail.get("member"), "at" in ins.detail)
+        return (op, where, member, ins.rule, d.width, tuple([same.get(r, r) for r in reads]))
 
     # Nothing repeats: nothing to merge (the common case, without building dominators).
     keys: dict[Instr, tuple[object, ...]] = {}
@@ -182,3 +187,150 @@ def common_values(
             if any(r in alias for r in ins.reads):
                 ins.reads = [alias.get(r, r) for r in ins.reads]
     return frozenset(dropped)
+
+
+def sink_constant_loads(
+    g: nx.DiGraph, entry: int, instrs: list[Instr], dropped: frozenset[Instr], loops: list[LoopRecord]
+) -> frozenset[Instr]:
+    """Move each constant-buffer load to just before its first use, in the block that
+    dominates every use (not into a loop the load is outside of), as the compiler sinks its
+    reorderable uniform-buffer loads: a cbuffer row read into a local (`float4 v = k[i];`) or
+    a struct of a cbuffer passed to a helper is loaded where it is used, not where it is
+    written (regtruth: four rows read ahead of a 16-VGPR computation, 21 VGPRs; held from
+    their declaration, 37). Loads of other buffers and textures stay where they are written
+    (regtruth: 37 either way). Only loads whose value and operands are each set once move.
+    A load only copied into a variable set once (`Camera c = cams[i];`, a member per load) loads
+    into the variable itself, as the compiler's SSA form has no copy; the copies are returned,
+    to be dropped."""
+    defs: dict[Value, int] = {}
+    for ins in instrs:
+        if ins.dest is not None and ins not in dropped:
+            defs[ins.dest] = defs.get(ins.dest, 0) + 1
+    loads = [
+        ins
+        for ins in instrs
+        if ins.op == "cbload"
+        and ins not in dropped
+        and ins.dest is not None
+        and ins.dest.parts is None
+        and defs.get(ins.dest) == 1
+        and all(defs.get(r, 0) <= 1 for r in ins.reads)
+    ]
+    if not loads:
+        return frozenset()
+    readers: dict[Value, list[Instr]] = {ins.dest: [] for ins in loads if ins.dest is not None}
+    for ins in instrs:
+        if ins in dropped:
+            continue
+        for r in ins.reads:
+            found = readers.get(r)
+            if found is not None:
+                found.append(ins)
+    copies: set[Instr] = set()
+    for ins in loads:
+        src = ins.dest
+        uses = readers.get(src) if src is not None else None
+        if src is None or src.kind != "temp" or not uses or len(uses) != 1:
+            continue
+        c = uses[0]
+        d = c.dest
+        if c.op != "copy" or c.block != ins.block or len(c.reads) != 1 or d is None or d.parts is not None:
+            continue
+        if defs.get(d) != 1 or d.width != src.width or d in readers:
+            continue
+        ins.dest = d  # the load sets the variable; the copy goes
+        copies.add(c)
+        readers[d] = []
+    if copies:
+        renamed = {c.dest for c in copies}
+        for ins in instrs:
+            if ins in dropped or ins in copies:
+                continue
+            for r in ins.reads:
+                if r in renamed:
+                    readers[r].append(ins)
+    idom: dict[int, int] | None = None
+    kept_loops = [loop.blocks for loop in loops if loop.dynamic]
+    deadline = current()
+    before: dict[Instr, list[Instr]] = {}  # instruction -> loads moved to just before it
+    at_end: dict[int, list[Instr]] = {}  # block -> loads moved to its end
+    moved: set[Instr] = set()
+    touched: set[int] = set()
+    for ins in loads:
+        deadline.tick()
+        uses = readers.get(ins.dest) if ins.dest is not None else None
+        if not uses:
+            continue
+        blocks = {u.block for u in uses}
+        target: int | None = ins.block
+        if blocks != {ins.block}:
+            if idom is None:
+                idom = nx.immediate_dominators(g, entry)
+            target = _common_dominator(idom, blocks)
+            if target is None or not _dominates(idom, ins.block, target):
+                continue
+            while target != ins.block and any(target in lb and ins.block not in lb for lb in kept_loops):
+                target = idom[target]
+        if target is None:
+            continue
+        in_target = [u for u in uses if u.block == target]
+        if in_target:
+            order = {id(x): i for i, x in enumerate(g.nodes[target]["instrs"])} if len(in_target) > 1 else {}
+            first = min(in_target, key=lambda u: order.get(id(u), 0))
+            before.setdefault(first, []).append(ins)
+        else:
+            at_end.setdefault(target, []).append(ins)
+        moved.add(ins)
+        touched.add(ins.block)
+        touched.add(target)
+        ins.block = target
+    for b in touched:
+        old: list[Instr] = g.nodes[b]["instrs"]
+        new: list[Instr] = []
+        for x in old:
+            if x not in moved:
+                _place(x, before, new)
+        tail = at_end.get(b)
+        if tail:
+            branch = new.pop() if new and new[-1].op == "branch" else None
+            for x in tail:
+                _place(x, before, new)
+            if branch is not None:
+                new.append(branch)
+        old[:] = new
+    return frozenset(copies)
+
+
+def _place(ins: Instr, before: dict[Instr, list[Instr]], out: list[Instr]) -> None:
+    """Append `ins` to `out`, after the loads moved to just before it (and theirs)."""
+    for x in before.get(ins, ()):
+        _place(x, before, out)
+    out.append(ins)
+
+
+def _dominates(idom: dict[int, int], a: int, b: int) -> bool:
+    while True:
+        if b == a:
+            return True
+        up = idom.get(b)
+        if up is None or up == b:
+            return False
+        b = up
+
+
+def _common_dominator(idom: dict[int, int], blocks: set[int]) -> int | None:
+    """The nearest block dominating every one of `blocks`."""
+    chains: list[list[int]] = []
+    for b in blocks:
+        chain = [b]
+        while True:
+            up = idom.get(chain[-1])  # None at the entry (networkx leaves it out)
+            if up is None or up == chain[-1]:
+                break
+            chain.append(up)
+        chains.append(chain)
+    common = set(chains[0]).intersection(*chains[1:])
+    for b in chains[0]:
+        if b in common:
+            return b
+    return None

@@ -146,7 +146,32 @@ class Expressions(Declarators):
             return self.type_of(node.child_by_field_id(F_RIGHT))
         return T.UNKNOWN
 
+    def cast_call(self, node: Node | None) -> tuple[T.Type, Node] | None:
+        """(type, operand) when `node` is a cast the grammar read as a call: `(float3x3)(x)`
+        with a vector, matrix or struct type (`(float)(x)` parses as a cast). Followed by a
+        member or element access (`(float3x3)(cam).view`), the cast applies to the access, as
+        postfix operators bind tighter than a cast: `(float3x3)((cam).view)`."""
+        if node is None or node.type != "call_expression":
+            return None
+        fn = node.child_by_field_id(F_FUNCTION)
+        if fn is None or fn.type != "parenthesized_expression" or fn.named_child_count != 1:
+            return None
+        inner = fn.named_children[0]
+        if inner.type not in ("identifier", "type_identifier", "primitive_type"):
+            return None
+        args_node = node.child_by_field_id(F_ARGUMENTS)
+        args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
+        if len(args) != 1 or self.resolve(inner) is not None:
+            return None
+        t = self.lookup_type(self._text(inner))
+        if not (t.is_numeric or t.kind == "struct"):
+            return None
+        return t, args[0]
+
     def _field_type(self, node: Node) -> T.Type:
+        cast = self.cast_call(node.child_by_field_id(F_ARGUMENT))
+        if cast is not None:  # `(T)(x).f`: `(T)((x).f)`
+            return cast[0]
         base = self.type_of(node.child_by_field_id(F_ARGUMENT))
         name = self._text(node.child_by_field_id(F_FIELD))
         if base.kind == "struct":
