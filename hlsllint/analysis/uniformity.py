@@ -137,6 +137,10 @@ class _Index:
         """Immediate post-dominators, computed once when a branch's region is first asked for."""
         self.value_answer: Uniformity | None = None
         """The `"value"` question's answer once computed: the `"sgpr"` question starts from it."""
+        self.n_defs: dict[Value, int] | None = None
+        """How many instructions set each value (`_read_where_set`, computed when first asked)."""
+        self.idom: dict[int, int] = {}
+        self.loop_blocks: list[frozenset[int]] = []
 
     def region(self, cfg: CFG, b: int) -> set[int]:
         found = self.regions.get(b)
@@ -162,10 +166,42 @@ class _Index:
                     d = ins.dest
                     if d is None or d.kind != "var":
                         continue
-                    if any(r.block in after for r in readers.get(d, ())):
+                    rs = readers.get(d, [])
+                    if any(r.block in after for r in rs) and not self._read_where_set(cfg, ins, rs):
                         found.append(d)
             self.region_vars[b] = found
         return found
+
+    def _read_where_set(self, cfg: CFG, ins: Instr, readers: list[Instr]) -> bool:
+        """Is the variable `ins` sets set only there and read only where that setting reaches
+        every lane that reads it: after it in its block or in blocks it dominates, inside every
+        loop around it (the same iteration)? Then no lanes' values meet: it is per-lane only if
+        what it is computed from is (an inlined method's result in a per-lane branch of a
+        run-time loop, `light.GetMatrixIndex()` of a cbuffer light, stays in SGPRs)."""
+        if self.n_defs is None:
+            n_defs: dict[Value, int] = {}
+            for x in self.instrs:
+                if x.dest is not None:
+                    n_defs[x.dest] = n_defs.get(x.dest, 0) + 1
+            self.n_defs = n_defs
+            self.idom = nx.immediate_dominators(cfg.graph, cfg.entry)
+            self.loop_blocks = [loop.blocks for loop in cfg.loops]
+        d = ins.dest
+        if d is None or self.n_defs.get(d) != 1:
+            return False
+        around = [lb for lb in self.loop_blocks if ins.block in lb]
+        order: dict[int, int] | None = None
+        for r in readers:
+            if any(r.block not in lb for lb in around):
+                return False
+            if r.block == ins.block:
+                if order is None:
+                    order = {id(x): i for i, x in enumerate(cfg.instrs(ins.block))}
+                if order.get(id(r), -1) <= order.get(id(ins), -1):
+                    return False
+            elif not _dominates(self.idom, ins.block, r.block):
+                return False
+        return True
 
     def _after_joins(self, cfg: CFG, b: int) -> set[int]:
         """The blocks where lanes that left `b` by different successors meet again (reached from
@@ -283,3 +319,14 @@ def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
     if value_question:
         index.value_answer = answer
     return answer
+
+
+def _dominates(idom: dict[int, int], a: int, b: int) -> bool:
+    """Does block `a` dominate block `b` (`idom`: networkx's, without the entry)?"""
+    while True:
+        if b == a:
+            return True
+        up = idom.get(b)
+        if up is None or up == b:
+            return False
+        b = up
