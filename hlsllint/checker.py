@@ -3,18 +3,30 @@ subscribed to its type (`Rule.node_kinds`), then give every rule its whole-unit 
 
 A rule that raises is dropped for the rest of the unit and reported as an internal error; the
 others keep running.
+
+The findings of function-local rules (`Rule.function_local`) in a function of the unit's headers
+are kept per process by the function's state (`FunctionFindings`): a later unit (or a later
+edit) that meets the same function in the same state takes them without visiting its body.
 """
 
 from __future__ import annotations
 
+import copy
+import re
 import traceback
 from collections.abc import Callable, Sequence
 
 from hlsllint.context import RuleContext
 from hlsllint.deadline import current
+from hlsllint.diagnostics import Diagnostic
+from hlsllint.preprocess.lexer import lex_tokens
 from hlsllint.rule import Rule
 from hlsllint.semantic import Function
 from hlsllint.syntax import Node
+
+__all__ = ["FUNCTIONS", "SHARE_FUNCTIONS", "FunctionFindings", "run_rules"]
+
+Key = tuple[object, ...]
 
 
 def _crash(rule: Rule, path: str) -> str:
@@ -27,6 +39,206 @@ def _no_stage(_stage: str) -> None:
 
 _Visit = Callable[[RuleContext, Node], None]
 
+_TYPE_NAMES = re.compile(r"\b(?:struct|class|interface|namespace|enum)\s+(?:class\s+)?([A-Za-z_]\w*)")
+_TYPEDEF = re.compile(r"\btypedef\b([^;]*)")
+_ENUM_BODY = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+class FunctionFindings:
+    """The findings of function-local rules (`Rule.function_local`) in the functions of a unit's
+    headers, by the state each function is read in, for every unit of the process (a shared
+    header's functions come back in most units, and in every edit of one).
+
+    The state of a function is its unit's header state, everything up to the end of the last
+    header text of the unit (`header_end`): the header files' contents and the parts of them
+    the expanded text holds, macro expansions by their text, the main file's code before that
+    point by its tokens (its comments and blanks do not count, as in `SameUnits.state_key`),
+    and what the rules are told (the analysis settings, the variant, the function-local rules
+    and their options). A function's key is that state's number and the function's place among
+    the unit's function bodies. The main file's code after the headers can change what a
+    header's names mean (a later overload, a redefined global, a header calling a function
+    its includer defines): a unit whose main file declares there a name that the header text
+    holds as a word shares nothing. Only functions whose text comes from a header, outside
+    any region the grammar could not read, are shared, and only findings that lie in headers.
+
+    How to key and query (what `run_rules` does; a caller with a unit of its own does the same):
+
+        keys = FUNCTIONS.unit_keys(ctx, main_path, told)   # body node id -> key, once per unit
+        found = FUNCTIONS.get(keys[fn.body.id])            # copies of the findings, or None
+        FUNCTIONS.put(key, findings)                       # after visiting the body once
+
+    `told` is what the rules are told besides the unit (`run_rules` passes the settings, the
+    variant and the function-local rules with their options). `hits` and `stores` count what
+    was reused and kept (tests observe them)."""
+
+    LIMIT = 50_000
+    """Functions kept at most (the table starts over past it)."""
+
+    def __init__(self) -> None:
+        self._states: dict[Key, int] = {}
+        self._found: dict[Key, list[Diagnostic]] = {}
+        self.hits = 0
+        self.stores = 0
+
+    def clear(self) -> None:
+        self._states.clear()
+        self._found.clear()
+        self.hits = self.stores = 0
+
+    def get(self, key: Key) -> list[Diagnostic] | None:
+        found = self._found.get(key)
+        if found is None:
+            return None
+        self.hits += 1
+        return [copy.deepcopy(d) for d in found]
+
+    def put(self, key: Key, found: list[Diagnostic]) -> None:
+        if len(self._found) >= self.LIMIT:
+            self._states.clear()
+            self._found.clear()
+        self._found[key] = [copy.deepcopy(d) for d in found]
+        self.stores += 1
+
+    def unit_keys(self, ctx: RuleContext, main: str, told: str) -> dict[int, Key]:
+        """The key of each function of the unit's headers that can be shared (see the class),
+        by the id of its body node."""
+        pp = ctx.pp
+        tree = ctx.tree
+        included = set(pp.included)
+        end = header_end(ctx)
+        if end <= 0:
+            return {}
+        text = pp.text
+        if any(_has_word(text, name, end) for name in _declared_after(ctx, end)):
+            return {}
+        parts: list[object] = []
+        at = 0
+        for s in pp.sourcemap.segments:
+            if s.out_start >= end:
+                break
+            if s.out_start > at:
+                parts.append(text[at : s.out_start])
+            if s.path in included:
+                if s.verbatim:
+                    parts.append((s.path, s.src_start, s.src_end))
+                else:
+                    parts.append((s.path, s.src_start, s.src_end, text[s.out_start : s.out_end]))
+            else:
+                parts.append(_tokens(text, s.out_start, min(s.out_end, end)))
+            at = s.out_end
+        files = tuple(
+            (p, f.text, f.decode_errors, f.encoding) for p, f in pp.sources.items() if p in included
+        )
+        state_key: Key = (tuple(parts), files, tuple(pp.included), told)
+        state = self._states.get(state_key)
+        if state is None:
+            state = self._states[state_key] = len(self._states)
+        bodies: list[tuple[int, int, Function]] = []
+        for overloads in ctx.model.functions.values():
+            for f in overloads:
+                if f.body is not None:
+                    start, stop = tree.span(f.node)
+                    bodies.append((start, stop, f))
+        bodies.sort(key=lambda b: b[0])
+        keys: dict[int, Key] = {}
+        sourcemap = pp.sourcemap
+        for ordinal, (start, stop, f) in enumerate(bodies):
+            if stop > end:
+                break
+            seg = sourcemap.segment_at(start)
+            if seg is None or seg.path not in included or tree.in_unparsed(start, stop):
+                continue
+            body = f.body
+            if body is not None:
+                keys[body.id] = (state, ordinal)
+        return keys
+
+
+FUNCTIONS = FunctionFindings()
+"""The process's findings of header functions (the lint and the language server share it)."""
+SHARE_FUNCTIONS = True
+"""Whether `run_rules` reuses them (tests compare the two)."""
+
+
+def header_end(ctx: RuleContext) -> int:
+    """Where the text of the unit's last header ends in the expanded text (0: no header)."""
+    included = set(ctx.pp.included)
+    end = 0
+    for s in ctx.pp.sourcemap.segments:
+        if s.path in included:
+            end = s.out_end
+    return end
+
+
+def _tokens(text: str, start: int, end: int) -> tuple[tuple[str, bool], ...]:
+    """The tokens of `text[start:end]`, each with whether a line break precedes it."""
+    out = []
+    at = start
+    for t in lex_tokens(text, start, end):
+        out.append((t.text, "\n" in text[at : t.start]))
+        at = t.end
+    return tuple(out)
+
+
+def _declared_after(ctx: RuleContext, end: int) -> set[str]:
+    """The names declared after offset `end` of the expanded text (the main file's own code after
+    its headers): functions, globals, constant buffers, and the names of types, typedefs and
+    enumerators as the text spells them (in comments too: more names only share less)."""
+    model = ctx.model
+    tree = ctx.tree
+    names: set[str] = set()
+    for name, overloads in model.functions.items():
+        for f in overloads:
+            if tree.span(f.node)[0] >= end:
+                names.update(name.split("::"))
+    for table in (model.globals, model.static_members):
+        for sym in table.values():
+            node = sym.node if sym.node is not None else sym.decl
+            if node is not None and tree.span(node)[0] >= end:
+                names.update(sym.name.split("::"))
+    for cb in model.cbuffers:
+        if cb.node is not None and tree.span(cb.node)[0] >= end:
+            names.add(cb.name)
+    rest = ctx.pp.text[end:]
+    names.update(m.group(1) for m in _TYPE_NAMES.finditer(rest))
+    for m in _TYPEDEF.finditer(rest):
+        for part in m.group(1).split(","):
+            words = _WORD.findall(part.split("[")[0])
+            if words:
+                names.add(words[-1])
+    for m in _ENUM_BODY.finditer(rest):
+        for part in m.group(1).split(","):
+            words = _WORD.findall(part)
+            if words:
+                names.add(words[0])
+    return names
+
+
+def _has_word(text: str, word: str, end: int) -> bool:
+    at = text.find(word, 0, end)
+    while at >= 0:
+        after = at + len(word)
+        before_ok = at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_")
+        after_ok = after >= len(text) or not (text[after].isalnum() or text[after] == "_")
+        if before_ok and after_ok:
+            return True
+        at = text.find(word, at + 1, end)
+    return False
+
+
+def _told(ctx: RuleContext, local: Sequence[Rule]) -> str:
+    """What the function-local rules are told besides the unit (part of a function's state)."""
+    rules = [(r.code, sorted(r.option_values.items())) for r in local]
+    return repr((ctx.settings, ctx.variant, rules))
+
+
+def _in_headers(d: Diagnostic, included: set[str]) -> bool:
+    """Does every place `d` names lie in a header (which its state fixes)?"""
+    if d.path not in included or any(r.path not in included for r in d.related):
+        return False
+    return d.fix is None or all(e.path in included for e in d.fix.edits)
+
 
 def run_rules(
     ctx: RuleContext,
@@ -37,7 +249,10 @@ def run_rules(
     """Run `rules` over the unit of `ctx`; returns the internal errors (crashed rules).
 
     `on_stage(name)` is told before the walk and before each rule's `check` (the driver's time
-    budget raises from it)."""
+    budget raises from it).
+
+    In a body of a header function met before in the same state (`FunctionFindings`), the
+    function-local rules are not visited: their findings there are taken from `FUNCTIONS`."""
     errors: list[str] = []
     failed: set[str] = set()
     lists: dict[str, list[tuple[Rule, _Visit]]] = {}
@@ -53,6 +268,19 @@ def run_rules(
                 if f.body is not None:
                     bodies[f.body.id] = f
         body_types = {f.body.type for f in bodies.values() if f.body is not None}
+        local = [r for r in rules if r.function_local and r.node_kinds]
+        local_codes = {r.code for r in local}
+        keys: dict[int, Key] = {}
+        if SHARE_FUNCTIONS and local and ctx.pp.included:
+            keys = FUNCTIONS.unit_keys(ctx, path, _told(ctx, local))
+        included = set(ctx.pp.included)
+        rest = {k: tuple(s for s in subs if s[0].code not in local_codes) for k, subs in dispatch.items()}
+        table = dispatch
+        # The header function being replayed or recorded: its key, where its body ends, where
+        # its findings start in ctx.diagnostics (-1: replayed).
+        shared: Key = ()
+        shared_end = -1
+        mark = -1
         nodes = ctx.tree.nodes()
         # The function of a node is that of the innermost body around it; a body's subtree is
         # the run of `descendant_count` nodes that starts at it in document order.
@@ -62,6 +290,13 @@ def run_rules(
         deadline = current()
         for i, kind in enumerate(ctx.tree.node_types()):
             deadline.tick()
+            if 0 <= shared_end <= i:
+                if mark >= 0 and not failed & local_codes:
+                    found = [d for d in ctx.diagnostics[mark:] if d.code in local_codes]
+                    if all(_in_headers(d, included) for d in found):
+                        FUNCTIONS.put(shared, found)
+                shared_end = -1
+                table = dispatch
             while i >= fn_end:
                 fn, fn_end = outer.pop()
             if kind in body_types:
@@ -70,7 +305,18 @@ def run_rules(
                 if inner is not None:
                     outer.append((fn, fn_end))
                     fn, fn_end = inner, i + node.descendant_count
-            subscribers = dispatch.get(kind)
+                    key = keys.get(node.id) if shared_end < 0 else None
+                    if key is not None:
+                        shared = key
+                        shared_end = fn_end
+                        earlier = FUNCTIONS.get(key)
+                        if earlier is not None:
+                            ctx.diagnostics.extend(earlier)
+                            mark = -1
+                            table = rest
+                        else:
+                            mark = len(ctx.diagnostics)
+            subscribers = table.get(kind)
             if subscribers:
                 node = nodes[i]
                 ctx.function = fn
@@ -83,6 +329,12 @@ def run_rules(
                         errors.append(_crash(rule, path))
                         for k, subs in dispatch.items():  # no more visits for it
                             dispatch[k] = tuple(s for s in subs if s[0].code not in failed)
+                        for k, subs in rest.items():
+                            rest[k] = tuple(s for s in subs if s[0].code not in failed)
+        if shared_end >= 0 and mark >= 0 and not failed & local_codes:  # a body that ends the unit
+            found = [d for d in ctx.diagnostics[mark:] if d.code in local_codes]
+            if all(_in_headers(d, included) for d in found):
+                FUNCTIONS.put(shared, found)
         ctx.function = None
     for rule in rules:
         if rule.code in failed:

@@ -75,6 +75,12 @@ class Rule:
     node_kinds: ClassVar[frozenset[str]] = frozenset()
     """Tree-sitter node types that `visit` receives. The driver walks each unit's tree once and
     hands every node of these types to every enabled rule that asked for it (see DEVELOPERS.md)."""
+    function_local: ClassVar[bool] = False
+    """True when what `visit` reports on the nodes of a function body depends on that function's
+    text and the declarations it reads only (no entry point, no analysis, nothing the unit
+    declares after it) and `visit` leaves nothing there for `check`: the walk then skips its
+    visits in a header function met before in the same state and takes the findings it gave
+    then (`hlsllint.checker.FunctionFindings`)."""
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         values = {k: o.default for k, o in self.options.items()}

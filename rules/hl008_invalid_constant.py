@@ -67,6 +67,7 @@ void main(uint i : SV_DispatchThreadID)
     severity = Severity.ERROR
     precision = "very-high"
     tags = ("correctness",)
+    function_local = True
     node_kinds = frozenset(
         {
             "binary_expression",

@@ -112,6 +112,7 @@ float4 main(float4 color : COLOR0) : SV_Target
         "(GPUOpen), section Booleans",
     )
 
+    function_local = True
     node_kinds = frozenset({"declaration"})
 
     def visit(self, ctx: RuleContext, decl: Node) -> None:

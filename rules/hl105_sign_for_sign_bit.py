@@ -307,6 +307,7 @@ float3 flipIfBackFacing(float3 n, float facing)
         "(GPUOpen), section Booleans",
     )
 
+    function_local = True
     node_kinds = frozenset({"call_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:

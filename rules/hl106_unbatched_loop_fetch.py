@@ -495,6 +495,7 @@ float march(float2 uv, float2 dir, float z, int steps)
         "(batching texture fetches), after NVIDIA's SSR ray-march measurements",
     )
 
+    function_local = True
     node_kinds = LOOP_TYPES
 
     def visit(self, ctx: RuleContext, n: Node) -> None:

@@ -536,6 +536,7 @@ void main(uint3 id : SV_DispatchThreadID)
         "AMD RDNA2 ISA reference: IMAGE_LOAD needs a resource descriptor only, IMAGE_SAMPLE a "
         "resource and a sampler descriptor",
     )
+    function_local = True
     node_kinds = frozenset({"call_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
