@@ -11,10 +11,13 @@ edit) that meets the same function in the same state takes them without visiting
 
 from __future__ import annotations
 
+import bisect
 import copy
+import itertools
 import re
 import traceback
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from hlsllint.context import RuleContext
 from hlsllint.deadline import current
@@ -22,6 +25,7 @@ from hlsllint.diagnostics import Diagnostic
 from hlsllint.preprocess.lexer import lex_tokens
 from hlsllint.rule import Rule
 from hlsllint.semantic import Function
+from hlsllint.source import SourceFile
 from hlsllint.syntax import Node
 
 __all__ = ["FUNCTIONS", "SHARE_FUNCTIONS", "FunctionFindings", "run_rules"]
@@ -50,17 +54,19 @@ class FunctionFindings:
     headers, by the state each function is read in, for every unit of the process (a shared
     header's functions come back in most units, and in every edit of one).
 
-    The state of a function is its unit's header state, everything up to the end of the last
-    header text of the unit (`header_end`): the header files' contents and the parts of them
-    the expanded text holds, macro expansions by their text, the main file's code before that
-    point by its tokens (its comments and blanks do not count, as in `SameUnits.state_key`),
-    and what the rules are told (the analysis settings, the variant, the function-local rules
-    and their options). A function's key is that state's number and the function's place among
-    the unit's function bodies. The main file's code after the headers can change what a
-    header's names mean (a later overload, a redefined global, a header calling a function
-    its includer defines): a unit whose main file declares there a name that the header text
-    holds as a word shares nothing. Only functions whose text comes from a header, outside
-    any region the grammar could not read, are shared, and only findings that lie in headers.
+    A function's state is the expanded text before a cut at or after its end: the cuts are where
+    the main file's text follows a header's (after `#include "common.hlsl"`, before the next
+    `#include` or the main file's own code) and the end of the last header. The state holds the
+    header files' contents and the parts of them the text holds, macro expansions by their text,
+    the main file's code by its tokens (its comments and blanks do not count, as in
+    `SameUnits.state_key`), and what the rules are told (`told`). What comes after the cut can
+    change what the text's names mean (a later overload, a redefined global, a header calling
+    a function its includer defines): a state is not shared by a unit that declares after the
+    cut a name the state's text holds as a word. So every unit that includes `common.hlsl`
+    first shares its functions, whatever it includes next. A function's key is its state's
+    number and its place among the unit's function bodies. Only functions whose text comes
+    from a header, outside any region the grammar could not read, are shared, and only their
+    findings that lie in headers.
 
     How to key and query (what `run_rules` does; a caller with a unit of its own does the same):
 
@@ -77,12 +83,17 @@ class FunctionFindings:
 
     def __init__(self) -> None:
         self._states: dict[Key, int] = {}
+        self._words: dict[int, list[frozenset[str]]] = {}
+        """A state's words: every name its text holds (comments too), by file and the rest."""
+        self._by_file: dict[str, tuple[str, frozenset[str]]] = {}
         self._found: dict[Key, list[Diagnostic]] = {}
         self.hits = 0
         self.stores = 0
 
     def clear(self) -> None:
         self._states.clear()
+        self._words.clear()
+        self._by_file.clear()
         self._found.clear()
         self.hits = self.stores = 0
 
@@ -95,7 +106,6 @@ class FunctionFindings:
 
     def put(self, key: Key, found: list[Diagnostic]) -> None:
         if len(self._found) >= self.LIMIT:
-            self._states.clear()
             self._found.clear()
         self._found[key] = [copy.deepcopy(d) for d in found]
         self.stores += 1
@@ -105,54 +115,122 @@ class FunctionFindings:
         by the id of its body node."""
         pp = ctx.pp
         tree = ctx.tree
+        text = pp.text
         included = set(pp.included)
         end = header_end(ctx)
         if end <= 0:
             return {}
-        text = pp.text
-        if any(_has_word(text, name, end) for name in _declared_after(ctx, end)):
-            return {}
-        parts: list[object] = []
+        # The state's parts, and the cuts: where the main file's text follows a header's, and
+        # the end of the last header (offset, parts and header files before it).
+        parts: list[tuple[Any, ...]] = []
+        paths: list[str] = []
+        seen: set[str] = set()
+        cuts: list[tuple[int, int, int]] = []
         at = 0
+        in_header = False
         for s in pp.sourcemap.segments:
             if s.out_start >= end:
                 break
+            header = s.path in included
+            if in_header and not header:
+                cuts.append((s.out_start, len(parts), len(paths)))
             if s.out_start > at:
-                parts.append(text[at : s.out_start])
-            if s.path in included:
+                parts.append(("gap", text[at : s.out_start]))
+            if header:
+                if s.path not in seen:
+                    seen.add(s.path)
+                    paths.append(s.path)
                 if s.verbatim:
-                    parts.append((s.path, s.src_start, s.src_end))
+                    parts.append(("file", s.path, s.src_start, s.src_end))
                 else:
-                    parts.append((s.path, s.src_start, s.src_end, text[s.out_start : s.out_end]))
+                    parts.append(("macro", s.path, s.src_start, s.src_end, text[s.out_start : s.out_end]))
             else:
-                parts.append(_tokens(text, s.out_start, min(s.out_end, end)))
+                parts.append(("main", _tokens(text, s.out_start, s.out_end)))
+            in_header = header
             at = s.out_end
-        files = tuple(
-            (p, f.text, f.decode_errors, f.encoding) for p, f in pp.sources.items() if p in included
-        )
-        state_key: Key = (tuple(parts), files, tuple(pp.included), told)
-        state = self._states.get(state_key)
-        if state is None:
-            state = self._states[state_key] = len(self._states)
+        cuts.append((end, len(parts), len(paths)))
         bodies: list[tuple[int, int, Function]] = []
         for overloads in ctx.model.functions.values():
             for f in overloads:
-                if f.body is not None:
-                    start, stop = tree.span(f.node)
-                    bodies.append((start, stop, f))
+                start, stop = tree.span(f.node)
+                bodies.append((start, stop, f))
         bodies.sort(key=lambda b: b[0])
+        declared = _declarations(ctx, cuts[0][0], bodies)
+        # Where the unparsed regions end at most, over those that start before each of them.
+        unparsed = sorted(tree.unparsed)
+        unparsed_starts = [r[0] for r in unparsed]
+        reach = list(itertools.accumulate((r[1] for r in unparsed), max))
+        states: list[int | None] = []
         keys: dict[int, Key] = {}
         sourcemap = pp.sourcemap
-        for ordinal, (start, stop, f) in enumerate(bodies):
+        j = 0
+        ordinal = -1
+        for start, stop, f in bodies:
+            body = f.body
+            if body is None:
+                continue
+            ordinal += 1
             if stop > end:
                 break
-            seg = sourcemap.segment_at(start)
-            if seg is None or seg.path not in included or tree.in_unparsed(start, stop):
+            while cuts[j][0] < stop:
+                j += 1
+            while len(states) <= j:
+                cut, n_parts, n_paths = cuts[len(states)]
+                files = [pp.sources.get(p) for p in paths[:n_paths]]
+                state_key = (
+                    tuple(parts[:n_parts]),
+                    tuple(_file(src, p) for src, p in zip(files, paths[:n_paths], strict=True)),
+                    told,
+                )
+                states.append(self._state(state_key, files, parts[:n_parts], cut, declared))
+            state = states[j]
+            if state is None:
                 continue
-            body = f.body
-            if body is not None:
-                keys[body.id] = (state, ordinal)
+            k = bisect.bisect_left(unparsed_starts, stop)
+            if k > 0 and reach[k - 1] > start:
+                continue  # the grammar could not read part of it
+            seg = sourcemap.segment_at(start)
+            if seg is None or seg.path not in included:
+                continue
+            keys[body.id] = (state, ordinal)
         return keys
+
+    def _state(
+        self,
+        key: Key,
+        files: list[SourceFile | None],
+        parts: list[tuple[Any, ...]],
+        cut: int,
+        declared: list[tuple[int, str]],
+    ) -> int | None:
+        """The number of the state `key` (the text before `cut`: `files` and `parts`), or None
+        when a name declared after `cut` is a word of that text (then it could change what the
+        text's names mean). The words of the files are taken whole (those of code the text
+        leaves out too: more words only share less)."""
+        state = self._states.get(key)
+        if state is None:
+            state = self._states[key] = len(self._states)
+            extra: set[str] = set()
+            for part in parts:
+                if part[0] in ("gap", "macro"):  # text between segments, a macro's expansion
+                    extra.update(_WORD.findall(str(part[-1])))
+                elif part[0] == "main":
+                    tokens: tuple[tuple[str, bool], ...] = part[1]
+                    extra.update(t for t, _line in tokens)
+            self._words[state] = [self._file_words(src) for src in files if src is not None] + [
+                frozenset(extra)
+            ]
+        words = self._words[state]
+        for at, name in declared:
+            if at >= cut and any(name in w for w in words):
+                return None
+        return state
+
+    def _file_words(self, src: SourceFile) -> frozenset[str]:
+        found = self._by_file.get(src.path)
+        if found is None or found[0] is not src.text:
+            found = self._by_file[src.path] = (src.text, frozenset(_WORD.findall(src.text)))
+        return found[1]
 
 
 FUNCTIONS = FunctionFindings()
@@ -181,50 +259,49 @@ def _tokens(text: str, start: int, end: int) -> tuple[tuple[str, bool], ...]:
     return tuple(out)
 
 
-def _declared_after(ctx: RuleContext, end: int) -> set[str]:
-    """The names declared after offset `end` of the expanded text (the main file's own code after
-    its headers): functions, globals, constant buffers, and the names of types, typedefs and
-    enumerators as the text spells them (in comments too: more names only share less)."""
+def _file(src: SourceFile | None, path: str) -> tuple[str, str, int, str]:
+    if src is None:
+        return (path, "", 0, "")
+    return (path, src.text, src.decode_errors, src.encoding)
+
+
+def _declarations(
+    ctx: RuleContext, start: int, functions: list[tuple[int, int, Function]]
+) -> list[tuple[int, str]]:
+    """(offset, name) of the declarations from offset `start` of the expanded text on: functions,
+    globals, constant buffers, and the names of types, typedefs and enumerators as the text
+    spells them (in comments too: more names only share less)."""
     model = ctx.model
     tree = ctx.tree
-    names: set[str] = set()
-    for name, overloads in model.functions.items():
-        for f in overloads:
-            if tree.span(f.node)[0] >= end:
-                names.update(name.split("::"))
+    out: list[tuple[int, str]] = []
+    for at, _stop, f in functions:
+        if at >= start:
+            out.extend((at, part) for part in f.name.split("::"))
     for table in (model.globals, model.static_members):
         for sym in table.values():
             node = sym.node if sym.node is not None else sym.decl
-            if node is not None and tree.span(node)[0] >= end:
-                names.update(sym.name.split("::"))
+            if node is not None:
+                at = tree.span(node)[0]
+                if at >= start:
+                    out.extend((at, part) for part in sym.name.split("::"))
     for cb in model.cbuffers:
-        if cb.node is not None and tree.span(cb.node)[0] >= end:
-            names.add(cb.name)
-    rest = ctx.pp.text[end:]
-    names.update(m.group(1) for m in _TYPE_NAMES.finditer(rest))
-    for m in _TYPEDEF.finditer(rest):
+        if cb.node is not None:
+            at = tree.span(cb.node)[0]
+            if at >= start:
+                out.append((at, cb.name))
+    text = ctx.pp.text
+    out.extend((m.start(), m.group(1)) for m in _TYPE_NAMES.finditer(text, start))
+    for m in _TYPEDEF.finditer(text, start):
         for part in m.group(1).split(","):
             words = _WORD.findall(part.split("[")[0])
             if words:
-                names.add(words[-1])
-    for m in _ENUM_BODY.finditer(rest):
+                out.append((m.start(), words[-1]))
+    for m in _ENUM_BODY.finditer(text, start):
         for part in m.group(1).split(","):
             words = _WORD.findall(part)
             if words:
-                names.add(words[0])
-    return names
-
-
-def _has_word(text: str, word: str, end: int) -> bool:
-    at = text.find(word, 0, end)
-    while at >= 0:
-        after = at + len(word)
-        before_ok = at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_")
-        after_ok = after >= len(text) or not (text[after].isalnum() or text[after] == "_")
-        if before_ok and after_ok:
-            return True
-        at = text.find(word, at + 1, end)
-    return False
+                out.append((m.start(), words[0]))
+    return out
 
 
 def _told(ctx: RuleContext, local: Sequence[Rule]) -> str:

@@ -119,3 +119,21 @@ def test_findings_are_the_same_shared_or_not(monkeypatch: pytest.MonkeyPatch) ->
     alone = [lint_unit(p, settings, loader=loader).diagnostics for p in paths]
     assert shared == alone
     assert any(d.code == "HL008" and d.path == "common.hlsli" for d in shared[0])
+
+
+def test_the_headers_included_first_are_shared_whatever_comes_next() -> None:
+    loader = FileLoader(
+        {
+            "common.hlsli": HEADER,
+            "one.hlsli": "int One() { return 1; }\n",
+            "two.hlsli": "int Two() { return 2; }\n",
+            "a.hlsl": '#include "common.hlsli"\n#include "one.hlsli"\nint A() { return One(); }\n',
+            "b.hlsl": '#include "common.hlsli"\n#include "two.hlsli"\nint B() { return Two(); }\n',
+        }
+    )
+    _walk(loader, "a.hlsl")
+    assert checker.FUNCTIONS.stores == 3
+    _Literals.seen = []
+    assert _walk(loader, "b.hlsl") == [("common.hlsli", "a two", 6), ("two.hlsli", "a two", 1)]
+    assert checker.FUNCTIONS.hits == 2  # Divide and Twice
+    assert _Literals.seen == ["2"]  # Two's
