@@ -83,6 +83,7 @@ class FunctionFindings:
 
     def __init__(self) -> None:
         self._states: dict[Key, int] = {}
+        self._numbers = itertools.count()
         self._words: dict[int, list[frozenset[str]]] = {}
         """A state's words: every name its text holds (comments too), by file and the rest."""
         self._by_file: dict[str, tuple[str, frozenset[str]]] = {}
@@ -209,7 +210,7 @@ class FunctionFindings:
         leaves out too: more words only share less)."""
         state = self._states.get(key)
         if state is None:
-            state = self._states[key] = len(self._states)
+            state = self._states[key] = next(self._numbers)  # not len(): threads (the server)
             extra: set[str] = set()
             for part in parts:
                 if part[0] in ("gap", "macro"):  # text between segments, a macro's expansion
