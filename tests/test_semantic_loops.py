@@ -95,3 +95,55 @@ void main(uint3 id : SV_DispatchThreadID)
     # DXC's sizes: 4 bytes per 32-bit component, half 4 bytes without 16-bit types
     assert [model.const_value(n) for n in sizes] == [64, 8, 8]
     assert model.const_value(model.globals["none"].init) is None  # a resource has no size
+
+
+def test_a_cast_of_the_counter_in_the_body_does_not_write_it() -> None:
+    # `float(i)` in the body: a cast written as a call of a scalar type reads the counter. The
+    # CFG took it for a possible out argument (the counter "written"), so the loop had no trip
+    # count there while the rules counted 8: the analyses kept a loop the compiler unrolls.
+    # regtruth navi21 wave64: 59 instructions (31 under `[loop]`), vgprs_used 32 (12 under
+    # `[loop]`: the eight loads issued together), presched_vgprs 10 both.
+    text = """
+Texture2D<float4> t : register(t0);
+RWBuffer<float4> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 s = 0;
+    for (uint i = 0; i < 8; i++)
+        s += t.Load(int3(id.x + i, id.y, 0)) * float(i) + uint2(i, 1).x;
+    o[id.x] = s;
+}
+"""
+    tree = parse(text)
+    model = build_model(tree, AnalysisSettings())
+    loop = next(n for n in tree.walk(tree.root) if n.type == "for_statement")
+    found = trip_count(model, loop)
+    assert found is not None and found[1] == 8
+    assert [(lp.trip_count, lp.dynamic) for lp in analyze(model).loops()] == [(8, False)]
+
+
+def test_a_scaled_counter_has_no_trip_count_as_the_compiler_keeps_the_loop() -> None:
+    # `j /= 2`, `k <<= 1`, `i *= 2`: the trip count is known (11, 11, 8), but the compiler
+    # keeps such a loop, `[unroll]` or not: regtruth navi21 wave64, a fetch per iteration,
+    # `for (uint j = 1024; j > 0; j /= 2)`: 29 instructions (and 29 under `[loop]`, `[unroll]`,
+    # `j *= 2`, `j >>= 1`), against 83 for the unrolled `for (uint j = 0; j < 11; j++)`. So
+    # these loops stay dynamic (no trip count) for HL106 and the estimate, and
+    # bench/coverage.py counts them apart ("counter scaled").
+    text = """
+RWBuffer<float> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float s = 0;
+    for (uint j = 1024; j > 0; j /= 2) s += j;
+    [unroll] for (uint k = 2; k <= 2048; k <<= 1) s += k;
+    for (uint i = 1; i < 256; i *= 2) s += i;
+    o[id.x] = s;
+}
+"""
+    tree = parse(text)
+    model = build_model(tree, AnalysisSettings())
+    loops = [n for n in tree.walk(tree.root) if n.type == "for_statement"]
+    assert [trip_count(model, lp) for lp in loops] == [None, None, None]
+    assert all(lp.dynamic for lp in analyze(model).loops())

@@ -535,6 +535,8 @@ class LowererBase:
                 return True
             found = self.m.open_overloads.get(call.id) or [method]
             return any(index < len(f.params) and f.params[index].direction != "in" for f in found)
+        if fn is not None and fn.type == "primitive_type":
+            return False  # `int(k)`, `float2(i, j)`: a cast or constructor only reads
         if fn is None or fn.type != "identifier":
             return True
         name = self.text(fn)
