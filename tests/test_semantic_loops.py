@@ -147,3 +147,34 @@ void main(uint3 id : SV_DispatchThreadID)
     loops = [n for n in tree.walk(tree.root) if n.type == "for_statement"]
     assert [trip_count(model, lp) for lp in loops] == [None, None, None]
     assert all(lp.dynamic for lp in analyze(model).loops())
+
+
+def test_a_namespace_constant_is_its_namespace_s_not_the_last_of_its_name() -> None:
+    # `FilterKernel::Width` with another namespace declaring a `Width` after it: the flattened
+    # globals kept the last one (7), so the loop over the kernel's taps ran 7 times (or, when
+    # the other `Width` was a constant-buffer member, had no trip count at all).
+    text = """
+namespace FilterKernel
+{
+    static const unsigned int Radius = 1;
+    static const unsigned int Width = 1 + 2 * Radius;
+    static const float Taps[Width] = { 0.25, 0.5, 0.25 };
+}
+namespace Other { static const uint Width = 7; }
+namespace Outer { namespace Inner { static const int Count = 5; } }
+RWBuffer<float> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float s = 0;
+    for (uint k = 0; k < FilterKernel::Width; k++) s += FilterKernel::Taps[k];
+    for (int c = 0; c < Outer::Inner::Count; c++) s += c;
+    for (uint w = 0; w < Other::Width; w++) s += w;
+    o[id.x] = s;
+}
+"""
+    tree = parse(text)
+    model = build_model(tree, AnalysisSettings())
+    loops = [n for n in tree.walk(tree.root) if n.type == "for_statement"]
+    assert [c[1] if (c := trip_count(model, lp)) else None for lp in loops] == [3, 5, 7]
+    assert [lp.trip_count for lp in analyze(model).loops()] == [3, 5, 7]

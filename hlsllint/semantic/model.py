@@ -176,11 +176,16 @@ class Model(Scopes):
                     self.type_from_node(type_node)
                 if any(c.type == "function_declarator" for c in n.named_children):
                     continue  # a prototype
+                scope = self._namespace_of(n)
                 for sym in self.declare(n, "global"):
                     sym.kind = self._global_kind(sym)
                     if sym.kind == "cbuffer_member":
                         sym.container = "$Globals"
                     self.globals[sym.name] = sym
+                    if scope:
+                        # `FilterKernel::Width` names this one, whichever namespace declared a
+                        # `Width` last (the flattened globals keep that one)
+                        self.static_members[scope + "::" + sym.name] = sym
                     res = sym.type.resource
                     if res is not None and res.category == "constant":
                         el = sym.type.element
@@ -203,6 +208,19 @@ class Model(Scopes):
         self._consts = {}
         self.deadline = Deadline()
         return self
+
+    def _namespace_of(self, node: Node) -> str:
+        """The namespaces a top-level declaration is in (`Outer::Inner`), or ""."""
+        names: list[str] = []
+        cur = node.parent
+        while cur is not None:
+            if cur.type == "namespace_definition":
+                name = cur.child_by_field_id(F_NAME)
+                if name is None:
+                    return ""  # an anonymous namespace: its names are the enclosing scope's
+                names.append("".join(self._text(name).split()))
+            cur = cur.parent
+        return "::".join(reversed(names))
 
     def _register_in(self, node: Node) -> str | None:
         for c in self.tree.walk(node):
