@@ -26,10 +26,14 @@ Per repository (folders named `tests-*` are compiler test suites, totalled apart
   are counted apart: "+N absent");
   attribute arguments: every argument of the numeric attributes of entry points (`numthreads`,
   `maxvertexcount`, `outputcontrolpoints`, `maxtessfactor`, `WaveSize`);
-- loops: `for` loops the entry points reach with a constant trip count, out of those whose bound
-  names no constant-buffer member, resource, groupshared or global variable, stage input or
-  loaded value (the loops a compiler can fold; a bound that is a helper's parameter counts as
-  foldable: inlined with a constant argument, the compiler folds it);
+- loops: `for` loops the entry points reach with a constant trip count in every inlined copy
+  the lowering made (the trip count HL106 and the estimate use), out of those the compiler
+  folds (`LoopBounds`): a counted loop whose start and bound name no constant-buffer member,
+  resource, groupshared or global variable, stage input, call or loaded value, no local set
+  at run time (no initializer, written again: an enclosing loop's counter) and no constant
+  the unit does not define; a helper's parameter is followed to every call site's argument;
+  a counter written in the body or scaled (`j /= 2`: the compiler keeps the loop) is not
+  foldable either (each reason is counted, `--top`, and in `--detail`);
 - complete: entry points whose estimate is complete (`blind_spots(...).complete`).
 """
 
@@ -52,15 +56,17 @@ from parse_coverage import shader_files
 
 from hlsllint.analysis.blind import blind_spots
 from hlsllint.analysis.occupancy import reachable_functions
+from hlsllint.analysis.unit import analyze
 from hlsllint.config import Settings
 from hlsllint.deadline import Deadline, Stop, active
 from hlsllint.lint import FileLoader, analysis_settings, front_end
 from hlsllint.semantic import Model, build_model
 from hlsllint.semantic.intrinsics import NOT_CALLS
-from hlsllint.semantic.loops import trip_count
+from hlsllint.semantic.loops import is_var, loop_header, trip_count
+from hlsllint.semantic.symbols import Function
 from hlsllint.source import SourceError
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import for_header
+from hlsllint.syntax.queries import is_written
 
 NUMERIC_ATTRIBUTES = ("numthreads", "maxvertexcount", "outputcontrolpoints", "maxtessfactor", "wavesize")
 RUNTIME_KINDS = frozenset({"cbuffer_member", "resource", "groupshared", "static"})
@@ -225,6 +231,8 @@ class Stats:
     loops: int = 0
     foldable: int = 0
     folded: int = 0
+    loops_not_foldable: Counter[str] = field(default_factory=Counter)
+    """Loops whose bound is not run-time but that the compiler does not fold, by reason."""
     absent: int = 0
     """Unresolved calls whose callee the unit's sources do not define (`callee_absent`)."""
     unresolved: Counter[str] = field(default_factory=Counter)
@@ -288,27 +296,95 @@ def _is_constructor(model: Model, call: Node) -> bool:
     return False
 
 
-def _runtime_bound(model: Model, node: Node | None, entry_params: set[int], depth: int = 0) -> bool:
-    """Whether a loop bound names something only known at run time."""
-    if node is None or depth > 4:
-        return False
-    for n in model.tree.walk(node):
-        if n.type == "call_expression" and not _is_constructor(model, n):
-            return True
-        if n.type != "identifier":
-            continue
-        sym = model.resolve(n)
-        if sym is None:
-            continue
-        if sym.kind in RUNTIME_KINDS or id(sym) in entry_params:
-            return True
-        if (
-            sym.kind == "local"
-            and sym.init is not None
-            and _runtime_bound(model, sym.init, entry_params, depth + 1)
+RUNTIME = "run time"
+"""`LoopBounds.why`'s answer for a bound that names a value only known at run time."""
+SCALING_UPDATES = ("*=", "/=", "<<=", ">>=")
+
+
+class LoopBounds:
+    """Why a `for` loop of an entry point's path is not one the compiler folds (`why`): its
+    start or bound names a value known only at run time (a constant-buffer member, resource,
+    global, stage input, a call's result, a helper's parameter passed one of these at some call
+    site), a local set at run time (no initializer, or written again: an enclosing loop's
+    counter), a constant the unit does not define (a `-D` of the build, a header not held); or
+    its counter is written in the body, or scaled (`j /= 2`, `k <<= 1`: regtruth, RADV/ACO,
+    keeps such a loop even under `[unroll]`, `tests/test_semantic_loops.py`)."""
+
+    def __init__(self, model: Model, entry_params: set[int], reached: list[Function]) -> None:
+        self.model = model
+        self.entry_params = entry_params
+        self.param_of: dict[int, tuple[Function, int]] = {}
+        self.sites: dict[int, list[Node]] = {}
+        for f in reached:
+            if not f.params or id(f.params[0]) in entry_params:
+                continue
+            for i, p in enumerate(f.params):
+                self.param_of[id(p)] = (f, i)
+        for f in reached:
+            if f.body is None:
+                continue
+            for n in model.tree.walk(f.body):
+                if n.type == "call_expression":
+                    callee = model.callee(n)
+                    if callee is not None:
+                        self.sites.setdefault(id(callee), []).append(n)
+
+    def why(self, loop: Node) -> str:
+        """ "" for a loop the compiler folds, else the reason it does not (`RUNTIME` for a bound
+        known only at run time)."""
+        model = self.model
+        header = loop_header(model, loop)
+        if header is None:
+            return "not a counted loop"
+        for part in (header.bound, header.start, header.amount):
+            found = self.value(part, 0)
+            if found:
+                return found
+        how = model.tree.node_text(header.update.child_by_field_name("operator") or header.update)
+        if header.amount is not None and how in SCALING_UPDATES:
+            return "counter scaled (the compiler keeps the loop)"
+        body = loop.child_by_field_name("body")
+        if body is not None and any(
+            is_var(model, n, header.counter) and is_written(model.tree, n) for n in model.tree.walk(body)
         ):
-            return True
-    return False
+            return "counter written in the body"
+        return ""
+
+    def value(self, node: Node | None, depth: int) -> str:
+        """ "" when the expression is a compile-time constant to the compiler, else why not."""
+        model = self.model
+        if node is None or depth > 6 or model.const_value(node) is not None:
+            return ""
+        for n in model.tree.walk(node):
+            if n.type == "call_expression" and not _is_constructor(model, n):
+                return RUNTIME
+            if n.type != "identifier" or model.const_value(n) is not None:
+                continue
+            sym = model.resolve(n)
+            if sym is None:
+                if model.tree.node_text(n) in model.globals or n.parent is None:
+                    continue
+                if n.parent.type in ("field_expression", "qualified_identifier"):
+                    continue  # a member's name: its object decides
+                return "names a constant the unit does not define"
+            if sym.kind in RUNTIME_KINDS or id(sym) in self.entry_params:
+                return RUNTIME
+            if sym.kind == "local":
+                if sym.init is None or model.const_value(sym.init) is not None:
+                    return "names a local set at run time"  # no initializer, or written again
+                found = self.value(sym.init, depth + 1)
+                if found:
+                    return found
+            at = self.param_of.get(id(sym))
+            if at is not None:
+                fn, i = at
+                for call in self.sites.get(id(fn), []):
+                    args = call.child_by_field_name("arguments")
+                    operands = [] if args is None else [a for a in args.named_children if a.type != "comment"]
+                    found = self.value(operands[i], depth + 1) if i < len(operands) else ""
+                    if found:
+                        return found
+        return ""
 
 
 def measure_unit(
@@ -327,6 +403,10 @@ def measure_unit(
         calls_seen: set[tuple[int, int]] = set()
         blind_calls: dict[tuple[int, int], str] = {}
         loops_seen: set[tuple[int, int]] = set()
+        loops: dict[tuple[int, int], tuple[Node, str, str]] = {}
+        """Loops not bounded at run time: (node, function, why it is not foldable or "")."""
+        trips: dict[tuple[int, int], list[int | None]] = {}
+        """The trip count of each inlined copy of a loop the lowerings made."""
         for ep in model.entry_points:
             st.entries += 1
             found = blind_spots(model, ep)
@@ -364,7 +444,12 @@ def measure_unit(
                             constant_absent(sources, f"numthreads({a})") for a in texts
                         )
             params = {id(p) for p in ep.function.params}
-            for fn in reachable_functions(model, ep):
+            reached = reachable_functions(model, ep)
+            bounds = LoopBounds(model, params, reached)
+            ea = analyze(model).entry(ep.name)
+            for rec in ea.cfg.loops if ea is not None else []:
+                trips.setdefault(rec.span, []).append(rec.trip_count)
+            for fn in reached:
                 if fn.body is None:
                     continue
                 for n in tree.walk(fn.body):
@@ -378,17 +463,25 @@ def measure_unit(
                             continue
                         loops_seen.add(span)
                         st.loops += 1
-                        header = for_header(n)
-                        if header is None:
-                            continue
-                        cond = header.condition
-                        bound = cond.child_by_field_name("right") if cond is not None else None
-                        if _runtime_bound(model, bound, params) or _runtime_bound(
-                            model, header.start, params
-                        ):
-                            continue
-                        st.foldable += 1
-                        st.folded += trip_count(model, n) is not None
+                        why = bounds.why(n)
+                        if why != RUNTIME:
+                            loops[span] = (n, fn.name, why)
+        for span, (n, fname, why) in loops.items():
+            if not why:
+                st.foldable += 1
+                copies = trips.get(span)
+                # every inlined copy the lowering made has a constant trip count (none: dead
+                # code or a lowering cut short, the model's answer)
+                folded = all(t is not None for t in copies) if copies else trip_count(model, n) is not None
+                st.folded += folded
+                if folded:
+                    continue
+                why = "not folded"
+            else:
+                st.loops_not_foldable[why] += 1
+            if detail is not None:
+                at = tree.text[span[0] : span[0] + 160].split("{")[0].split("\n")[0]
+                detail.append({"file": path, "kind": "loop", "fn": fname, "why": why, "text": at})
         calls_seen |= set(blind_calls)
         st.calls += len(calls_seen)
         st.resolved += len(calls_seen) - len(blind_calls)
@@ -495,6 +588,9 @@ def main(argv: list[str] | None = None) -> int:
             common = ", ".join(f"`{n}` {c}" for n, c in st.unresolved.most_common(args.top))
             failed = f" ({st.units_failed} files not analysed)" if st.units_failed else ""
             print(f"- {name}{failed}: {common or 'nothing unresolved'}")
+            if st.loops_not_foldable:
+                why = ", ".join(f"{n} {c}" for n, c in st.loops_not_foldable.most_common())
+                print(f"  - loops not foldable: {why}")
             if st.absent_names:
                 absent = ", ".join(f"`{n}` {c}" for n, c in st.absent_names.most_common(args.top))
                 print(f"  - absent from the sources: {absent}")

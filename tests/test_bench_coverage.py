@@ -101,3 +101,67 @@ def test_per_repository_table_and_unresolved_names(tmp_path: Path) -> None:
     # 1x1x1 default) is blind, but counted apart: nothing was there for the front end to read
     assert "| suite | 1 | – | 0 | – (+1 absent) |" in rows["suite"]
     assert "  - absent from the sources: `[numthreads (not read)]` 1" in out
+
+
+LOOPS = """\
+cbuffer P { uint count; float delta; };
+RWStructuredBuffer<float> dst;
+groupshared float lds[256];
+static const uint TAPS = 4;
+namespace Kernel { static const uint Width = 3; }
+float Sum(uint first, uint n)
+{
+    float s = 0;
+    for (uint i = first; i < n; i += 64) s += lds[i];
+    return s;
+}
+float Taps(int radius)
+{
+    float s = 0;
+    for (int r = -radius; r <= radius; ++r) s += dst[r + 8];
+    return s;
+}
+[numthreads(64, 1, 1)]
+void main(uint gi : SV_GroupIndex)
+{
+    float a = Sum(gi, 256) + Taps(2) + Taps(1);
+    for (uint j = 1024; j > 0; j /= 2) a += dst[j];
+    uint k;
+    for (k = 2; k <= 2048; k <<= 1)
+        for (uint m = k / 2; m > 0; m--) a += dst[m];
+    for (uint t = 0; t < FROM_THE_BUILD; t++) a += t;
+    for (uint w = 0; w < Kernel::Width; w++) a += float(w);
+    for (uint c = 0; c < count; c++) a += c;
+    for (float phi = 0; phi < 6.28; phi += delta) a += phi;
+    for (uint u = 0; u < TAPS; u++) { a += u; if (a > 3) u++; }
+    dst[gi] = a;
+}
+"""
+
+
+def test_loops_the_compiler_folds_and_why_the_others_are_not_foldable(tmp_path: Path) -> None:
+    # Ten loops: one bounded by a constant-buffer member and one stepped by one (run time, out
+    # of the count); `Sum`'s
+    # starts at the group index its one call passes (run time too, though a helper's
+    # parameter); `Taps`' bound is a parameter every call passes a literal for, and the kernel
+    # loop is a namespace's constant (both folded, the first in each inlined copy); the
+    # others are not foldable, each for its reason (a scaled counter twice, `j /= 2` and
+    # `k <<= 1`; a local set at run time: `m` starts at the enclosing loop's `k`; a constant no
+    # file defines; a counter written in the body). Before, all of them but `count`'s were
+    # "foldable" and 1 of 9 folded (the kernel loop).
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "loops.hlsl").write_text(LOOPS)
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--repos", str(repo), "--top", "3"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    row = next(line for line in out.splitlines() if line.startswith("| repo "))
+    assert row.split("|")[7].strip() == "100.0% (2/2)"
+    assert (
+        "  - loops not foldable: counter scaled (the compiler keeps the loop) 2, names a local set "
+        "at run time 1, names a constant the unit does not define 1, counter written in the body 1"
+    ) in out
