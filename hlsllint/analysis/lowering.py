@@ -523,6 +523,26 @@ class LowererBase:
         found = self.facts.writes[body.id] = (whole, in_part)
         return found
 
+    def _builtin_method_writes(self, call: Node, fn: Node, index: int) -> bool:
+        """Whether argument `index` of a method of a built-in object may be written: a fetch
+        (`Load`, `Sample*`, `Gather*`) writes only its optional status, its last argument at
+        the longest form (`buf.Load(i)`, `ms.Load(p, s)` read their arguments); another method
+        (`GetDimensions`, `Interlocked*`, a method not known) may write any."""
+        field = fn.child_by_field_id(F_FIELD)
+        name = self.text(field) if field is not None else ""
+        if not name.startswith(("Load", "Sample", "Gather")):
+            return True
+        args = call.child_by_field_id(F_ARGUMENTS)
+        n = len([a for a in args.named_children if a.type != "comment"]) if args is not None else 0
+        if index != n - 1:
+            return False
+        if name.startswith("Load"):
+            res = self.m.type_of(fn.child_by_field_id(F_ARGUMENT)).resource
+            if res is None or res.category != "texture" or res.writable:
+                return n >= 2  # `Load(address, status)`
+            return n >= (4 if "MS" in res.kind else 3)  # `Load(p[, sample], offset, status)`
+        return n >= 4  # `Sample(s, uv, offset, clamp, status)`, `Gather(s, uv, offset, status)`
+
     def _may_write_arg(self, call: Node, index: int) -> bool:
         """Whether argument `index` of a call may be an out/inout argument."""
         fn = call.child_by_field_id(F_FUNCTION)
@@ -532,7 +552,7 @@ class LowererBase:
             # may write any argument
             method = self.m.callee(call)
             if method is None:
-                return True
+                return self._builtin_method_writes(call, fn, index)
             found = self.m.open_overloads.get(call.id) or [method]
             return any(index < len(f.params) and f.params[index].direction != "in" for f in found)
         if fn is not None and fn.type == "primitive_type":
