@@ -358,6 +358,10 @@ class LoopBounds:
         for n in model.tree.walk(node):
             if n.type == "call_expression" and not _is_constructor(model, n):
                 return RUNTIME
+            if n.type == "qualified_identifier" and model.const_value(n) is None:
+                name = "".join(model.tree.node_text(n).split())
+                if model.static_member(name) is None and name.rpartition("::")[2] not in model.globals:
+                    return "names a constant the unit does not define"  # `Kernel::Width` of a header not held
             if n.type != "identifier" or model.const_value(n) is not None:
                 continue
             sym = model.resolve(n)

@@ -130,6 +130,7 @@ void main(uint gi : SV_GroupIndex)
     for (k = 2; k <= 2048; k <<= 1)
         for (uint m = k / 2; m > 0; m--) a += dst[m];
     for (uint t = 0; t < FROM_THE_BUILD; t++) a += t;
+    for (uint v = 0; v < Absent::Count; v++) a += v;
     for (uint w = 0; w < Kernel::Width; w++) a += float(w);
     for (uint c = 0; c < count; c++) a += c;
     for (float phi = 0; phi < 6.28; phi += delta) a += phi;
@@ -140,15 +141,15 @@ void main(uint gi : SV_GroupIndex)
 
 
 def test_loops_the_compiler_folds_and_why_the_others_are_not_foldable(tmp_path: Path) -> None:
-    # Ten loops: one bounded by a constant-buffer member and one stepped by one (run time, out
+    # Eleven loops: one bounded by a constant-buffer member and one stepped by one (run time, out
     # of the count); `Sum`'s
     # starts at the group index its one call passes (run time too, though a helper's
     # parameter); `Taps`' bound is a parameter every call passes a literal for, and the kernel
     # loop is a namespace's constant (both folded, the first in each inlined copy); the
     # others are not foldable, each for its reason (a scaled counter twice, `j /= 2` and
     # `k <<= 1`; a local set at run time: `m` starts at the enclosing loop's `k`; a constant no
-    # file defines; a counter written in the body). Before, all of them but `count`'s were
-    # "foldable" and 1 of 9 folded (the kernel loop).
+    # file defines, twice; a counter written in the body). Before, all of them but `count`'s were
+    # "foldable" and 1 of 10 folded (the kernel loop).
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "loops.hlsl").write_text(LOOPS)
@@ -162,6 +163,6 @@ def test_loops_the_compiler_folds_and_why_the_others_are_not_foldable(tmp_path: 
     row = next(line for line in out.splitlines() if line.startswith("| repo "))
     assert row.split("|")[7].strip() == "100.0% (2/2)"
     assert (
-        "  - loops not foldable: counter scaled (the compiler keeps the loop) 2, names a local set "
-        "at run time 1, names a constant the unit does not define 1, counter written in the body 1"
+        "  - loops not foldable: counter scaled (the compiler keeps the loop) 2, names a constant the "
+        "unit does not define 2, names a local set at run time 1, counter written in the body 1"
     ) in out
