@@ -192,3 +192,15 @@ class CFG:
         for b in sorted(self.graph.nodes):
             out.extend(self.instrs(b))
         return out
+
+
+def dominates(idom: dict[int, int], a: int, b: int) -> bool:
+    """Does block `a` dominate block `b`? `idom` maps a block to its immediate dominator
+    (`networkx.immediate_dominators`; the entry maps to itself or is left out)."""
+    while True:
+        if a == b:
+            return True
+        up = idom.get(b)
+        if up is None or up == b:
+            return False
+        b = up

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from hlsllint.analysis.ir import Instr, LoopRecord, Value
+from hlsllint.analysis.ir import Instr, LoopRecord, Value, dominates
 from hlsllint.deadline import current
 
 ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
@@ -267,7 +267,7 @@ def sink_constant_loads(
             if idom is None:
                 idom = nx.immediate_dominators(g, entry)
             target = _common_dominator(idom, blocks)
-            if target is None or not _dominates(idom, ins.block, target):
+            if target is None or not dominates(idom, ins.block, target):
                 continue
             while target != ins.block and any(target in lb and ins.block not in lb for lb in kept_loops):
                 target = idom[target]
@@ -306,16 +306,6 @@ def _place(ins: Instr, before: dict[Instr, list[Instr]], out: list[Instr]) -> No
     for x in before.get(ins, ()):
         _place(x, before, out)
     out.append(ins)
-
-
-def _dominates(idom: dict[int, int], a: int, b: int) -> bool:
-    while True:
-        if b == a:
-            return True
-        up = idom.get(b)
-        if up is None or up == b:
-            return False
-        b = up
 
 
 def _common_dominator(idom: dict[int, int], blocks: set[int]) -> int | None:

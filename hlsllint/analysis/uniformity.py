@@ -29,7 +29,7 @@ from typing import Literal
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Instr, Value
+from hlsllint.analysis.ir import CFG, Instr, Value, dominates
 from hlsllint.deadline import current
 
 
@@ -199,7 +199,7 @@ class _Index:
                     order = {id(x): i for i, x in enumerate(cfg.instrs(ins.block))}
                 if order.get(id(r), -1) <= order.get(id(ins), -1):
                     return False
-            elif not _dominates(self.idom, ins.block, r.block):
+            elif not dominates(self.idom, ins.block, r.block):
                 return False
         return True
 
@@ -319,14 +319,3 @@ def uniformity(cfg: CFG, question: Question = "sgpr") -> Uniformity:
     if value_question:
         index.value_answer = answer
     return answer
-
-
-def _dominates(idom: dict[int, int], a: int, b: int) -> bool:
-    """Does block `a` dominate block `b` (`idom`: networkx's, without the entry)?"""
-    while True:
-        if b == a:
-            return True
-        up = idom.get(b)
-        if up is None or up == b:
-            return False
-        b = up

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Instr, Value
+from hlsllint.analysis.ir import CFG, Instr, Value, dominates
 from hlsllint.deadline import current
 from hlsllint.semantic import types as T
 
@@ -438,22 +438,11 @@ def unrolled_holds(cfg: CFG) -> list[tuple[frozenset[int], list[dict[Value, int]
     for i, roots in by_loop.items():
         lp = loops[i]
         latches = [p for p in cfg.graph.predecessors(lp.header) if p in lp.blocks]
-        every = {b for b in lp.blocks if all(_dominates(idom, b, la) for la in latches)}
+        every = {b for b in lp.blocks if all(dominates(idom, b, la) for la in latches)}
         holds = _loop_holds(cfg, du, lp.blocks, roots, every)
         if holds:
             found.append((loops[i].blocks, holds))
     return found
-
-
-def _dominates(idom: dict[int, int], a: int, b: int) -> bool:
-    """Does block `a` dominate block `b` (`idom`: the immediate dominators)?"""
-    while True:
-        if a == b:
-            return True
-        up = idom.get(b)
-        if up is None or up == b:
-            return False
-        b = up
 
 
 def _loop_holds(
