@@ -22,7 +22,7 @@ from typing import Any
 from hlsllint.context import RuleContext
 from hlsllint.deadline import current
 from hlsllint.diagnostics import Diagnostic
-from hlsllint.preprocess.lexer import lex_tokens
+from hlsllint.preprocess.lexer import token_layout
 from hlsllint.rule import Rule
 from hlsllint.semantic import Function
 from hlsllint.source import SourceFile
@@ -146,7 +146,7 @@ class FunctionFindings:
                 else:
                     parts.append(("macro", s.path, s.src_start, s.src_end, text[s.out_start : s.out_end]))
             else:
-                parts.append(("main", _tokens(text, s.out_start, s.out_end)))
+                parts.append(("main", token_layout(text, s.out_start, s.out_end)))
             in_header = header
             at = s.out_end
         cuts.append((end, len(parts), len(paths)))
@@ -248,16 +248,6 @@ def header_end(ctx: RuleContext) -> int:
         if s.path in included:
             end = s.out_end
     return end
-
-
-def _tokens(text: str, start: int, end: int) -> tuple[tuple[str, bool], ...]:
-    """The tokens of `text[start:end]`, each with whether a line break precedes it."""
-    out = []
-    at = start
-    for t in lex_tokens(text, start, end):
-        out.append((t.text, "\n" in text[at : t.start]))
-        at = t.end
-    return tuple(out)
 
 
 def _file(src: SourceFile | None, path: str) -> tuple[str, str, int, str]:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from hlsllint import preprocess as pp_stage
 from hlsllint.context import AnalysisSettings
 from hlsllint.diagnostics import Diagnostic
-from hlsllint.preprocess.lexer import lex_tokens
+from hlsllint.preprocess.lexer import token_layout
 
 Key = tuple[object, ...]
 
@@ -76,7 +76,7 @@ class SameUnits:
         text = pp.text
         for s in pp.sourcemap.segments:
             if s.path == main:
-                out.append(_tokens(text, s.out_start, s.out_end))
+                out.append(token_layout(text, s.out_start, s.out_end))
             elif s.verbatim:
                 out.append((s.path, s.src_start, s.src_end))
             else:
@@ -100,16 +100,6 @@ class SameUnits:
         if names and any(name in _text_of(d) for d in found for name in names):
             return None
         return unit, [_moved(d, to) for d in found]
-
-
-def _tokens(text: str, start: int, end: int) -> tuple[tuple[str, bool], ...]:
-    """The tokens of `text[start:end]`, each with whether a line break precedes it."""
-    out = []
-    at = start
-    for t in lex_tokens(text, start, end):
-        out.append((t.text, "\n" in text[at : t.start]))
-        at = t.end
-    return tuple(out)
 
 
 def _text_of(d: Diagnostic) -> str:

@@ -133,6 +133,17 @@ def lex_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
     return out
 
 
+def token_layout(text: str, start: int, end: int) -> tuple[tuple[str, bool], ...]:
+    """The tokens of `text[start:end]`, each with whether a line break precedes it: the text as
+    far as the compiler is concerned (comments and blanks aside), keyed in a unit's state."""
+    out = []
+    at = start
+    for t in lex_tokens(text, start, end):
+        out.append((t.text, "\n" in text[at : t.start]))
+        at = t.end
+    return tuple(out)
+
+
 def lex_file(text: str) -> LexedFile:
     tokens: list[Token] = []
     chunks: list[Chunk] = []
