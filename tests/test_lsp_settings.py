@@ -120,7 +120,7 @@ async def test_bad_settings_are_said_and_left_out(client: LanguageClient, worksp
     close_doc(client, uri)
 
 
-def test_only_the_servers_keys_are_settings() -> None:
+async def test_only_the_servers_keys_are_settings() -> None:  # the module is asyncio-marked
     """VS Code sends its whole `hlsllint` section (with `path`, `pressureHints`): the same
     server settings with other keys beside them are no change (no reload, no relint)."""
     from hlsllint.server.lsp import _settings_from
