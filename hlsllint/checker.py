@@ -22,7 +22,7 @@ from typing import Any
 from hlsllint.context import RuleContext
 from hlsllint.deadline import current
 from hlsllint.diagnostics import Diagnostic
-from hlsllint.preprocess.lexer import token_layout
+from hlsllint.preprocess import segment_state
 from hlsllint.rule import Rule
 from hlsllint.semantic import Function
 from hlsllint.source import SourceFile
@@ -137,16 +137,10 @@ class FunctionFindings:
                 cuts.append((s.out_start, len(parts), len(paths)))
             if s.out_start > at:
                 parts.append(("gap", text[at : s.out_start]))
-            if header:
-                if s.path not in seen:
-                    seen.add(s.path)
-                    paths.append(s.path)
-                if s.verbatim:
-                    parts.append(("file", s.path, s.src_start, s.src_end))
-                else:
-                    parts.append(("macro", s.path, s.src_start, s.src_end, text[s.out_start : s.out_end]))
-            else:
-                parts.append(("main", token_layout(text, s.out_start, s.out_end)))
+            if header and s.path not in seen:
+                seen.add(s.path)
+                paths.append(s.path)
+            parts.append(segment_state(text, s, not header))
             in_header = header
             at = s.out_end
         cuts.append((end, len(parts), len(paths)))

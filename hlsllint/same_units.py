@@ -12,7 +12,6 @@ from dataclasses import replace
 from hlsllint import preprocess as pp_stage
 from hlsllint.context import AnalysisSettings
 from hlsllint.diagnostics import Diagnostic
-from hlsllint.preprocess.lexer import token_layout
 
 Key = tuple[object, ...]
 
@@ -72,15 +71,8 @@ class SameUnits:
         (a `#pragma` line ends there); the other files by their content and the segments of
         them the text holds; macro expansions by their text. Only the findings outside the main
         file are reused (`lint.py` keeps no other of such a unit)."""
-        out: list[object] = []
         text = pp.text
-        for s in pp.sourcemap.segments:
-            if s.path == main:
-                out.append(token_layout(text, s.out_start, s.out_end))
-            elif s.verbatim:
-                out.append((s.path, s.src_start, s.src_end))
-            else:
-                out.append((s.path, s.src_start, s.src_end, text[s.out_start : s.out_end]))
+        out = [pp_stage.segment_state(text, s, s.path == main) for s in pp.sourcemap.segments]
         files = tuple((p, f.text, f.decode_errors, f.encoding) for p, f in pp.sources.items() if p != main)
         included = tuple(p for p in pp.included if p != main)
         told = repr((analysis, variant, rules, time_budget))

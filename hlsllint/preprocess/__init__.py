@@ -41,6 +41,7 @@ __all__ = [
     "preprocess",
     "resolve_include",
     "scan_includes",
+    "segment_state",
 ]
 
 
@@ -76,6 +77,19 @@ class PreprocessResult:
     """Paths the include search probed and did not find (sorted)."""
     reused: int = 0
     """Header expansions taken from an earlier unit of this process instead of done again."""
+
+
+def segment_state(text: str, s: Segment, own: bool) -> tuple[object, ...]:
+    """What one segment of the expanded `text` gives a key of the unit's state (the text as the
+    analysis reads it): the unit's own file (`own`) by its tokens, each with whether a line break
+    comes before it, so that its comments and blanks do not count; another file's verbatim text
+    by the range of that file it copies (the key holds the file's content apart); a macro
+    expansion by its text."""
+    if own:
+        return ("main", lexer.token_layout(text, s.out_start, s.out_end))
+    if s.verbatim:
+        return ("file", s.path, s.src_start, s.src_end)
+    return ("macro", s.path, s.src_start, s.src_end, text[s.out_start : s.out_end])
 
 
 def clear_cache() -> None:
