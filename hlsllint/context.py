@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hlsllint.analysis.lowering_reuse import LoweringReuse
 from hlsllint.diagnostics import Applicability, Diagnostic, Edit, Fix, Related
 from hlsllint.preprocess import PreprocessResult
 from hlsllint.semantic import EntryPoint, Function, Model, build_model
@@ -47,6 +48,9 @@ class RuleContext:
     """During the driver's walk: the function whose body holds the visited node (None outside)."""
     path: str | None = None
     """The unit's own file (not a header it includes), when known."""
+    lowering: LoweringReuse | None = None
+    """The editor's lowering of the unit's last version, to reuse, and where this one's goes
+    (`hlsllint.analysis.lowering_reuse`)."""
     _scratch: dict[str, Any] = field(default_factory=dict, repr=False)
     _model: Model | None = field(default=None, repr=False)
 
@@ -70,7 +74,10 @@ class RuleContext:
         class, so a slow unit's model being built on one thread held up every other unit's on the
         others (the language server analyses documents on threads of their own)."""
         if self._model is None:
-            self._model = build_model(self.tree, self.settings)
+            model = build_model(self.tree, self.settings)
+            if self.lowering is not None:
+                model.memo["lowering.reuse"] = self.lowering
+            self._model = model
         return self._model
 
     @property

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from hlsllint import preprocess as pp_stage
 from hlsllint import remedies
+from hlsllint.analysis.lowering_reuse import LoweringReuse
 from hlsllint.checker import run_rules
 from hlsllint.config import ConfigError, ConfigResolver, Settings, Variant
 from hlsllint.context import AnalysisSettings, RuleContext
@@ -211,6 +212,7 @@ def lint_unit(
     deadline: Deadline | None = None,
     stop_after: tuple[str, ...] = (),
     previous: SyntaxTree | None = None,
+    lowering: LoweringReuse | None = None,
 ) -> UnitResult:
     """Lint one translation unit: `path` with its includes, under one define set. With `same`, a
     unit identical to one linted before takes that unit's findings (on its own paths).
@@ -225,7 +227,8 @@ def lint_unit(
     stops and `Cancelled` is raised.
 
     `previous`, the tree of an earlier version of the unit (the editor's last lint), is parsed
-    again only where the text changed (`parse`)."""
+    again only where the text changed (`parse`); `lowering` keeps this version's CFG lowering for
+    the next and replays what it may of the last one's (`hlsllint.analysis.lowering_reuse`)."""
     loader = loader or FileLoader()
     vname = variant.name if variant else None
     result = UnitResult()
@@ -240,7 +243,9 @@ def lint_unit(
     budget = Budget(token)
     try:
         with active(token), budget.alarm():
-            complete = _lint_main(main, settings, variant, loader, result, budget, same, stop_after, previous)
+            complete = _lint_main(
+                main, settings, variant, loader, result, budget, same, stop_after, previous, lowering
+            )
         budget.enter("")
         result.timings = budget.timings
         if same is not None and complete is not None:  # within the budget to the end
@@ -327,6 +332,7 @@ def _lint_main(
     same: SameUnits | None = None,
     stop_after: tuple[str, ...] = (),
     previous: SyntaxTree | None = None,
+    lowering: LoweringReuse | None = None,
 ) -> tuple[Key, pp_stage.PreprocessResult, list[Diagnostic]] | None:
     """Lint into `result`; with `same`, returns what identical units may reuse (its key, the
     preprocessed unit and the findings of its analysis), if they may."""
@@ -382,7 +388,7 @@ def _lint_main(
             result.diagnostics = [d for d in result.diagnostics if settings.is_enabled(d.code, d.path)]
             return None
     tree = parse(pp.text, previous=previous)
-    ctx = RuleContext(pp=pp, tree=tree, settings=analysis, variant=vname, path=path)
+    ctx = RuleContext(pp=pp, tree=tree, settings=analysis, variant=vname, path=path, lowering=lowering)
     result.context = ctx
     budget.enter("the syntax check")
     front = len(result.diagnostics)  # what follows comes from the analysis of the expanded text

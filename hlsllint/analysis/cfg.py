@@ -112,6 +112,8 @@ class _Lowerer(StmtLowerer):
             if p.direction in ("out", "inout"):
                 outs.extend(self.var(p))
         self.emit("export", None, outs, fn.node)
+        if self.reuse is not None and not self.truncated:  # before the passes change instructions
+            self.reuse.keep(self, self.m, self.entry_point, self.templates, self.portable_keys, self.preloads)
         return self.finish(exit_b)
 
     def _semantics(self, t: T.Type, semantic: str | None, depth: int = 0) -> list[str | None]:
@@ -215,6 +217,7 @@ class _Lowerer(StmtLowerer):
             self.preloaded_vgprs,
             dead_instructions(instrs) | merged,
             self.replayed,
+            self.reused,
         )
 
 

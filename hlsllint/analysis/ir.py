@@ -148,6 +148,8 @@ class CFG:
     does not compute them, so liveness skips them (the rules still see them)."""
     replayed: int = 0
     """Inlined bodies replayed from an earlier lowering rather than walked again (`_body`)."""
+    reused: int = 0
+    """Inlined bodies replayed from the lowering of the unit's last version (`lowering_reuse`)."""
     cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Derived facts the analyses share (successor lists, def-use indexes...), computed on first
     use; the graph and its instructions must not change once it is filled."""

@@ -20,6 +20,7 @@ from hlsllint.analysis.costs import CostModel
 from hlsllint.analysis.ir import Instr, LoopRecord, Span, Value
 from hlsllint.analysis.lowering_memo import Recording, Template
 from hlsllint.analysis.lowering_memo import facts as lowering_facts
+from hlsllint.analysis.lowering_reuse import entry_reuse
 from hlsllint.deadline import current
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import RAY_PAYLOAD_WRITERS
@@ -145,6 +146,13 @@ class LowererBase:
         self.view_spans: set[Span] = set()
         """Expressions that stand for a part of a value (`v.yx`, `m[1]`) but are recorded as the
         value itself: two reads of such a value may be different parts of it."""
+        self.view_log: list[Span] = []
+        """Every `view` made while a body is being recorded, in order (as `record_log`)."""
+        self.reuse = entry_reuse(model, entry, costs)
+        """The lowering of the unit's last version, when the editor keeps one (`lowering_reuse`)."""
+        self.portable_keys: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        """With `reuse`: each template key's form that the next version can look up."""
+        self.reused = 0
 
     def const_value(self, node: Node | None) -> int | float | bool | None:
         """The compile-time value of an expression in this inlined copy: the model's (memoised
@@ -269,6 +277,12 @@ class LowererBase:
                     self.member_load[d.id] = ins
             parts.append(d)
         return parts
+
+    def view(self, span: Span) -> None:
+        """Note the expression at `span` as a view of the value it records (`view_spans`)."""
+        self.view_spans.add(span)
+        if self.recordings:
+            self.view_log.append(span)
 
     def record(self, node: Node, what: Instr | Value | None) -> None:
         self.note(self.span(node), what)

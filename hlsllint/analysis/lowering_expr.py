@@ -251,7 +251,7 @@ class ExprLowerer(LowererBase):
                     return part
         # swizzles and member reads of a computed value are views of it
         if base is not None and not ("xyzw".startswith(name) or "rgba".startswith(name)):
-            self.view_spans.add(self.span(node))  # `.yx`, `.z`: not the leading components
+            self.view(self.span(node))  # `.yx`, `.z`: not the leading components
         self.record(node, base)
         return base
 
@@ -477,7 +477,7 @@ class ExprLowerer(LowererBase):
                 self.emit_expr("cbload", d, idx, node)
             return d
         if all(i is None for i in idx):  # a constant index: a view of the base
-            self.view_spans.add(self.span(node))
+            self.view(self.span(node))
             self.record(node, base)
             return base
         d = self.temp(node)

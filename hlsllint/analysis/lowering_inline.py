@@ -268,21 +268,21 @@ class InlineLowerer(CallLowerer):
             return
         key = self._template_key(fn, slots)
         found = self.templates.get(key, UNSET)
+        reuse = self.reuse
+        if reuse is not None and found is UNSET:
+            pkey = self.portable_keys[key] = reuse.portable_key(fn, slots, key)
+            taken = reuse.take(self, self.m, pkey)
+            if taken is not None and self._fits(taken):
+                self.templates[key] = taken  # as the recording a fresh lowering makes here
+                self._replay_fitting(taken, slots, frame.exit)
+                self.reused += 1
+                return
         if isinstance(found, Recording):
             found = self.templates[key] = found.template(self)
-        if isinstance(found, Template):
-            fits = self.n_instrs + len(found.instrs) <= MAX_INSTRUCTIONS and not self.truncated
-            path = {id(f.fn) for f in self.frames[:-1]}
-            reach = found.reach
-            if fits and reach.fits(path, len(self.frames), MAX_INLINE_DEPTH):
-                for rec in self.recordings:  # the replayed body's calls are the recorded body's
-                    outer = rec.reach
-                    outer.calls |= reach.calls
-                    outer.deepest = max(outer.deepest, len(self.frames) - outer.depth + reach.deepest)
-                    outer.cut = outer.cut or reach.cut
-                self._replay(found, slots, frame.exit)
-                self.replayed += 1
-                return
+        if isinstance(found, Template) and self._fits(found):
+            self._replay_fitting(found, slots, frame.exit)
+            self.replayed += 1
+            return
         if found is not UNSET:
             self.stmt(fn.body)
             return
@@ -293,6 +293,23 @@ class InlineLowerer(CallLowerer):
         finally:
             self.recordings.pop()
         self.templates[key] = rec if rec.close(self) else None
+
+    def _fits(self, tpl: Template) -> bool:
+        """May `tpl` be replayed here (the instruction cap, and a call path that cuts the same
+        calls)?"""
+        if self.n_instrs + len(tpl.instrs) > MAX_INSTRUCTIONS or self.truncated:
+            return False
+        path = {id(f.fn) for f in self.frames[:-1]}
+        return tpl.reach.fits(path, len(self.frames), MAX_INLINE_DEPTH)
+
+    def _replay_fitting(self, tpl: Template, slots: list[Value], exit_block: int) -> None:
+        reach = tpl.reach
+        for rec in self.recordings:  # the replayed body's calls are the recorded body's
+            outer = rec.reach
+            outer.calls |= reach.calls
+            outer.deepest = max(outer.deepest, len(self.frames) - outer.depth + reach.deepest)
+            outer.cut = outer.cut or reach.cut
+        self._replay(tpl, slots, exit_block)
 
     def _slots(self, fn: Function, frame: Frame) -> list[Value] | None:
         """The values a body reads from its call site: the parameters' (and their parts) and the
@@ -379,6 +396,10 @@ class InlineLowerer(CallLowerer):
                 log.append((span, item))
         self.n_instrs += len(made)
         self.block = bmap[tpl.end_block]
+        if tpl.views:  # noted again for a body first lowered in an earlier version of the unit
+            self.view_spans.update(tpl.views)
+            if self.recordings:
+                self.view_log.extend(tpl.views)
 
 
 def _with_parts(vals: Sequence[Value], out: list[Value]) -> list[Value]:

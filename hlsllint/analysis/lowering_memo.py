@@ -26,7 +26,9 @@ class LowererState(Protocol):
     edges: list[tuple[int, int]]
     loops: list[LoopRecord]
     record_log: list[tuple[Span, Instr | Value | None]]
+    view_log: list[Span]
     globals_env: dict[Symbol, list[Value]]
+    preloads: dict[str, Value]
     n_instrs: int
     truncated: bool
     block: int
@@ -103,6 +105,8 @@ class Template:
         self.loops: list[tuple[Span, str, int, list[int], tuple[str, ...], int | None]] = []
         self.records: list[tuple[Span, int, int]] = []
         """(span, instruction index or -1, value reference or -1)."""
+        self.views: list[Span] = []
+        """The spans the body noted as views of a value (`LowererBase.view_spans`)."""
         self.end_block = 0
         self.reach = Reach(0)
 
@@ -147,13 +151,14 @@ class Recording:
         self.n_edges = len(lowerer.edges)
         self.n_loops = len(lowerer.loops)
         self.n_records = len(lowerer.record_log)
+        self.n_views = len(lowerer.view_log)
         self.n_instrs = lowerer.n_instrs
         self.n_globals = len(lowerer.globals_env)
         self.start_block = lowerer.block
         self.start_len = len(lowerer.blocks[lowerer.block])
         self.exit_block = exit_block
         self.tainted = False
-        self.end: tuple[int, int, int, int, int, int, int, int] | None = None
+        self.end: tuple[int, int, int, int, int, int, int, int, int] | None = None
 
     def close(self, lw: LowererState) -> bool:
         """Note where the body ended; False when it cannot be replayed: it depends on more than
@@ -170,6 +175,7 @@ class Recording:
             lw.n_instrs,
             len(lw.blocks[self.start_block]),
             lw.block,
+            len(lw.view_log),
         )
         return True
 
@@ -177,7 +183,7 @@ class Recording:
         """The recorded body as a template, or None when it reads a value that is neither made
         by it, a slot, nor fixed, or leaves through a block of the caller (a loop's exit)."""
         assert self.end is not None
-        n_values, n_blocks, n_edges, n_loops, n_records, n_instrs, start_end, end_block = self.end
+        n_values, n_blocks, n_edges, n_loops, n_records, n_instrs, start_end, end_block, n_views = self.end
         tpl = Template()
         tpl.reach = self.reach
         made = lw.values[self.n_values : n_values]
@@ -240,6 +246,7 @@ class Recording:
                 else:
                     tpl.records.append((span, -1, ref(what)))
             tpl.end_block = block(end_block)
+            tpl.views = lw.view_log[self.n_views : n_views]
         except NotReplayable:
             return None
         return tpl

@@ -58,6 +58,10 @@ class ModelBase:
         """The symbol an identifier (use or declaration) refers to."""
         return self._refs.get(node.byte_range)
 
+    def resolve_range(self, byte_range: tuple[int, int]) -> Symbol | None:
+        """`resolve` of the identifier at `byte_range`."""
+        return self._refs.get(byte_range)
+
     def function(self, name: str, nargs: int | None = None) -> Function | None:
         """The definition of `name` (the overload with `nargs` parameters when there are many)."""
         overloads = self.functions.get(name)

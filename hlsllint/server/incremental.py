@@ -45,6 +45,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from hlsllint.analysis.lowering_reuse import LoweringReuse
 from hlsllint.config import Settings, Variant
 from hlsllint.context import RuleContext
 from hlsllint.deadline import current
@@ -115,6 +116,9 @@ class Snapshot:
     """The last relint's tree of its blanked unit: the next one's, blanked alike but for the
     edit, is parsed again only where it differs (not kept from a lint from scratch, whose text
     is not blanked)."""
+    lowering: LoweringReuse | None = None
+    """The last relint's CFG lowering: the next one replays the inlined bodies that lie before
+    the edit and read nothing it changed (`hlsllint.analysis.lowering_reuse`)."""
 
 
 @dataclass
@@ -635,9 +639,17 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
     overrides[path] += _WORDS + " ".join(sorted(kept_words)) + "\n"
     # The caller's token (its time budget, and its cancel when a newer version comes), not a
     # fresh one of the settings' budget that nothing can cancel.
+    lowering = LoweringReuse(snap.lowering)
     result = lint_unit(
-        path, snap.settings, snap.variant, FileLoader(overrides), deadline=current(), previous=snap.tree
+        path,
+        snap.settings,
+        snap.variant,
+        FileLoader(overrides),
+        deadline=current(),
+        previous=snap.tree,
+        lowering=lowering,
     )
+    lowering.previous = None  # only the last version's is kept
     ctx = result.context
     if ctx is None or result.errors or any(d.code == "HL006" for d in result.diagnostics):
         return _give_up("a crash or the time budget")
@@ -769,6 +781,7 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
         decls,
         snap.shared,
         ctx.tree,
+        lowering,
     )
     return Relint(found, sources, fresh, sum(dirty))
 
