@@ -55,8 +55,8 @@ class CostModel:
     them (`liveness.vector_alu_uniforms`)."""
     hold_unrolled_common_values: bool = True
     """An unrolled loop holds the components its iterations compute alike (from a constant
-    table read at the counter and loop-invariant values) from their first computation to their
-    last use (`value_classes.unrolled_holds`)."""
+    table read at the counter, or the counter itself, and loop-invariant values) from their
+    first computation to their last use (`value_classes.unrolled_holds`)."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 

@@ -115,11 +115,13 @@ class LowererBase:
         self.expr: dict[Span, list[Instr | Value | None]] = {}
         self.frames: list[Frame] = []
         self.loop_targets: list[tuple[int | None, int]] = []  # (continue, break)
-        self.unrolled_counters: list[tuple[Symbol, tuple[int, ...]]] = []
-        self._tables: dict[Symbol, tuple[tuple[int | float, ...], ...] | None] = {}
+        self.unrolled_counters: list[tuple[Symbol, tuple[int, ...], Span]] = []
         """The counters of the enclosing loops the compiler unrolls, with their value in each
-        iteration (`i` of `for (int i = 0; i < 8; ++i)`: 0..7): a constant table read at one
-        (`offsets[i]`) records its row per iteration (`rows`, `value_classes.unrolled_holds`)."""
+        iteration (`i` of `for (int i = 0; i < 8; ++i)`: 0..7) and the loop's span: a read of one
+        is a constant in each unrolled copy, and it and a constant table read at one
+        (`offsets[i]`) record their value per iteration (`rows`, `loop`:
+        `value_classes.unrolled_holds`)."""
+        self._tables: dict[Symbol, tuple[tuple[int | float, ...], ...] | None] = {}
         self.globals_env: dict[Symbol, list[Value]] = {}
         self.preloads: dict[str, Value] = {}
         self._split: dict[Symbol, bool] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hlsllint.analysis.ir import Instr, Value
+from hlsllint.analysis.ir import Instr, Span, Value
 from hlsllint.analysis.lowering import ACCESS_EXPRESSIONS, VARIABLE_KINDS, LowererBase, _flatten
 from hlsllint.semantic import types as T
 from hlsllint.semantic.expressions import OPERATOR_EXPRESSIONS, operator_operands
@@ -135,7 +135,9 @@ class ExprLowerer(LowererBase):
             return None
         d = self.temp(node)
         if kind == "binary_expression":
-            ins = self.emit_expr("alu", d, reads, node, cw=True)  # component by component
+            opr = node.child_by_field_id(F_OPERATOR)
+            # component by component; `opr`: the operator
+            ins = self.emit_expr("alu", d, reads, node, cw=True, opr=opr.type if opr is not None else "")
         elif kind == "unary_expression":
             ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True)
         elif kind == "conditional_expression":
@@ -167,6 +169,12 @@ class ExprLowerer(LowererBase):
         elif sym.kind == "groupshared":
             d = self.temp(node, sym.type)
             self.emit_expr("lds_load", d, [], node, rule="lane")
+            return d
+        elif self.unrolled_counters and (counter := self.unrolled_counter_of(sym)) is not None:
+            # the counter of a loop the compiler unrolls is a constant in each unrolled copy
+            # (`int2(x, y)` of two such counters: a constant per copy, folded into its uses)
+            d = self.temp(node, sym.type)
+            self.emit_expr("alu", d, [], node, rows=tuple((v,) for v in counter[0]), loop=counter[1])
             return d
         else:
             vals = self.var(sym)
@@ -290,17 +298,18 @@ class ExprLowerer(LowererBase):
         d = self.temp(node)
         rows = self._rows_per_iteration(node, sym, root, indices)
         if rows is not None:
-            self.emit_expr("cbload", d, reads, node, rule="pure" if reads else "uniform", rows=rows)
+            rule = "pure" if reads else "uniform"
+            self.emit_expr("cbload", d, reads, node, rule=rule, rows=rows[0], loop=rows[1])
         else:
             self.emit_expr("cbload", d, reads, node, rule="pure" if reads else "uniform")
         return d
 
     def _rows_per_iteration(
         self, node: Node, sym: Symbol, root: Node, indices: list[Node]
-    ) -> tuple[tuple[int | float, ...], ...] | None:
+    ) -> tuple[tuple[tuple[int | float, ...], ...], Span] | None:
         """`table[i]` of a `static const` table of constants (`int2 offsets[] = { int2(-1, 0),
         ... }`) at the counter of an enclosing loop the compiler unrolls: the row read in each
-        iteration. None otherwise."""
+        iteration, and the loop's span. None otherwise."""
         if not self.unrolled_counters or sym.kind != "static_const" or len(indices) != 1:
             return None
         if node.type != "subscript_expression" or node.child_by_field_id(F_ARGUMENT) != root:
@@ -311,17 +320,22 @@ class ExprLowerer(LowererBase):
         if index.type != "identifier":
             return None
         counter = self.m.resolve(index)
-        values: tuple[int, ...] | None = None
-        for found, vals in reversed(self.unrolled_counters):
-            if found is counter:
-                values = vals
-                break
-        if values is None:
+        at = self.unrolled_counter_of(counter)
+        if at is None:
             return None
+        values, loop = at
         table = self._table_rows(sym)
         if table is None or not all(0 <= v < len(table) for v in values):
             return None
-        return tuple(table[v] for v in values)
+        return tuple(table[v] for v in values), loop
+
+    def unrolled_counter_of(self, sym: Symbol | None) -> tuple[tuple[int, ...], Span] | None:
+        """(value per iteration, loop span) when `sym` is the counter of an enclosing loop the
+        compiler unrolls (the innermost such loop), else None."""
+        for found, vals, loop in reversed(self.unrolled_counters):
+            if found is sym:
+                return vals, loop
+        return None
 
     def _table_rows(self, sym: Symbol) -> tuple[tuple[int | float, ...], ...] | None:
         """The rows of a `static const` table of numbers or vectors, each row its components;
@@ -472,7 +486,7 @@ class ExprLowerer(LowererBase):
             d = self.temp(node)
             rows = self._rows_per_iteration(node, sym, arg, idx_nodes) if arg is not None else None
             if rows is not None:
-                self.emit_expr("cbload", d, idx, node, rows=rows)
+                self.emit_expr("cbload", d, idx, node, rows=rows[0], loop=rows[1])
             else:
                 self.emit_expr("cbload", d, idx, node)
             return d

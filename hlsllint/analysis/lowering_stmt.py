@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hlsllint.analysis.ir import LoopRecord, Value
+from hlsllint.analysis.ir import LoopRecord, Span, Value
 from hlsllint.analysis.lowering import _flatten
 from hlsllint.analysis.lowering_inline import InlineLowerer
 from hlsllint.semantic.loops import UNROLLED_TRIP_LIMIT, loop_header, trip_count
@@ -202,7 +202,7 @@ class StmtLowerer(InlineLowerer):
 
     def _unrolled_counter(
         self, node: Node, attrs: tuple[str, ...], trip: int | None
-    ) -> tuple[Symbol, tuple[int, ...]] | None:
+    ) -> tuple[Symbol, tuple[int, ...], Span] | None:
         """(counter, its value per iteration) of a loop the compiler unrolls: a constant trip
         count within `UNROLLED_TRIP_LIMIT` (or `[unroll]`), not `[loop]`."""
         if (
@@ -220,7 +220,7 @@ class StmtLowerer(InlineLowerer):
         sym = self.m.resolve(header.counter)
         if sym is None or step is None or not isinstance(start, int) or isinstance(start, bool):
             return None
-        return sym, tuple(start + k * step for k in range(trip))
+        return sym, tuple(start + k * step for k in range(trip)), self.span(node)
 
     def _attributes(self, node: Node) -> list[Any]:
         get = getattr(self.tree, "attributes_of", None)

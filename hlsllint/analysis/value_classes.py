@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Instr, Value, dominates
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, dominates
 from hlsllint.deadline import current
 from hlsllint.semantic import types as T
 
@@ -396,31 +396,40 @@ _CHAIN_OPS = frozenset({"alu", "intrinsic", "copy"})
 _INVARIANT_OPS = frozenset({"alu", "intrinsic", "copy", "cbload", "descriptor"})
 
 
+_NEST_ITERATIONS = 64
+"""The most iterations of a nest of unrolled loops `unrolled_holds` follows as one sequence (a
+3x3 neighbourhood in two loops: 9)."""
+
+
 def unrolled_holds(cfg: CFG) -> list[tuple[frozenset[int], list[dict[Value, int]]]]:
     """Registers an unrolled loop holds across its iterations for values the compiler computes
     once and reuses: per loop (its blocks) and per iteration, the registers of each value beyond
     the one copy the loop's body counts.
 
-    A loop the compiler unrolls reads a constant table at its counter (`offsets[i]`) and combines
-    it with values that do not change in the loop (`clamp(id + offsets[i] * step, 0, max)`).
-    Unrolled, each iteration computes its own copy, and the compiler's value numbering merges the
-    components that come out equal: with offsets of -1, 0 and 1 each coordinate component takes
-    three values, each computed where first needed and held until its last use, several
-    iterations later (regtruth: a jump-flood pass over 8 neighbours holds 6 such coordinates,
-    17 VGPRs where one iteration's live values are 11). Each component of such a value is named
-    by what it is computed from (the table's number in that iteration, the loop-invariant
-    values' components) in every iteration; a name held from its first iteration to its last
-    use counts in the iterations between."""
+    A loop the compiler unrolls reads a constant table at its counter (`offsets[i]`), or the
+    counter itself (`int2(x, y)`), and combines it with values that do not change in the loop
+    (`clamp(id + offsets[i] * step, 0, max)`). Unrolled, each iteration computes its own copy,
+    and the compiler's value numbering merges the components that come out equal: with offsets
+    of -1, 0 and 1 each coordinate component takes three values, each computed where first
+    needed and held until its last use, several iterations later (regtruth: a jump-flood pass
+    over 8 neighbours holds 6 such coordinates, 17 VGPRs where one iteration's live values are
+    11). Unrolled loops nested in each other (`for x` around `for y`, a 3x3 neighbourhood) are
+    one sequence of iterations: the inner counter's coordinate components repeat in every
+    iteration of the outer loop, so each is held from the first outer iteration to the last
+    (regtruth: a 3x3 bilateral filter, 18 VGPRs where one iteration's live values are 9). Each
+    component of such a value is named by what it is computed from (the table's number or the
+    counter's value in that iteration, the loop-invariant values' components) in every
+    iteration; a name held from its first iteration to its last use counts in the iterations
+    between."""
     found: list[tuple[frozenset[int], list[dict[Value, int]]]] = []
     tables: list[Instr] = []
-    for b in cfg.kept_instrs():
-        for ins in cfg.kept_instrs()[b]:
-            if ins.op == "cbload" and "rows" in ins.detail and ins.dest is not None:
+    for instrs in cfg.kept_instrs().values():
+        for ins in instrs:
+            if "rows" in ins.detail and ins.dest is not None:
                 tables.append(ins)
     if not tables:
         return found
     du = def_use(cfg)
-    by_loop: dict[int, list[Instr]] = {}
     # a loop around a loop kept at run time is kept too (the compiler unrolls innermost loops)
     kept = [lp.blocks for lp in cfg.loops if lp.dynamic]
     loops = [
@@ -428,30 +437,59 @@ def unrolled_holds(cfg: CFG) -> list[tuple[frozenset[int], list[dict[Value, int]
         for lp in cfg.loops
         if not lp.dynamic and lp.trip_count is not None and not any(k < lp.blocks for k in kept)
     ]
+    by_nest: dict[tuple[int, ...], list[tuple[Instr, int]]] = {}
     for t in tables:
         rows = t.detail["rows"]
-        inner = [i for i, lp in enumerate(loops) if t.block in lp.blocks and lp.trip_count == len(rows)]
-        if inner:
-            best = min(inner, key=lambda i: len(loops[i].blocks))
-            by_loop.setdefault(best, []).append(t)
-    idom: dict[int, int] = nx.immediate_dominators(cfg.graph, cfg.entry) if by_loop else {}
-    for i, roots in by_loop.items():
-        lp = loops[i]
-        latches = [p for p in cfg.graph.predecessors(lp.header) if p in lp.blocks]
-        every = {b for b in lp.blocks if all(dominates(idom, b, la) for la in latches)}
-        holds = _loop_holds(cfg, du, lp.blocks, roots, every)
+        span = t.detail.get("loop")
+        around = sorted(
+            (i for i, lp in enumerate(loops) if t.block in lp.blocks), key=lambda i: len(loops[i].blocks)
+        )
+        own = next(
+            (i for i in around if loops[i].trip_count == len(rows) and span in (None, loops[i].span)),
+            None,
+        )
+        if own is None:
+            continue
+        # the nest: the unrolled loops around the root, outward while their iterations multiply
+        # to at most _NEST_ITERATIONS (always the root's own loop)
+        chain: list[int] = []
+        product = 1
+        for i in around:
+            trips = loops[i].trip_count or 1
+            if product * trips > _NEST_ITERATIONS and own in chain:
+                break
+            product *= trips
+            chain.append(i)
+        if own not in chain:
+            continue
+        key = tuple(reversed(chain))  # outermost first
+        by_nest.setdefault(key, []).append((t, key.index(own)))
+    idom: dict[int, int] = nx.immediate_dominators(cfg.graph, cfg.entry) if by_nest else {}
+    for key, roots in by_nest.items():
+        nest = [loops[i] for i in key]
+        # blocks every iteration of their innermost loop of the nest runs (what they compute a
+        # later iteration may reuse; a branch's block does not dominate the next iteration, so
+        # what it computes is computed again)
+        every: set[int] = set()
+        for depth, lp in enumerate(nest):
+            inner = nest[depth + 1].blocks if depth + 1 < len(nest) else frozenset()
+            latches = [p for p in cfg.graph.predecessors(lp.header) if p in lp.blocks]
+            every |= {b for b in lp.blocks - inner if all(dominates(idom, b, la) for la in latches)}
+        holds = _loop_holds(cfg, du, nest, roots, every)
         if holds:
-            found.append((loops[i].blocks, holds))
+            found.append((nest[0].blocks, holds))
     return found
 
 
 def _loop_holds(
-    cfg: CFG, du: DefUse, blocks: frozenset[int], roots: list[Instr], every: set[int]
+    cfg: CFG, du: DefUse, nest: list[LoopRecord], roots: list[tuple[Instr, int]], every: set[int]
 ) -> list[dict[Value, int]]:
-    """`unrolled_holds` of one loop; `every`: the blocks every iteration runs (what they
-    compute a later iteration may reuse; a branch's block does not dominate the next
-    iteration, so what it computes is computed again)."""
+    """`unrolled_holds` of one nest of loops (outermost first; `roots`: the instructions that
+    read a table or counter, with the position in `nest` of the loop whose iterations they
+    follow); `every`: the blocks every iteration runs."""
     defs = du.defs
+    blocks = nest[0].blocks
+    deadline = current()
     invariant: dict[Value, bool] = {}
 
     def is_invariant(v: Value) -> bool:
@@ -473,11 +511,27 @@ def _loop_holds(
         invariant[v] = ok
         return ok
 
+    # values set once in the nest that vary: named per iteration of the loops around their
+    # definition (a value of the outer loop's body is the same in every inner iteration)
+    varies: dict[Value, tuple[int, ...]] = {}
+
+    def nameable(v: Value) -> bool:
+        if is_invariant(v):
+            return True
+        ds = defs.get(v, [])
+        if len(ds) != 1:
+            return False
+        if v not in varies:
+            varies[v] = tuple(p for p, lp in enumerate(nest) if ds[0].block in lp.blocks)
+        return True
+
     # the chain: values computed in the loop, once, from table rows, chain values and invariants
     chain: dict[Value, Instr] = {}
-    for t in roots:
+    own_loop: dict[Instr, int] = {}
+    for t, pos in roots:
         if t.dest is not None and len(defs.get(t.dest, [])) == 1:
             chain[t.dest] = t
+            own_loop[t] = pos
     order: list[Instr] = []
     for b in sorted(blocks):
         for ins in cfg.kept_instrs().get(b, []):
@@ -489,101 +543,188 @@ def _loop_holds(
                 continue
             if ins.op not in _CHAIN_OPS or len(defs.get(d, [])) != 1 or d.parts is not None or d.width > 16:
                 continue
-            if any(r in chain for r in ins.reads) and all(r in chain or is_invariant(r) for r in ins.reads):
+            if any(r in chain for r in ins.reads) and all(r in chain or nameable(r) for r in ins.reads):
                 chain[d] = ins
                 order.append(ins)
     if not order:
         return []
-    trips = len(roots[0].detail["rows"])
+    sizes = [lp.trip_count or 1 for lp in nest]
+    trips = 1
+    for n in sizes:
+        trips *= n
     position = {ins: n for n, ins in enumerate(order)}
     # per iteration: each chain value's component names, and which are new (first computed)
     names: dict[tuple[object, ...], int] = {}
     constant_names: set[int] = set()
+    numbers: dict[int, int | float] = {}  # the names of a table's or counter's numbers
+    outside: set[int] = set()  # names of components of values not in the chain (live anyway)
     first: dict[int, int] = {}
     last: dict[int, int] = {}
     per_iter: list[dict[Value, list[int]]] = []
-    new_at: list[dict[Instr, bool]] = []
+    new_at: list[dict[Instr, set[int]]] = []
     for k in range(trips):
+        deadline.tick()
+        digits: list[int] = []
+        rest = k
+        for n in reversed(sizes):
+            digits.append(rest % n)
+            rest //= n
+        digits.reverse()
         comps: dict[Value, list[int]] = {}
-        fresh: dict[Instr, bool] = {}
+        fresh: dict[Instr, set[int]] = {}
         for ins in order:
             d = ins.dest
             assert d is not None
             width = d.width
             out: list[int] = []
             if "rows" in ins.detail and chain.get(d) is ins:
-                row = ins.detail["rows"][k]
+                row = ins.detail["rows"][digits[own_loop[ins]]]
                 for c in range(width):
-                    key: tuple[object, ...] = ("t", row[min(c, len(row) - 1)])
+                    number = row[min(c, len(row) - 1)]
+                    key: tuple[object, ...] = ("t", number)
                     n = names.setdefault(key, len(names))
                     constant_names.add(n)
+                    numbers[n] = number
                     out.append(n)
+            elif "lanes" in ins.detail:
+                # a constructor (`int2(x, y)`): each component is one of an operand's, or a constant
+                i = 0
+                for n_lanes in ins.detail["lanes"]:
+                    if n_lanes < 0:
+                        for _ in range(-n_lanes):
+                            n = names.setdefault(("k", position[ins], len(out)), len(names))
+                            constant_names.add(n)
+                            out.append(n)
+                    else:
+                        r = ins.reads[i]
+                        i += 1
+                        for c in range(n_lanes):
+                            part = _component(r, c, comps, varies, digits)
+                            if not isinstance(part, int):
+                                part = names.setdefault((part,), len(names))
+                                outside.add(part)
+                            out.append(part)
+                out = out[:width]
             else:
                 widest = max((r.width for r in ins.reads), default=1)
                 whole = not _componentwise(ins) or (width == 1 and widest > 1)
                 every_part: tuple[object, ...] = ()
                 if whole:
-                    every_part = tuple(_component(r, c, comps) for r in ins.reads for c in range(r.width))
+                    every_part = tuple(
+                        _component(r, c, comps, varies, digits) for r in ins.reads for c in range(r.width)
+                    )
                 again = k if ins.block not in every else -1  # not reused by a later iteration
                 for c in range(width):
                     if whole:
                         parts: tuple[object, ...] = every_part
                         key = (position[ins], again, c, every_part)
                     else:
-                        parts = tuple(_component(r, c, comps) for r in ins.reads)
+                        parts = tuple(_component(r, c, comps, varies, digits) for r in ins.reads)
+                        same = _identity(ins.detail.get("opr"), parts, numbers)
+                        if same is not None:  # `x + 0`, `x * 1`: the operand itself
+                            if not isinstance(same, int):
+                                same = names.setdefault((same,), len(names))
+                                outside.add(same)
+                            out.append(same)
+                            continue
                         key = (position[ins], again, parts)
                     n = names.setdefault(key, len(names))
                     if all(isinstance(p, int) and p in constant_names for p in parts):
                         constant_names.add(n)
                     out.append(n)
-            is_new = False
-            for n in out:
+            fresh_comps: set[int] = set()
+            for c, n in enumerate(out):
                 if n not in first:
                     first[n] = k
-                    is_new = True
-            fresh[ins] = is_new
+                    fresh_comps.add(c)
+            fresh[ins] = fresh_comps
             comps[d] = out
         per_iter.append(comps)
         new_at.append(fresh)
-    # where each name is needed: by a reader that computes something new in that iteration
+    # where each name is needed: by a reader outside the chain, or by a component of a chain
+    # reader computed anew in that iteration (a component-wise reader needs that component of
+    # its operand, another reader all of them); a constructor's components are its operands'
+    # own names, needed where the constructor's are
+    whole_reader = {
+        ins: not _componentwise(ins) or (ins.dest is not None and ins.dest.width == 1) for ins in order
+    }
     for k in range(trips):
+        deadline.tick()
         for ins in order:
             d = ins.dest
             assert d is not None
-            needed = False
-            for r in du.readers.get(d, []):
-                rc = chain.get(r.dest) if r.dest is not None else None
-                if rc is not r or new_at[k].get(r, True):
-                    needed = True
+            mine = per_iter[k][d]
+            needed: set[int] = set()
+            for rd in du.readers.get(d, []):
+                rc = chain.get(rd.dest) if rd.dest is not None else None
+                if rc is not rd:
+                    needed = set(range(len(mine)))
                     break
-            if needed:
-                for n in per_iter[k][d]:
-                    if last.get(n, -1) < k:
-                        last[n] = k
+                if "lanes" in rd.detail or "rows" in rd.detail:
+                    continue
+                new_comps = new_at[k].get(rd, set())
+                if not new_comps:
+                    continue
+                if whole_reader[rd]:
+                    needed = set(range(len(mine)))
+                    break
+                needed.update(min(c, len(mine) - 1) for c in new_comps)
+            for c in needed:
+                n = mine[c]
+                if last.get(n, -1) < k:
+                    last[n] = k
+    # the names held across an iteration's end, from their first iteration to their last use,
+    # each counted once (one iteration's own copy is the body's count), as registers of the
+    # first value that takes it; a component that is an operand's outside the chain
+    # (`DTid.y + 0`) is that operand's register, which the body counts already
+    owner: dict[int, Value] = {}
+    for comps in per_iter:
+        for v, ns in comps.items():
+            for n in ns:
+                if n not in constant_names and n not in outside and n in last and n not in owner:
+                    owner[n] = v
     out_holds: list[dict[Value, int]] = []
     for k in range(trips):
+        deadline.tick()
+        now = {n for ns in per_iter[k].values() for n in ns}
         held: dict[Value, int] = {}
-        for ins in order:
-            d = ins.dest
-            assert d is not None
-            # held across an iteration's end (one iteration's own copy is the body's count)
-            seen: set[int] = set()
-            own = set(per_iter[k][d])
-            for kk in range(trips):
-                for n in per_iter[kk][d]:
-                    if n not in constant_names and n not in own and first[n] <= k <= last.get(n, -1):
-                        seen.add(n)
-            if seen:
-                held[d] = len(seen)
+        for n, v in owner.items():
+            if n not in now and first[n] <= k <= last[n]:
+                held[v] = held.get(v, 0) + 1
+        for v, ns in per_iter[k].items():
+            shared = sum(1 for n in ns if n in outside)
+            if shared:
+                held[v] = held.get(v, 0) - shared
         out_holds.append(held)
     return out_holds if any(out_holds) else []
 
 
-def _component(r: Value, c: int, comps: dict[Value, list[int]]) -> object:
-    """The name of component `c` of operand `r` in this iteration: a chain value's, else the
-    loop-invariant value's own (a scalar read by a vector operation is each component)."""
+def _identity(opr: object, parts: tuple[object, ...], numbers: dict[int, int | float]) -> object:
+    """The operand name an operation of two operands leaves as it is (`x + 0`, `0 + x`,
+    `x - 0`, `x * 1`, `1 * x`: the compiler folds it, no register), else None."""
+    if len(parts) != 2 or opr not in ("+", "-", "*"):
+        return None
+    a, b = parts
+    unit = 1 if opr == "*" else 0
+    if isinstance(b, int) and numbers.get(b) == unit:
+        return a
+    if opr != "-" and isinstance(a, int) and numbers.get(a) == unit:
+        return b
+    return None
+
+
+def _component(
+    r: Value, c: int, comps: dict[Value, list[int]], varies: dict[Value, tuple[int, ...]], digits: list[int]
+) -> object:
+    """The name of component `c` of operand `r` in this iteration (`digits`: the iteration of
+    each loop of the nest): a chain value's; else a loop-invariant value's own, or for a value
+    set in the nest, its own in this iteration of the loops around its definition (a scalar
+    read by a vector operation is each component)."""
     c = min(c, r.width - 1)
     found = comps.get(r)
     if found is not None:
         return found[min(c, len(found) - 1)]
+    at = varies.get(r)
+    if at:
+        return ("i", r.id, c, tuple(digits[p] for p in at))
     return ("i", r.id, c)
