@@ -164,12 +164,13 @@ class RuleContext:
         """Is `start..end` code the compiler drops (`hlsllint.semantic.dead`)? A function no entry
         point reaches is dead only in the unit's own file (`path`): in a header, another includer
         may call it."""
-        dead = dead_code(self.model)
-        if dead.statements.covers(start, end):
+        model = self.model
+        dead = dead_code(model)
+        if dead.in_statements(model, start, end):
             return True
-        if self.path is None or not dead.unreached.covers(start, end):
+        if self.path is None or self.pp.sourcemap.map_range(start, end).path != self.path:
             return False
-        return self.pp.sourcemap.map_range(start, end).path == self.path
+        return dead.in_unreached(model, start, end)
 
     # -- mapping ------------------------------------------------------------------------------
 
