@@ -34,6 +34,7 @@ import networkx as nx
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
+from hlsllint.analysis.liveness import unread_writes
 from hlsllint.analysis.lowering import MAX_STRUCT_DEPTH, Frame, _flatten
 from hlsllint.analysis.lowering_stmt import StmtLowerer
 from hlsllint.analysis.passes import common_values, dead_instructions, sink_constant_loads, sink_inputs
@@ -203,7 +204,7 @@ class _Lowerer(StmtLowerer):
         viewed = {x for sp in self.view_spans for x in expr.get(sp, ()) if isinstance(x, Value)}
         merged = common_values(self.g, 0, instrs, viewed)
         merged |= sink_constant_loads(self.g, 0, instrs, merged, self.loops)
-        return CFG(
+        cfg = CFG(
             self.entry_point,
             self.g,
             0,
@@ -219,6 +220,11 @@ class _Lowerer(StmtLowerer):
             self.replayed,
             self.reused,
         )
+        unread = unread_writes(cfg)
+        if unread:
+            cfg.dead = cfg.dead | unread
+            cfg.cache.clear()
+        return cfg
 
 
 def build_cfg(

@@ -144,8 +144,9 @@ class CFG:
     preloaded_vgprs: int = 0
     """VGPRs the hardware fills before the first instruction (all live when the wave starts)."""
     dead: frozenset[Instr] = frozenset()
-    """Instructions whose result reaches no output, store or other side effect: the compiler
-    does not compute them, so liveness skips them (the rules still see them)."""
+    """Instructions whose result reaches no output, store or other side effect, or that write
+    a value no later read sees (`liveness.unread_writes`): the compiler does not compute them,
+    so liveness skips them (the rules still see them)."""
     replayed: int = 0
     """Inlined bodies replayed from an earlier lowering rather than walked again (`_body`)."""
     reused: int = 0
