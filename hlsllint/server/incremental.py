@@ -32,12 +32,10 @@ name, chosen across the unit).
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import dataclasses
 import functools
 import gc
-import itertools
 import os
 import re
 import threading
@@ -52,40 +50,23 @@ from hlsllint.deadline import current
 from hlsllint.diagnostics import Diagnostic, Edit, Fix, Related
 from hlsllint.lint import FileLoader, lint_unit
 from hlsllint.semantic.types import parse_numeric
+from hlsllint.server.unit_functions import (
+    IDENT,
+    Func,
+    affected,
+    declared,
+    entry_names,
+    goes_whole,
+    structure,
+    top_level_names,
+    writable_globals,
+)
 from hlsllint.source import Location, SourceError, SourceFile
-from hlsllint.syntax import Node, SyntaxTree
-from hlsllint.syntax.queries import enclosing
+from hlsllint.syntax import SyntaxTree
 
-IDENT = re.compile(r"[A-Za-z_]\w*")
 _WORDS = "\n\n// "
 """What starts the comment at the end of a blanked unit (the last such text in it)."""
 _NUMBER = re.compile(r"\d+")
-CONTAINERS = ("namespace_definition", "struct_specifier", "class_specifier", "linkage_specification")
-
-
-@dataclass(frozen=True)
-class Func:
-    """A top-level function definition of the unit, in source coordinates."""
-
-    name: str
-    path: str
-    start: int
-    """Where its region starts: its attributes and the comment above it belong to it."""
-    end: int
-    body: tuple[int, int] | None
-    """The text between its braces; None when it is never blanked (always analysed)."""
-    tokens: frozenset[str]
-    """The top-level names its text (macros expanded) mentions."""
-    words: frozenset[str] = frozenset()
-    """Every identifier of its text, macros expanded."""
-    whole: bool = False
-    """Its whole region can go when it is not analysed (not an entry point, no directive in it);
-    else only its body is blanked."""
-    method: str = ""
-    """A struct's method: its name as the model gives it (`Struct::name`); else empty."""
-    methods: frozenset[str] | None = frozenset()
-    """The methods its body calls, as the model resolves each call (`Struct::name`); None when
-    a call of a method's name is not resolved (then it may call every method of that name)."""
 
 
 @dataclass
@@ -128,354 +109,6 @@ class Relint:
     snapshot: Snapshot
     analysed: int
     """How many of the unit's functions were analysed again."""
-
-
-def top_level_names(ctx: RuleContext) -> frozenset[str]:
-    """The names that join functions: functions, globals, cbuffers and their members, types."""
-    model = ctx.model
-    # A typedef of a scalar, vector or matrix type joins nothing (engine headers give every
-    # function such names); a struct type does (interpolators, arrays of structs).
-    typedefs = {n for n, t in model.typedefs.items() if t.kind not in ("scalar", "vector", "matrix")}
-    names = set(model.globals) | set(model.structs) | typedefs | set(model.functions)
-    for cb in model.cbuffers:
-        names.add(cb.name)
-        names.update(m.name for m in cb.members)
-    # Methods and namespace functions: what calls them mentions their names.
-    for held in _held_functions(ctx).values():
-        names.update(n for m in held if (n := _function_name(ctx, m)))
-    return frozenset(names)
-
-
-def entry_names(ctx: RuleContext) -> list[str]:
-    return [e.name for e in ctx.model.entry_points]
-
-
-def writable_globals(ctx: RuleContext) -> frozenset[str]:
-    """The globals a function may write (anything but constants, cbuffer members and read-only
-    resources, arrays of them included): through them one function's body can change another's
-    findings without a call between them."""
-    out = set()
-    for name, sym in ctx.model.globals.items():
-        if sym.kind in ("cbuffer_member", "static_const"):
-            continue
-        t: Any = sym.type
-        while t is not None and t.kind == "array":
-            t = t.element
-        if sym.kind == "resource" and t is not None and t.resource is not None and not t.resource.writable:
-            continue
-        out.add(name)
-    return frozenset(out)
-
-
-def structure(
-    ctx: RuleContext, names: frozenset[str], wanted: list[bool] | None = None
-) -> tuple[list[Func], list[Func]] | None:
-    """The unit's top-level functions (and, as never-blanked entries, other top-level code that
-    holds functions or mentions one), and its other top-level declarations (with the names they
-    mention). None when a function cannot be placed in a file. With `wanted`, only the functions
-    it marks (by position) get their words, names and calls; the others only their places (a
-    relint checks where the blanked ones are, and keeps what it knew of them)."""
-    tree, sm = ctx.tree, ctx.pp.sourcemap
-    text = tree.text
-    functions = set(ctx.model.functions)
-    out: list[Func] = []
-    decls: list[Func] = []
-    held = _held_functions(ctx)
-    calls = _method_calls(ctx)
-    comments = sorted(tree.span(c) for c in tree.nodes_of_type("comment"))
-    prev_end = 0
-    for node in tree.root.children:
-        s, e = tree.span(node)
-        if not node.is_named:  # the `;` after a struct: not a function's to blank
-            prev_end = e
-            continue
-        if node.type == "function_definition":
-            lead = text[prev_end:s]
-            own = prev_end + len(lead) - len(lead.lstrip())
-            detail = wanted is None or (len(out) < len(wanted) and wanted[len(out)])
-            f = _function(ctx, node, own, s, e, names, calls, comments, detail)
-            if f is None:
-                return None
-            out.append(f)
-        elif node.type != "comment":
-            methods = held.get(node.id, [])
-            holds = bool(methods)
-            bodies: list[tuple[int, int]] = []
-            if holds:
-                # Each method (or namespace function) is a function of its own, blanked when
-                # nothing analysed calls it; the struct mentions what the rest of it does.
-                for m in methods:
-                    ms, me = tree.span(m)
-                    detail = wanted is None or (len(out) < len(wanted) and wanted[len(out)])
-                    f = _function(ctx, m, ms, ms, me, names, calls, comments, detail)
-                    if f is None:
-                        return None
-                    out.append(f)
-                    bodies.append((ms, me))
-            pieces, at = [], s
-            for bs, be in bodies:
-                pieces.append((at, bs))
-                at = be
-            pieces.append((at, e))
-            words = set(IDENT.findall(" ".join(text[a:b] for a, b in pieces)))
-            code: set[str] = set()
-            for a, b in pieces:
-                code |= _code_words(text, comments, a, b)
-            path, start, _ = sm.map_offset(s)
-            epath, end, _ = sm.map_offset(max(s, e - 1))
-            stop = end + 1 if epath == path else start
-            entry = Func("", path, start, stop, None, frozenset(code & names), frozenset(words))
-            (out if holds or code & functions else decls).append(entry)
-        prev_end = e
-    # Source text that two functions share (a header included twice) is never blanked.
-    spans = sorted((f.path, f.start, f.end, i) for i, f in enumerate(out) if f.body is not None)
-    for (p1, _s1, e1, i), (p2, s2, _e2, j) in itertools.pairwise(spans):
-        if p1 == p2 and s2 < e1:
-            out[i] = dataclasses.replace(out[i], body=None)
-            out[j] = dataclasses.replace(out[j], body=None)
-    return out, decls
-
-
-def _held_functions(ctx: RuleContext) -> dict[int, list[Node]]:
-    """The function definitions each top-level struct or namespace holds (by the holder's node
-    id), in order; from the tree's index rather than a walk of every struct."""
-    out: dict[int, list[Node]] = {}
-    for fn in ctx.tree.nodes_of_type("function_definition"):
-        top, parent = fn, fn.parent
-        while parent is not None and parent.type != "translation_unit":
-            top, parent = parent, parent.parent
-        if top is not fn and top.type in CONTAINERS:
-            out.setdefault(top.id, []).append(fn)
-    return out
-
-
-def _function_name(ctx: RuleContext, node: Node) -> str:
-    declarator = node.child_by_field_name("declarator")
-    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
-    if inner is not None and inner.type in ("identifier", "field_identifier"):
-        return ctx.tree.node_text(inner)
-    return ""
-
-
-def _method_calls(ctx: RuleContext) -> dict[int, tuple[str, frozenset[str] | None]]:
-    """Per function definition (node id) of the unit that is a method or calls one: its name
-    as a method (`Struct::name`, else empty), and the methods its body calls as the model
-    resolves the calls (None when one is not resolved). Engine headers give methods of many
-    structs one name (`init`, `create`): by name alone, an edit calling one reaches them all."""
-    model = ctx.model
-    methods = {f.node.id: f.name for fs in model.functions.values() for f in fs if f.owner is not None}
-    method_names = {n.rpartition("::")[2] for n in methods.values()}
-    found: dict[int, set[str] | None] = {}
-    if method_names:
-        for call in ctx.tree.nodes_of_type("call_expression"):
-            target = call.child_by_field_name("function")
-            if target is None:
-                continue
-            words = IDENT.findall(ctx.tree.node_text(target))
-            if not words or words[-1] not in method_names:
-                continue
-            fn = enclosing(call, _FUNCTION_DEFINITION)
-            if fn is None:
-                continue
-            callee = model.callee(call)
-            have = found.setdefault(fn.id, set())
-            if callee is None:
-                found[fn.id] = None
-            elif callee.owner is not None and have is not None:
-                have.add(callee.name)
-    out: dict[int, tuple[str, frozenset[str] | None]] = {}
-    for key in methods.keys() | found.keys():
-        called = found.get(key, set())
-        out[key] = (methods.get(key, ""), frozenset(called) if called is not None else None)
-    return out
-
-
-_FUNCTION_DEFINITION = frozenset({"function_definition"})
-
-
-def _code_words(text: str, comments: list[tuple[int, int]], start: int, end: int) -> set[str]:
-    """The identifiers of `text[start:end]` outside comments (`comments`: the unit's comment
-    spans, in order): a comment naming a function (`// the main view`) joins nothing."""
-    out: set[str] = set()
-    at = start
-    for k in range(bisect.bisect_left(comments, (start, start)), len(comments)):
-        cs, ce = comments[k]
-        if cs >= end:
-            break
-        out.update(IDENT.findall(text[at:cs]))
-        at = max(at, ce)
-    if at < end:
-        out.update(IDENT.findall(text[at:end]))
-    return out
-
-
-def _function(
-    ctx: RuleContext,
-    node: Node,
-    own: int,
-    s: int,
-    e: int,
-    names: frozenset[str],
-    calls: dict[int, tuple[str, frozenset[str] | None]],
-    comments: list[tuple[int, int]],
-    detail: bool = True,
-) -> Func | None:
-    tree, sm = ctx.tree, ctx.pp.sourcemap
-    words = frozenset(IDENT.findall(tree.text[own:e])) if detail else frozenset()
-    code = _code_words(tree.text, comments, own, e) if detail else set()
-    name = _function_name(ctx, node)
-    path, start, _ = sm.map_offset(s)
-    opath, ostart, _ = sm.map_offset(own)
-    if opath == path and ostart <= start:
-        start = ostart
-    src = ctx.source(path)
-    if src is None:
-        return None
-    body_node = node.child_by_field_name("body")
-    body: tuple[int, int] | None = None
-    epath, end, _ = sm.map_offset(max(s, e - 1))
-    end = end + 1 if epath == path else start
-    if body_node is not None and name:
-        bs, be = tree.span(body_node)
-        p1, o1, v1 = sm.map_offset(bs)
-        p2, o2, v2 = sm.map_offset(be - 1)
-        if (
-            v1
-            and v2
-            and p1 == p2 == path
-            and o1 < o2
-            and src.text[o1 : o1 + 1] == "{"
-            and src.text[o2 : o2 + 1] == "}"
-            and _blankable(src.text, o1 + 1, o2)
-        ):
-            body = (o1 + 1, o2)
-            end = max(end, o2 + 1)
-    entry = any(ep.function.node.id == node.id for ep in ctx.model.entry_points)
-    top = node.parent is not None and node.parent.type == "translation_unit"
-    whole = body is not None and top and not entry and "#" not in src.text[start:end]
-    method, methods = calls.get(node.id, ("", frozenset())) if detail else ("", frozenset())
-    return Func(name, path, start, end, body, frozenset(code & names), words, whole, method, methods)
-
-
-_CONDITIONAL = re.compile(r"[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b[^\n]*")
-
-
-def _blankable(text: str, start: int, end: int) -> bool:
-    """Whether a body's text can be blanked but for its directives: none, or only conditional
-    ones (`#if` ... `#endif`, each on a line of its own), which the blanking keeps, so that the
-    same branches stay active (an entry point whose signature differs per variant holds an
-    `#endif` in its body). No block comment or line splice, which could hide or make a
-    directive line."""
-    if "#" not in text[start:end]:
-        return True
-    if "/*" in text[start:end] or "\\" in text[start:end]:
-        return False
-    at = text.find("#", start, end)
-    while at >= 0:
-        line = text.rfind("\n", 0, at) + 1
-        stop = text.find("\n", at)
-        stop = len(text) if stop < 0 else stop
-        if line < start or stop > end or _CONDITIONAL.fullmatch(text, line, stop) is None:
-            return False
-        at = text.find("#", stop, end)
-    return True
-
-
-def affected(
-    functions: list[Func],
-    seeds: set[int],
-    path: str,
-    shared: frozenset[str],
-    doc_names: frozenset[str],
-    typed: frozenset[str] = frozenset(),
-) -> tuple[list[bool], list[bool]]:
-    """Which functions an edit of the `seeds` (in the document at `path`) makes analyse again:
-    whose findings may change, and those whose bodies the analysis of those needs.
-
-    - What an analysed function calls (its body is inlined), and every function that writes or
-      reads a global it mentions that one function can change for another (`shared`).
-    - Up from a function whose findings are published (the document's, or one naming a
-      declaration of the document): every function that calls it, up to the entry points whose
-      analyses find them; the document's other top-level code (struct methods, initialisers)
-      with every function that mentions a name it mentions.
-    - The document's top-level code that is never blanked (it holds functions, or a directive
-      its body cannot lose) with what it calls. Such code of a header is there (counted as
-      analysed) but what it calls is not, unless a path above reaches it: no published finding
-      depends on it (the relint keeps the signatures it calls, `_goes`).
-
-    A header function that no such path reaches keeps its last findings, which are never
-    published anyway; it is blanked, and its entry points with it.
-
-    Returns which functions are there whole, and which of them were followed (all but header
-    code that is never blanked and that no path reaches)."""
-    by_name: dict[str, list[int]] = {}
-    mentions: dict[str, list[int]] = {}
-    for i, f in enumerate(functions):
-        if f.name:
-            by_name.setdefault(f.name, []).append(i)
-        for t in f.tokens:
-            mentions.setdefault(t, []).append(i)
-    dirty = [False] * len(functions)
-    up = [False] * len(functions)
-    followed = [False] * len(functions)
-    # (function, upward, follow its calls and globals)
-    work: list[tuple[int, bool, bool]] = [(i, True, True) for i in seeds]
-    work += [(i, f.path == path, f.path == path) for i, f in enumerate(functions) if f.body is None]
-    while work:
-        i, upward, follow = work.pop()
-        f = functions[i]
-        upward = upward or f.path == path or bool(f.tokens & doc_names)
-        follow = follow or upward
-        if dirty[i] and (up[i] or not upward) and (followed[i] or not follow):
-            continue
-        dirty[i] = True
-        up[i] = up[i] or upward
-        if not follow:
-            continue
-        followed[i] = True
-        calls = f.methods
-        for t in f.tokens:
-            # A method of a struct only where the body calls that one (as the model resolved it).
-            work.extend(
-                (j, False, True)
-                for j in by_name.get(t, ())
-                if calls is None or not functions[j].method or functions[j].method in calls
-            )
-            if t in shared:
-                work.extend((j, False, True) for j in mentions.get(t, ()))
-        if i in seeds:  # what the edit typed may call any function of that name
-            work.extend((j, False, True) for t in typed for j in by_name.get(t, ()))
-        if upward:
-            if f.body is None and f.path == path:
-                callers = [j for t in f.tokens for j in mentions.get(t, ())]
-            else:
-                callers = [
-                    j for j in (mentions.get(f.name, []) if f.name else []) if _may_call(functions[j], f)
-                ]
-            work.extend((j, True, True) for j in callers)
-    return dirty, followed
-
-
-def _may_call(caller: Func, f: Func) -> bool:
-    """Whether `caller`, which mentions `f`'s name, may call it."""
-    calls = caller.methods
-    return not f.method or calls is None or f.method in calls
-
-
-def _goes(functions: list[Func], dirty: list[bool]) -> list[bool]:
-    """Which functions the blanked unit leaves out whole: those not analysed that can go
-    (`Func.whole`) and that no code left in it names (code there but not followed by
-    `affected` still calls them: their bodies are blanked, their signatures stay, so that the
-    calls resolve as before)."""
-    called = {t for f, d in zip(functions, dirty, strict=True) if d or f.body is None for t in f.tokens}
-    return [not d and f.whole and f.name not in called for f, d in zip(functions, dirty, strict=True)]
-
-
-def _declared(decls: list[Func]) -> frozenset[str]:
-    out: set[str] = set()
-    for d in decls:
-        out |= d.tokens
-    return frozenset(out)
 
 
 def snapshot(
@@ -620,8 +253,8 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
                 seeds.add(i)
     # The names the edit types may call functions or write globals the old body did not.
     typed = frozenset(IDENT.findall(inserted)) & snap.names
-    dirty, followed = affected(snap.functions, seeds, path, snap.shared, _declared(snap.decls), typed)
-    goes = _goes(snap.functions, dirty)
+    dirty, followed = affected(snap.functions, seeds, path, snap.shared, declared(snap.decls), typed)
+    goes = goes_whole(snap.functions, dirty)
 
     # The blanked unit: every clean function body emptied, its words kept in a comment at the end.
     blanks: dict[str, list[tuple[int, int]]] = {}
