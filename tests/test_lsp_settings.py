@@ -123,12 +123,12 @@ async def test_bad_settings_are_said_and_left_out(client: LanguageClient, worksp
 async def test_only_the_servers_keys_are_settings() -> None:  # the module is asyncio-marked
     """VS Code sends its whole `hlsllint` section (with `path`, `pressureHints`): the same
     server settings with other keys beside them are no change (no reload, no relint)."""
-    from hlsllint.server.lsp import _settings_from
+    from hlsllint.server.client_settings import settings_from
 
-    init = _settings_from({"pressureHints": True, "hlsllint": {"target": "rdna3", "defines": []}})
-    change = _settings_from(
+    init = settings_from({"pressureHints": True, "hlsllint": {"target": "rdna3", "defines": []}})
+    change = settings_from(
         {"hlsllint": {"path": "/x/hlsllint", "pressureHints": True, "target": "rdna3", "defines": []}}
     )
     assert init == change == {"target": "rdna3", "defines": []}
-    assert _settings_from({"waveSize": 32, "debounceMs": 5}) == {"waveSize": 32}
-    assert _settings_from(None) is None and _settings_from([1]) is None
+    assert settings_from({"waveSize": 32, "debounceMs": 5}) == {"waveSize": 32}
+    assert settings_from(None) is None and settings_from([1]) is None

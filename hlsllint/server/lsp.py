@@ -38,9 +38,9 @@ import sys
 import time
 import traceback
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from lsprotocol import types
@@ -53,45 +53,46 @@ from hlsllint.config import (
     ConfigError,
     ConfigResolver,
     Settings,
-    Variant,
-    load_config_file,
-    parse_define,
 )
-from hlsllint.context import RuleContext
 from hlsllint.deadline import BudgetExceeded, Cancelled, Deadline, Stop, active
-from hlsllint.diagnostics import Applicability, Diagnostic
-from hlsllint.fix import chosen_edits
 from hlsllint.lint import (
     FileLoader,
-    analysis_settings,
-    apply_suppressions,
     check_override,
-    front_end,
     lint_unit,
 )
-from hlsllint.noqa import CODE_RE, FILE_RE, LINE_RE
 from hlsllint.registry import find_rule
 from hlsllint.server import incremental
+from hlsllint.server.actions import FIX_ALL_KIND, markdown, noqa_code_at, quick_fixes, wanted
+from hlsllint.server.actions import fix_all as fix_all_action
+from hlsllint.server.client_settings import (
+    init_option,
+    request_param,
+    resolver_for,
+    settings_from,
+)
 from hlsllint.server.convert import (
     SOURCE,
     Positions,
     contains,
-    fix_title,
-    noqa_edit,
-    overlaps,
-    text_edit,
     to_lsp,
+)
+from hlsllint.server.document_lint import (
+    Analysis,
+    DocumentLint,
+    Outcome,
+    lint_document,
+    pressure_html,
+    publishable,
+    unit_context,
 )
 from hlsllint.server.incremental import Snapshot, relint, snapshot
 from hlsllint.server.pressure_view import PressureView, build_pressure_view
 from hlsllint.server.protocol import PARSE_ERRORS, HlslLintProtocol
 from hlsllint.source import SourceError, SourceFile
-from hlsllint.targets import UnknownTarget, WaveSizeError, resolve_settings, resolve_target
 
 DEBOUNCE_SECONDS = 0.2
 STATS_COMMAND = "hlsllint.stats"
 CONFIG_GLOB = "**/{" + ",".join(CONFIG_NAMES) + "}"
-FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.hlsllint"
 MODES = ("auto", "push", "pull", "both")
 PRESSURE_REQUEST = "hlsllint/pressure"
 PRESSURE_PAGE_REQUEST = "hlsllint/pressurePage"
@@ -108,60 +109,12 @@ ifs, compiled, load 13 on 2 cores: hover p50 25 -> 6-18 ms, p95 118 -> 40-60 ms;
 bench/lsp_responsiveness.py)."""
 
 
-class Analysis:
-    """The analysis of one version of one document, which a newer version makes stale: `cancel`
-    (from the event loop) stops it at the stages' next check (`hlsllint.deadline`). Each unit it
-    lints has a token of its own, with the unit's time budget."""
-
-    def __init__(self, version: int | None) -> None:
-        self.version = version
-        self.cancelled = False
-        self._tokens: list[Deadline] = []
-
-    def cancel(self) -> None:
-        self.cancelled = True  # before the tokens are read: `token` sees one or the other
-        for token in list(self._tokens):
-            token.cancel()
-
-    def token(self, seconds: float) -> Deadline:
-        """A token for one unit of this analysis: `seconds` of budget, cancelled with it."""
-        token = Deadline(seconds)
-        self._tokens.append(token)
-        if self.cancelled:
-            token.cancel()
-        return token
-
-
 @dataclass
 class Running:
     """A document's analysis on its worker thread."""
 
     analysis: Analysis
     future: asyncio.Future[Outcome | None]
-
-
-@dataclass
-class Outcome:
-    """The result of linting one version of one open document."""
-
-    uri: str
-    version: int | None
-    generation: int
-    path: str
-    source: SourceFile
-    diagnostics: list[Diagnostic]
-    items: list[types.Diagnostic]
-    positions: Positions
-    sources: dict[str, SourceFile] = field(default_factory=dict)
-    context: RuleContext | None = None
-    """The parse and model of the (first) unit linted, reused by the pressure view."""
-    messages: list[tuple[types.MessageType, str]] = field(default_factory=list)
-    """Messages for the client (sent from the event loop, not the worker thread)."""
-    settings: Settings | None = None
-
-    @property
-    def result_id(self) -> str:
-        return f"{self.generation}:{self.version}"
 
 
 class HlslLintServer(LanguageServer):
@@ -504,141 +457,6 @@ class HlslLintServer(LanguageServer):
         return view
 
 
-@dataclass
-class DocumentLint:
-    """A from-scratch lint of one document's text (every variant of its unit)."""
-
-    diagnostics: list[Diagnostic]
-    """What the editor is sent: the document's own findings, once each across variants, after
-    `noqa` (with HL001), sorted."""
-    findings: list[Diagnostic]
-    """The same before `noqa`."""
-    sources: dict[str, SourceFile]
-    context: RuleContext | None
-    """The parse and model of the (first) unit linted, reused by the pressure view."""
-    messages: list[tuple[types.MessageType, str]]
-    """Internal errors for the client."""
-
-
-def lint_document(
-    path: str,
-    text: str,
-    resolver: ConfigResolver,
-    settings: Settings | None = None,
-    analysis: Analysis | None = None,
-) -> DocumentLint:
-    """Lint the unsaved `text` of the document at `path` from scratch (its includes from disk).
-    Each unit gets its time budget; `analysis.cancel()` stops them (`Cancelled` is raised)."""
-    settings = settings or resolver.for_path(path)
-    loader = FileLoader({path: text}, resolver, limit_overrides=True)  # includes up to `max-file-size`
-    done = DocumentLint([], [], {}, None, [])
-    seen: set[tuple[str, str, int, int, str]] = set()
-    variants: list[Variant | None] = [*settings.variants_for(path)] or [None]
-    for variant in variants:
-        token = analysis.token(settings.time_budget) if analysis is not None else None
-        result = lint_unit(path, settings, variant, loader, deadline=token)
-        done.sources.update(result.sources)
-        if done.context is None:
-            done.context = result.context
-        for err in result.errors:
-            first = err.splitlines()[0]
-            done.messages.append((types.MessageType.Warning, f"hlsllint: {first} (see the log)"))
-            done.messages.append((types.MessageType.Log, err))
-        for d in result.diagnostics:
-            if os.path.normpath(d.path) == path and d.key() not in seen:
-                seen.add(d.key())
-                done.findings.append(d)
-    done.diagnostics = publishable(done.findings, path, text, resolver)
-    return done
-
-
-def publishable(
-    findings: list[Diagnostic], path: str, text: str, resolver: ConfigResolver
-) -> list[Diagnostic]:
-    """The document's findings after its `noqa` comments (unused ones reported as HL001), sorted
-    by place, then message."""
-    found = apply_suppressions(list(findings), {path: SourceFile(path=path, text=text)}, resolver)
-    # Findings at one place (HL202 names each entry point at the groupshared declaration) in an
-    # order that does not depend on how the unit was analysed.
-    found.sort(key=lambda d: (*d.sort_key(), d.end.row, d.end.column, d.message, repr(d)))
-    return found
-
-
-def unit_context(path: str, text: str, settings: Settings, resolver: ConfigResolver) -> RuleContext:
-    """The parse of the document's (first) unit, for the pressure view, without running rules."""
-    variants: list[Variant | None] = [*settings.variants_for(path)] or [None]
-    variant = variants[0]
-    loader = FileLoader({path: text}, resolver)
-    pp, tree = front_end(loader(path), settings, variant, loader)
-    return RuleContext(
-        pp=pp,
-        tree=tree,
-        settings=analysis_settings(settings, variant),
-        variant=variant.name if variant else None,
-        path=path,
-    )
-
-
-def resolver_for(options: dict[str, Any], root: str | None) -> tuple[ConfigResolver, list[str]]:
-    """The configuration with the editor's settings on top, as the command line's flags are
-    (`--config FILE`, `--target`, `--wave-size`, `-D`); what does not fit is left out and said."""
-    errors: list[str] = []
-    overrides: dict[str, Any] = {}
-    target = options.get("target")
-    if target not in (None, ""):
-        try:
-            if not isinstance(target, str):
-                raise UnknownTarget(f"unknown target {target!r}")
-            overrides["target"] = resolve_target(target).name  # a chip name or alias too
-        except UnknownTarget as e:
-            errors.append(f"setting target: {e}")
-    wave = options.get("waveSize")
-    if wave not in (None, 0, ""):
-        if wave in (32, 64) and not isinstance(wave, bool):
-            overrides["wave_size"] = wave
-        else:
-            errors.append(f"setting waveSize: {wave!r} is not 32 or 64")
-    if "target" in overrides and "wave_size" in overrides:
-        try:
-            resolve_settings(overrides["target"], overrides["wave_size"])
-        except WaveSizeError as e:
-            errors.append(f"setting waveSize: {e}")
-            del overrides["wave_size"]
-    defines = options.get("defines")
-    if defines:
-        if isinstance(defines, list) and all(isinstance(d, str) and d.strip() for d in defines):
-            overrides["defines"] = tuple(parse_define(d.strip()) for d in defines)
-        else:
-            errors.append(f"setting defines: expected a list of NAME or NAME=VALUE, got {defines!r}")
-    forced = None
-    config_file = options.get("configFile")
-    if config_file not in (None, ""):
-        if not isinstance(config_file, str):
-            errors.append(f"setting configFile: expected a path, got {config_file!r}")
-        else:
-            path = os.path.join(root or os.getcwd(), os.path.expanduser(config_file))
-            try:
-                if not os.path.isfile(path):
-                    raise ConfigError(f"{path}: config file not found")
-                forced = load_config_file(path)
-            except ConfigError as e:
-                errors.append(f"setting configFile: {e}")
-    return ConfigResolver(overrides=overrides, forced=forced), errors
-
-
-def _settings_from(value: Any) -> dict[str, Any] | None:
-    """The server's keys of the `hlsllint` section of what an editor sends as its settings (or of
-    the section itself): an editor's own keys (VS Code's `path`) do not count as a change."""
-    if isinstance(value, dict) and isinstance(value.get("hlsllint"), dict):
-        value = value["hlsllint"]
-    if isinstance(value, dict):
-        return {k: value[k] for k in OPTION_KEYS if k in value}
-    return None
-
-
-OPTION_KEYS = ("target", "waveSize", "configFile", "defines")
-
-
 def _message_diagnostic(message: str) -> types.Diagnostic:
     return types.Diagnostic(
         range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=1)),
@@ -648,54 +466,27 @@ def _message_diagnostic(message: str) -> types.Diagnostic:
     )
 
 
-def pressure_html(path: str, text: str, settings: Settings, resolver: ConfigResolver) -> str:
-    """The HTML pressure page of the unsaved `text` of `path` (its includes from disk)."""
-    import io
-
-    from hlsllint.output import pressure_printer
-    from hlsllint.pressure_report import analyse_file
-
-    loader = FileLoader({path: text}, resolver=resolver)
-    unit = analyse_file(path, settings, loader=loader, with_values=True)
-    out = io.StringIO()
-    pressure_printer("html")([unit], out)
-    return out.getvalue()
-
-
-def _param(params: Any, key: str, field_name: str) -> Any:
-    """`params[key][field_name]` of a custom request (pygls hands it over as an object)."""
-    part = getattr(params, key, None) if not isinstance(params, dict) else params.get(key)
-    if isinstance(part, dict):
-        return part.get(field_name)
-    return getattr(part, field_name, None)
-
-
-def _init_option(params: types.InitializeParams, key: str) -> Any:
-    options = params.initialization_options
-    return options.get(key) if isinstance(options, dict) else None
-
-
 def create_server() -> HlslLintServer:
     server = HlslLintServer()
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: HlslLintServer, params: types.InitializeParams) -> None:
-        mode = _init_option(params, "diagnosticMode")
+        mode = init_option(params, "diagnosticMode")
         ls.mode = mode if mode in MODES else "auto"
         can_pull = params.capabilities.text_document is not None and (
             params.capabilities.text_document.diagnostic is not None
         )
         ls.push = ls.mode in ("push", "both") or (ls.mode == "auto" and not can_pull)
-        debounce = _init_option(params, "debounceMs")
+        debounce = init_option(params, "debounceMs")
         if isinstance(debounce, int | float) and not isinstance(debounce, bool) and debounce >= 0:
             ls.debounce = debounce / 1000
-        if _init_option(params, "pressureHints") is False:
+        if init_option(params, "pressureHints") is False:
             ls.pressure_hints = False
         if params.root_uri and params.root_uri.startswith("file:"):
             ls.root = uris.to_fs_path(params.root_uri)
         elif params.root_path:
             ls.root = params.root_path
-        options = _settings_from(params.initialization_options)
+        options = settings_from(params.initialization_options)
         if options:
             ls.options = options
             ls.resolver, ls.option_errors = resolver_for(options, ls.root)
@@ -731,7 +522,7 @@ def create_server() -> HlslLintServer:
     def changed_configuration(ls: HlslLintServer, params: types.DidChangeConfigurationParams) -> None:
         """The editor's settings changed (`{"hlsllint": {"target": ..., "waveSize": ...,
         "configFile": ..., "defines": [...]}}`): lint the open documents with them."""
-        options = _settings_from(params.settings)
+        options = settings_from(params.settings)
         if options is None or options == ls.options:
             return
         ls.options = options
@@ -743,13 +534,13 @@ def create_server() -> HlslLintServer:
         """`hlsllint/pressure` {textDocument: {uri}, position?}: each entry point's peak registers
         and waves, and `current`, the entry whose code (its body or a helper it inlines) holds the
         position (else the only entry point). Null when the document is not open."""
-        uri = _param(params, "textDocument", "uri")
+        uri = request_param(params, "textDocument", "uri")
         if not isinstance(uri, str):
             return None
         view = await ls.pressure_for(uri)
         if view is None:
             return None if ls.document(uri) is None else {"entries": [], "current": None}
-        line = _param(params, "position", "line")
+        line = request_param(params, "position", "line")
         row = line + 1 if isinstance(line, int) else None
         entries = [e.figures for e in view.entries]
         current = next((e.entry for e in view.entries if row is not None and e.covers(row)), None)
@@ -762,7 +553,7 @@ def create_server() -> HlslLintServer:
         """`hlsllint/pressurePage` {textDocument: {uri}}: the page `hlsllint pressure
         --output-format html` prints, for the buffer's text (`{"html": ...}`); null when the
         document is not open or its analysis runs past the time budget."""
-        uri = _param(params, "textDocument", "uri")
+        uri = request_param(params, "textDocument", "uri")
         if not isinstance(uri, str):
             return None
         outcome = await ls.refresh(uri)
@@ -860,10 +651,10 @@ def create_server() -> HlslLintServer:
             return []
         only = params.context.only
         actions: list[types.CodeAction] = []
-        if _wanted(types.CodeActionKind.QuickFix, only):
-            actions += _quick_fixes(outcome, params.range)
-        if _wanted(FIX_ALL_KIND, only):
-            fix_all = _fix_all(outcome)
+        if wanted(types.CodeActionKind.QuickFix, only):
+            actions += quick_fixes(outcome, params.range)
+        if wanted(FIX_ALL_KIND, only):
+            fix_all = fix_all_action(outcome)
             if fix_all is not None:
                 actions.append(fix_all)
         return actions
@@ -873,11 +664,11 @@ def create_server() -> HlslLintServer:
         outcome = await ls.refresh(params.text_document.uri)
         if outcome is None:
             return None
-        code = _noqa_code_at(outcome, params.position)
+        code = noqa_code_at(outcome, params.position)
         if code is not None:
             rule = find_rule(code)
             text = rule.documentation() if rule else f"`{code}` is not a known hlsllint rule."
-            return _markdown(text)
+            return markdown(text)
         parts = []
         for d, item in zip(outcome.diagnostics, outcome.items, strict=True):
             if contains(item.range, params.position):
@@ -886,12 +677,12 @@ def create_server() -> HlslLintServer:
                 doc = rule.documentation() if rule else ""
                 parts.append(f"**{d.code}** {d.message}{details}\n\n{doc}")
         if parts:
-            return _markdown("\n\n---\n\n".join(parts))
+            return markdown("\n\n---\n\n".join(parts))
         view = await ls.pressure_for(params.text_document.uri)
         if view is not None:
             line_info = view.hover(outcome.path, params.position.line + 1)
             if line_info:
-                return _markdown(line_info)
+                return markdown(line_info)
         return None
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
@@ -920,95 +711,6 @@ def create_server() -> HlslLintServer:
         return hints
 
     return server
-
-
-# -- code actions and hover -------------------------------------------------------------------------
-
-
-def _wanted(kind: str, only: Sequence[str] | None) -> bool:
-    return only is None or any(kind == k or kind.startswith(k + ".") for k in only)
-
-
-def _quick_fixes(outcome: Outcome, at: types.Range) -> list[types.CodeAction]:
-    actions: list[types.CodeAction] = []
-    for d, item in zip(outcome.diagnostics, outcome.items, strict=True):
-        if not overlaps(item.range, at):
-            continue
-        if d.fix is not None and d.fix.edits and d.fix.applicability is not Applicability.DISPLAY:
-            changes: dict[str, list[types.TextEdit]] = {}
-            for e in d.fix.edits:
-                src = (
-                    outcome.source
-                    if os.path.normpath(e.path) == outcome.path
-                    else outcome.sources.get(e.path)
-                )
-                if src is None:
-                    break
-                pos = outcome.positions if src is outcome.source else Positions(src, outcome.positions.codec)
-                uri = outcome.uri if src is outcome.source else uris.from_fs_path(os.path.abspath(e.path))
-                changes.setdefault(uri or outcome.uri, []).append(text_edit(e, pos))
-            else:
-                actions.append(
-                    types.CodeAction(
-                        title=fix_title(d),
-                        kind=types.CodeActionKind.QuickFix,
-                        diagnostics=[item],
-                        edit=types.WorkspaceEdit(changes=changes),
-                        is_preferred=d.fix.applicability is Applicability.SAFE,
-                    )
-                )
-        if d.code != "HL001":
-            suppress = noqa_edit(d, outcome.source, outcome.positions)
-            if suppress is not None:
-                title, edit = suppress
-                actions.append(
-                    types.CodeAction(
-                        title=title,
-                        kind=types.CodeActionKind.QuickFix,
-                        diagnostics=[item],
-                        edit=types.WorkspaceEdit(changes={outcome.uri: [edit]}),
-                    )
-                )
-    return actions
-
-
-def _fix_all(outcome: Outcome) -> types.CodeAction | None:
-    """Every safe fix in the document, as the edits of those fixes (the changed ranges only: an
-    editor keeps its cursor, folds and undo steps everywhere else)."""
-    text = outcome.source.text
-    chosen, counts = chosen_edits({outcome.path: text}, outcome.diagnostics, unsafe=False)
-    edits = [e for e in chosen.get(outcome.path, []) if text[e.start : e.end] != e.content]
-    if not edits:
-        return None
-    return types.CodeAction(
-        title=f"hlsllint: fix all safe fixes ({counts.get(outcome.path, 0)})",
-        kind=FIX_ALL_KIND,
-        edit=types.WorkspaceEdit(changes={outcome.uri: [text_edit(e, outcome.positions) for e in edits]}),
-    )
-
-
-def _noqa_code_at(outcome: Outcome, position: types.Position) -> str | None:
-    """The rule code under the cursor inside a `// noqa: ...` or `// hlsllint: noqa: ...` comment."""
-    src = outcome.source
-    if position.line >= src.line_count:
-        return None
-    offset = outcome.positions.offset(position)
-    row_start = src.line_starts[position.line]
-    line = src.line(position.line + 1)
-    for regex in (FILE_RE, LINE_RE):
-        for m in regex.finditer(line):
-            codes = m.group("codes")
-            if not codes:
-                continue
-            base = row_start + m.start("codes")
-            for cm in CODE_RE.finditer(codes):
-                if base + cm.start() <= offset <= base + cm.end():
-                    return cm.group().upper()
-    return None
-
-
-def _markdown(text: str) -> types.Hover:
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
 
 
 def run() -> int:
