@@ -165,6 +165,15 @@ def test_an_edit_that_may_declare_a_name_of_the_unit_reuses_nothing() -> None:
     _same_as_fresh(model, cfgs)
 
 
+def test_a_text_with_characters_past_ascii_is_reused_alike() -> None:
+    text = "// \u00a9 the authors, \u00b5s timings\n" + SOURCE
+    _, first, _ = _lower(text, None)
+    model, _, cfgs = _lower(text.replace(ANCHOR, EDIT + ANCHOR, 1), first)
+    assert not model.tree.ascii
+    assert cfgs["main_ps"].reused >= 3
+    _same_as_fresh(model, cfgs)
+
+
 def test_other_settings_reuse_nothing() -> None:
     _, first, _ = _lower(SOURCE, None)
     model = build_model(parse(SOURCE), AnalysisSettings(wave_size=32))

@@ -12,8 +12,9 @@ body instead of walking its syntax, when nothing the template depends on can dif
 - everything the template holds or looked at lies before the first changed character: its
   function, the functions it inlined, the symbols of its values, the globals it reads, every
   span it records (`Portable.extent`);
-- the same settings, cost model, entry point name, stage and group size, and an ASCII text
-  (spans and byte offsets agree);
+- the same settings, cost model, entry point name, stage and group size. Spans are code points,
+  symbols and functions are found by byte range: a byte offset is never below its character's
+  code-point offset, so a byte range that ends before the prefix lies in it;
 - the globals and preloads it reads exist in the new lowering (else the body is lowered again).
 
 A template's values get the new model's symbols; its types are the last model's objects (equal in
@@ -97,7 +98,6 @@ class LoweringReuse:
     def __init__(self, previous: LoweringReuse | None = None) -> None:
         self.previous = previous
         self.text = ""
-        self.ascii = False
         self.settings: AnalysisSettings | None = None
         self.bodies: set[tuple[str, int, int, int]] = set()
         """(name, start, body start, body end) of the unit's plain functions."""
@@ -120,12 +120,12 @@ class LoweringReuse:
             return
         tree = model.tree
         self.text = tree.text
-        self.ascii = tree.ascii
         self.settings = model.settings
         for fs in model.functions.values():
             for f in fs:
                 if f.body is not None and f.owner is None:
-                    self.bodies.add((f.name, f.node.start_byte, f.body.start_byte, f.body.end_byte))
+                    b0, b1 = tree.span(f.body)
+                    self.bodies.add((f.name, tree.span(f.node)[0], b0, b1))
 
 
 def _common_prefix(a: str, b: str, step: int = 4096) -> int:
@@ -150,7 +150,7 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 
 def _bridge(prev: LoweringReuse, model: Model) -> Bridge | None:
     tree = model.tree
-    if prev.settings is None or prev.settings != model.settings or not (prev.ascii and tree.ascii):
+    if prev.settings is None or prev.settings != model.settings:
         return None
     old, new = prev.text, tree.text
     a = _common_prefix(old, new)
@@ -164,15 +164,17 @@ def _bridge(prev: LoweringReuse, model: Model) -> Bridge | None:
         old_end, new_end = len(old) - s, len(new) - s
         delta = len(new) - len(old)
         inside = None
+        b0 = b1 = 0
         for f in functions.values():
-            body = f.body
-            if body is not None and body.start_byte < a and new_end < body.end_byte:
-                inside = f
-                break
-        if inside is None or inside.owner is not None or inside.body is None:
+            if f.body is not None:
+                b0, b1 = tree.span(f.body)
+                if b0 < a and new_end < b1:
+                    inside = f
+                    break
+        if inside is None or inside.owner is not None:
             return None
-        b0, b1 = inside.body.start_byte, inside.body.end_byte
-        if (inside.name, inside.node.start_byte, b0, b1 - delta) not in prev.bodies or old_end >= b1 - delta:
+        start = tree.span(inside.node)[0]
+        if (inside.name, start, b0, b1 - delta) not in prev.bodies or old_end >= b1 - delta:
             return None  # the last version did not hold the edit inside that body
         if _DECLARES.search(new, b0, b1) or _DECLARES.search(old, b0, b1 - delta):
             return None
