@@ -59,6 +59,7 @@ from hlsllint.analysis.occupancy import reachable_functions
 from hlsllint.analysis.unit import analyze
 from hlsllint.config import Settings
 from hlsllint.deadline import Deadline, Stop, active
+from hlsllint.includers import direct_includes
 from hlsllint.lint import FileLoader, analysis_settings, front_end
 from hlsllint.semantic import Model, build_model
 from hlsllint.semantic.intrinsics import NOT_CALLS
@@ -277,6 +278,29 @@ def auto_include_dirs(root: str, files: list[str]) -> tuple[str, ...]:
                 depth = len(Path(inc).parts)
                 dirs[str(Path(hit).parents[depth - 1])] += 1
     return tuple(d for d, _ in dirs.most_common(32))
+
+
+def lint_units(files: list[str], dirs: tuple[str, ...]) -> list[str]:
+    """The files `hlsllint check` on the repository lints as units: those no other file of it
+    includes (and those reached only through include cycles). A header is measured through its
+    includers, in the state they give it: alone, it lacks their macros (a `[numthreads(GROUP_X, ...)]`
+    whose GROUP_X each includer defines) and its entry points would count twice."""
+    loader = FileLoader()
+    files = [os.path.normpath(f) for f in files]
+    includes = {
+        f: {os.path.normpath(t) for t in direct_includes(f, dirs, loader) if t is not None} for f in files
+    }
+    linted = set(files)
+    included = {t for f, ts in includes.items() for t in ts if t != f and t in linted}
+    roots = [f for f in files if f not in included]
+    reached: set[str] = set()
+    stack = list(roots)
+    while stack:
+        f = stack.pop()
+        if f not in reached:
+            reached.add(f)
+            stack.extend(includes.get(f, ()))
+    return roots + [f for f in files if f not in reached]
 
 
 def _is_constructor(model: Model, call: Node) -> bool:
@@ -514,8 +538,8 @@ def measure_repo(
     dirs = auto_include_dirs(root, files) if auto_includes else ()
     settings = Settings(include_dirs=dirs)
     t0 = time.perf_counter()
-    for path in files:
-        st.files += 1
+    st.files = len(files)
+    for path in lint_units(files, dirs):
         try:
             measure_unit(path, settings, st, seconds, sources, detail)
         except (SourceError, Stop, RecursionError):

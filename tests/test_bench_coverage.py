@@ -166,3 +166,33 @@ def test_loops_the_compiler_folds_and_why_the_others_are_not_foldable(tmp_path: 
         "  - loops not foldable: counter scaled (the compiler keeps the loop) 2, names a constant the "
         "unit does not define 2, names a local set at run time 1, counter written in the body 1"
     ) in out
+
+
+PASS_BODY = """\
+RWStructuredBuffer<float4> dst;
+[numthreads(GROUP_X, 1, 1)]
+void main(uint i : SV_DispatchThreadID) { dst[i] = 1; }
+"""
+
+
+def test_a_header_is_measured_through_its_includers(tmp_path: Path) -> None:
+    # Two passes define the group size and include the body with the entry point (NRD's shape):
+    # the header is not a unit of its own, as in `hlsllint check`, so its `[numthreads(GROUP_X)]`
+    # is read in each includer's state and never alone, where GROUP_X is undefined.
+    repo = tmp_path / "corpus" / "denoiser"
+    (repo / "Include").mkdir(parents=True)
+    (repo / "Source").mkdir()
+    (repo / "Include" / "Pass.hlsli").write_text(PASS_BODY)
+    for name, size in (("Wide", 16), ("Narrow", 8)):
+        (repo / "Source" / f"{name}.cs.hlsl").write_text(f'#define GROUP_X {size}\n#include "Pass.hlsli"\n')
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path / "corpus"), "--top", "6"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
+    assert rows["denoiser"] == (
+        "| denoiser | 3 | – | 0 | 100.0% (2/2) | 100.0% (6/6) | – | 100.0% (2/2) |"
+    ), out
