@@ -93,6 +93,14 @@ class ModelBase:
             return self.typedefs[name]
         if name in self.structs:
             return self.structs[name]
+        if "::" in name:  # `SH::L1`, `SH::L1::Packed`: namespaces are flattened, nested structs
+            parts = [p.strip() for p in name.split("::")]  # are known as `Outer::Inner`
+            for i in range(1, len(parts)):
+                scoped = "::".join(parts[i:])
+                if scoped in self.typedefs:
+                    return self.typedefs[scoped]
+                if scoped in self.structs:
+                    return self.structs[scoped]
         num = T.parse_numeric(name)
         if num is not None:
             return num

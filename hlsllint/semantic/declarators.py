@@ -71,6 +71,8 @@ class Declarators(Constants):
         """Methods met in struct bodies, (definition, struct name): defined once the
         top-level declarations are read (a method may use members declared after it)."""
         self._method_nodes: set[int] = set()
+        self._struct_scope: list[str] = []
+        """The structs whose bodies are being read: a struct declared in one is `Outer::Inner`."""
         self._member_symbols: dict[str, dict[str, Symbol]] = {}
 
     def _nesting(self, t: T.Type) -> int:
@@ -144,6 +146,22 @@ class Declarators(Constants):
     def _define_struct(self, node: Node) -> T.Type:
         name_node = node.child_by_field_id(F_NAME)
         name = self._text(name_node) if name_node else f"<anonymous@{node.start_byte}>"
+        short = name
+        if self._struct_scope and name_node is not None:
+            name = f"{self._struct_scope[-1]}::{name}"
+        self._struct_scope.append(name)
+        try:
+            t = self._struct_members(node, name, name_node)
+        finally:
+            self._struct_scope.pop()
+        self.structs[name] = t
+        existing = self.structs.get(short)
+        if short != name and (existing is None or "::" in existing.name):
+            self.structs[short] = t  # in its outer struct's methods `Inner` names it too
+        self._named_types.clear()
+        return t
+
+    def _struct_members(self, node: Node, name: str, name_node: Node | None) -> T.Type:
         body = node.child_by_field_id(F_BODY)
         members: list[T.Member] = []
         for c in node.named_children:
@@ -201,10 +219,7 @@ class Declarators(Constants):
                 inner = 0
             nesting = max(nesting, inner + 1)
         self._struct_nesting[name] = nesting
-        t = T.struct_type(name, tuple(members))
-        self.structs[name] = t
-        self._named_types.clear()
-        return t
+        return T.struct_type(name, tuple(members))
 
     def _define_static_member(self, fd: Node, struct: str, base: T.Type, quals: frozenset[str]) -> None:
         """A struct's `static` member (`static const uint kSize = 16;`), as `Struct::kSize`."""

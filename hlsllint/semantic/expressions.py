@@ -334,8 +334,8 @@ class Expressions(Declarators):
             cands = list(self.functions.get(name, ()))
             if not cands:
                 scope, _, last = name.rpartition("::")
-                struct = scope.rpartition("::")[2].partition("<")[0]  # `List<8>::empty()`
-                if struct in self.structs:
+                struct = self._struct_of_scope(scope)
+                if struct is not None:
                     cands = self.methods_of(struct, last)
                 if not cands:  # a namespace's function (namespaces are flattened)
                     cands = list(self.functions.get(last, ()))
@@ -408,10 +408,16 @@ class Expressions(Declarators):
                 out.extend(self.methods_of(fn.owner, name))
             elif "::" in name:
                 scope, _, last = name.rpartition("::")
-                struct = scope.rpartition("::")[2].partition("<")[0]
-                found = self.methods_of(struct, last) if struct in self.structs else []
+                struct = self._struct_of_scope(scope)
+                found = self.methods_of(struct, last) if struct is not None else []
                 out.extend(found or self.functions.get(last, ()))
         return out
+
+    def _struct_of_scope(self, scope: str) -> str | None:
+        """The struct a call's scope names (`S`, `Ns::S`, `Outer::Inner`, `List<8>`), or None."""
+        plain = "::".join(p.partition("<")[0] for p in scope.split("::"))  # `List<8>::empty()`
+        t = self.lookup_type(plain)
+        return t.name if t.kind == "struct" else None
 
     def methods_of(self, struct: str, name: str) -> list[Function]:
         """The methods `name` of a struct, else of the struct it derives from, and so on."""

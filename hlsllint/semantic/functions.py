@@ -125,9 +125,9 @@ class Functions(Expressions):
             name = f"{owner}::{name}"
         elif name_node is not None and name_node.type == "qualified_identifier":
             name = "".join(name.split())  # `R S::f() {...}`: a method defined outside S
-            scope = name.rpartition("::")[0].rpartition("::")[2]
-            if scope in self.structs:
-                owner = scope
+        written = name  # what a replay of the plan starts from
+        if owner is None and "::" in name:
+            name, owner = self._method_of_struct(name)
         ret_type = self.type_from_node(node.child_by_field_id(F_TYPE))
         ret_sem: str | None = None
         for c in list(declarator.named_children) + list(node.named_children):
@@ -159,8 +159,20 @@ class Functions(Expressions):
             plan, at = recording
             body_at = self.tree.index_of(body) if body is not None else -1
             if body_at is not None:
-                plan.define = (name, ret_sem, tuple(entries), body_at - at if body_at >= 0 else -1)
+                plan.define = (written, ret_sem, tuple(entries), body_at - at if body_at >= 0 else -1)
                 self._plans[id(fn)] = (plan, at)
+
+    def _method_of_struct(self, name: str) -> tuple[str, str | None]:
+        """`S::f`, `Outer::Inner::f`, `Ns::S::f` (namespaces are flattened): the function's name
+        as the struct's method (`Struct::f`, the struct as it is known) and that struct, the
+        longest scope that names one; else the name unchanged and None (a namespace's function)."""
+        scope, _, method = name.rpartition("::")
+        parts = scope.split("::")
+        for i in range(len(parts)):
+            t = self.structs.get("::".join(parts[i:]))
+            if t is not None:
+                return f"{t.name}::{method}", t.name
+        return name, None
 
     def _make_method(self, fn: Function, owner: str) -> None:
         """Make `fn` a method of struct `owner`: a `this` unless it is static."""
@@ -220,7 +232,8 @@ class Functions(Expressions):
         # `==`, not `is`: compiled, NO_FUNCTION is a native tuple boxed afresh at every use.
         if define is None or define == NO_FUNCTION:
             return
-        name, ret_sem, entries, body_rel = define
+        written, ret_sem, entries, body_rel = define
+        name, owner = self._method_of_struct(written) if "::" in written else (written, None)
         nodes = self.tree.nodes()
         refs = self._refs
         ret_type = self.type_from_node(node.child_by_field_id(F_TYPE))
@@ -252,9 +265,8 @@ class Functions(Expressions):
             params.append(sym)
         body = nodes[at + body_rel] if body_rel >= 0 else None
         fn = Function(name, node, params, ret_type, ret_sem, attrs, body)
-        scope = name.rpartition("::")[0].rpartition("::")[2]
-        if scope in self.structs:
-            self._make_method(fn, scope)
+        if owner is not None:
+            self._make_method(fn, owner)
         self._function_of[node.id] = fn
         self.functions.setdefault(name, []).append(fn)
         self._plans[id(fn)] = (plan, at)
