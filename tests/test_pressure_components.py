@@ -388,3 +388,36 @@ def test_a_counter_of_zero_leaves_the_coordinate_as_it_is() -> None:
     # -1 and +1 rows are held, beside `id`. regtruth: presched_vgprs 10; with a register of
     # its own held for `id.y + 0` the estimate was 12.
     assert demand(NEIGHBOURHOOD_MAX).max_live_vgprs <= 11
+
+
+SAMPLED_AGAIN = """
+Texture2D<float4> albedo : register(t0);
+Texture2D<float4> t1 : register(t1);
+Texture2D<float4> t2 : register(t2);
+Texture2D<float4> t3 : register(t3);
+Texture2D<float4> t4 : register(t4);
+Texture2D<float4> t5 : register(t5);
+SamplerState s0 : register(s0);
+SamplerState s1 : register(s1);
+SamplerState s2 : register(s2);
+float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target0
+{
+    float4 a = albedo.Sample(s0, uv);
+    float4 b = t1.Sample(s1, uv * 2.0) + t2.Sample(s1, uv * 3.0);
+    float4 c = t3.Sample(s1, uv * b.xy) * t4.Sample(s1, uv * b.zw);
+    float4 d = albedo.Sample(s0, uv + c.xy);
+    return a * b + c * d;
+}
+"""
+
+
+def test_a_texture_sampled_again_keeps_its_descriptor() -> None:
+    # The compiler loads `albedo`'s and `s0`'s descriptors for the first sample and reuses
+    # them for the second, after four other textures: held in between. regtruth:
+    # presched_sgprs 26; with the second sample reading `t5` through `s2` instead, 15 (each
+    # descriptor loaded where used). Each use loading its own: 15 both.
+    again = demand(SAMPLED_AGAIN).max_live_sgprs
+    other = SAMPLED_AGAIN.replace("albedo.Sample(s0, uv + c.xy)", "t5.Sample(s2, uv + c.xy)")
+    assert other != SAMPLED_AGAIN
+    assert 22 <= again <= 30
+    assert demand(other).max_live_sgprs <= 18

@@ -89,8 +89,10 @@ def common_values(
     stays live until the last use (regtruth: 20 VGPRs where separate loads were 16).
     Never merged: values written more than once (a variable assigned in a branch or a loop),
     reads of writable resources, and what reads a value some expression takes a part of
-    (`viewed`: the IR names `p.yx` and `p.xy` alike). Descriptors are not merged either (they
-    are loaded where used, see `liveness`), but two descriptors of one resource are the same
+    (`viewed`: the IR names `p.yx` and `p.xy` alike). A resource's descriptor is loaded where
+    it is first used and merged with its later loads, which it dominates: a texture sampled
+    again after other textures keeps its descriptor (regtruth: presched_sgprs 26; 15 when the
+    second sample reads another texture); two descriptors of one resource are the same
     operand."""
     defs: dict[Value, int] = {}
     same: dict[Value, Value] = {}  # descriptor -> the first descriptor of its resource
@@ -106,6 +108,8 @@ def common_values(
 
     def key(ins: Instr) -> tuple[object, ...] | None:
         op = ins.op
+        if op == "descriptor" and ins.dest is not None and not ins.reads:
+            return (op, ins.dest.name, ins.dest.width)
         if op not in _CSE_OPS:
             return None
         d = ins.dest
