@@ -159,9 +159,9 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
     dead = set(cfg.dead)
     found: set[Instr] = set()
     deadline = current()
-    nodes = cfg.graph.nodes
+    blocks: list[int] = list(cfg.graph.nodes)
     for _ in range(8):  # each round frees what only the last round's writes read
-        kept = {b: [i for i in nodes[b]["instrs"] if i not in dead] for b in nodes}
+        kept: dict[int, list[Instr]] = {b: [i for i in cfg.instrs(b) if i not in dead] for b in blocks}
         writes: dict[Value, int] = {}
         for instrs in kept.values():
             for ins in instrs:
