@@ -59,7 +59,7 @@ from hlsllint.analysis.occupancy import reachable_functions
 from hlsllint.analysis.unit import analyze
 from hlsllint.config import Settings
 from hlsllint.deadline import Deadline, Stop, active
-from hlsllint.includers import direct_includes
+from hlsllint.includers import direct_includes, translation_units
 from hlsllint.lint import FileLoader, analysis_settings, front_end
 from hlsllint.semantic import Model, build_model
 from hlsllint.semantic.intrinsics import NOT_CALLS
@@ -290,17 +290,7 @@ def lint_units(files: list[str], dirs: tuple[str, ...]) -> list[str]:
     includes = {
         f: {os.path.normpath(t) for t in direct_includes(f, dirs, loader) if t is not None} for f in files
     }
-    linted = set(files)
-    included = {t for f, ts in includes.items() for t in ts if t != f and t in linted}
-    roots = [f for f in files if f not in included]
-    reached: set[str] = set()
-    stack = list(roots)
-    while stack:
-        f = stack.pop()
-        if f not in reached:
-            reached.add(f)
-            stack.extend(includes.get(f, ()))
-    return roots + [f for f in files if f not in reached]
+    return translation_units(files, includes)
 
 
 def _is_constructor(model: Model, call: Node) -> bool:

@@ -22,7 +22,13 @@ from hlsllint.cache import Cache, content_hash
 from hlsllint.config import ConfigResolver, Settings, Variant
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.discovery import discover, is_excluded
-from hlsllint.includers import direct_includes, headers_reached, includers_of, project_root
+from hlsllint.includers import (
+    direct_includes,
+    headers_reached,
+    includers_of,
+    project_root,
+    translation_units,
+)
 from hlsllint.lint import FileLoader, UnitResult, apply_suppressions, lint_unit
 from hlsllint.registry import all_rules
 from hlsllint.remedies import IncludeSearch, include_help
@@ -160,19 +166,7 @@ def _plan_units(
     each state analysed once (`lint_unit`)."""
     scan = scan or _IncludeScan(loader)
     includes = {f: scan.resolved(f, resolver.for_path(f).include_dirs) for f in files}
-    linted = set(files)
-    included = {t for f, ts in includes.items() for t in ts if t != f and t in linted}
-    roots = [f for f in files if f not in included]
-    # Files reached only through include cycles get linted on their own too.
-    reached: set[str] = set()
-    stack = list(roots)
-    while stack:
-        f = stack.pop()
-        if f in reached:
-            continue
-        reached.add(f)
-        stack.extend(t for t in includes.get(f, ()) if t in linted)
-    roots += [f for f in files if f not in reached]
+    roots = translation_units(files, includes)
     # A header that cannot be read is linted on its own: its HL004 is its own, not its includers'.
     headers = [f for f in roots if f in alone and _text_or_none(loader, f) is not None]
     through = includers_of(headers, resolver, loader) if headers else {}

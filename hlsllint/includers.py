@@ -10,7 +10,7 @@ preprocess).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from hlsllint import preprocess as pp_stage
 from hlsllint.config import ConfigResolver
@@ -36,6 +36,24 @@ def file_includes(path: str, resolver: ConfigResolver, loader: Loader) -> set[st
     """The files `path` names in `#include` lines that resolve (whatever the #if around them)."""
     targets = direct_includes(path, resolver.for_path(path).include_dirs, loader)
     return {os.path.normpath(t) for t in targets if t is not None}
+
+
+def translation_units(files: list[str], includes: Mapping[str, Iterable[str]]) -> list[str]:
+    """The files of `files` that are units of their own: those no other of them includes (through
+    `includes`, file -> the files it includes), in order, then those reached only through include
+    cycles. A file the others include is a header, seen through its includers."""
+    linted = set(files)
+    included = {t for f, ts in includes.items() for t in ts if t != f and t in linted}
+    roots = [f for f in files if f not in included]
+    reached: set[str] = set()
+    stack = list(roots)
+    while stack:
+        f = stack.pop()
+        if f in reached:
+            continue
+        reached.add(f)
+        stack.extend(t for t in includes.get(f, ()) if t in linted)
+    return roots + [f for f in files if f not in reached]
 
 
 class IncludeGraph:
