@@ -5,6 +5,7 @@ Built by `hlsllint.analysis.cfg.build_cfg`; read by uniformity, liveness and the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -207,3 +208,12 @@ def dominates(idom: dict[int, int], a: int, b: int) -> bool:
         if up is None or up == b:
             return False
         b = up
+
+
+def with_parts(vals: Sequence[Value], out: list[Value]) -> list[Value]:
+    """`vals` and their parts (nested structs' and their members', to any depth), onto `out`."""
+    for v in vals:
+        out.append(v)
+        if v.parts is not None:
+            with_parts(v.parts, out)
+    return out

@@ -9,10 +9,9 @@ then replayed from a `Template` (`lowering_memo`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from hlsllint.analysis.ir import Instr, LoopRecord, Value
+from hlsllint.analysis.ir import Instr, LoopRecord, Value, with_parts
 from hlsllint.analysis.lowering import MAX_INSTRUCTIONS, VARIABLE_KINDS, Frame, _flatten
 from hlsllint.analysis.lowering_calls import CallLowerer
 from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
@@ -318,8 +317,8 @@ class InlineLowerer(CallLowerer):
         out: list[Value] = []
         params = fn.params if fn.this is None else [fn.this, *fn.params]
         for p in params:
-            _with_parts(frame.env.get(p, ()), out)
-        _with_parts(frame.ret or (), out)
+            with_parts(frame.env.get(p, ()), out)
+        with_parts(frame.ret or (), out)
         if self.globals_env or self.preloads:
             fixed = self._fixed_values()
             if any(id(v) in fixed for v in out):
@@ -330,7 +329,7 @@ class InlineLowerer(CallLowerer):
         """Values that are the same objects at every call site: globals' and preloads."""
         fixed = {id(v) for v in self.preloads.values()}
         for vals in self.globals_env.values():
-            for v in _with_parts(vals, []):
+            for v in with_parts(vals, []):
                 fixed.add(id(v))
         return fixed
 
@@ -400,12 +399,3 @@ class InlineLowerer(CallLowerer):
             self.view_spans.update(tpl.views)
             if self.recordings:
                 self.view_log.extend(tpl.views)
-
-
-def _with_parts(vals: Sequence[Value], out: list[Value]) -> list[Value]:
-    """`vals` and their parts (nested structs' and their members', to any depth), onto `out`."""
-    for v in vals:
-        out.append(v)
-        if v.parts is not None:
-            _with_parts(v.parts, out)
-    return out

@@ -28,7 +28,7 @@ import re
 from typing import Any
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
-from hlsllint.analysis.ir import Value
+from hlsllint.analysis.ir import Value, with_parts
 from hlsllint.analysis.lowering_memo import LowererState, Reach, Recording, Template
 from hlsllint.semantic import types as T
 from hlsllint.semantic.model import Model
@@ -304,7 +304,7 @@ class EntryReuse:
             if sym.node is None:
                 continue
             start, end = sym.node.byte_range
-            for i, v in enumerate(_with_parts(vals, [])):
+            for i, v in enumerate(with_parts(vals, [])):
                 fixed_of.setdefault(id(v), (sym.name, sym.kind, start, end, i))
         kept: dict[Key, Portable] = {}
         for key, found in templates.items():
@@ -418,16 +418,8 @@ def _fixed(lw: LowererState, m: Model, name: str, kind: str, start: int, end: in
     vals = lw.globals_env.get(sym)
     if vals is None:
         return None
-    flat = _with_parts(vals, [])
+    flat = with_parts(vals, [])
     return flat[at] if at < len(flat) else None
-
-
-def _with_parts(vals: list[Value], out: list[Value]) -> list[Value]:
-    for v in vals:
-        out.append(v)
-        if v.parts is not None:
-            _with_parts(v.parts, out)
-    return out
 
 
 def entry_reuse(model: Model, entry: EntryPoint, costs: CostModel) -> EntryReuse | None:
