@@ -252,3 +252,25 @@ def test_an_attribute_argument_that_names_no_constant_stays_text() -> None:
     nt = m.entry("a").function.attribute("numthreads")  # type: ignore[union-attr]
     assert nt is not None and nt.args == ("SIZE_FROM_A_HEADER", "2 * N", 1)
     assert m.entry("a").threads_per_group is None  # type: ignore[union-attr]
+
+
+FOLDED_INTRINSIC_GROUPS = """
+static const uint InitialStep = 128;
+static const int Lanes = clamp(96, 32, 64);
+RWStructuredBuffer<float> o;
+[numthreads(max(InitialStep, 32), 1, 1)] void a(uint i : SV_DispatchThreadID) { o[i] = 1; }
+[numthreads(Lanes, abs(-2), min(4, 2))] void b(uint i : SV_DispatchThreadID) { o[i] = 2; }
+"""
+
+
+def test_numthreads_folds_min_max_abs_and_clamp_of_constants() -> None:
+    # DiligentFX's RefineSampleLocations: `#define THREAD_GROUP_SIZE max(INITIAL_SAMPLE_STEP, 32)`,
+    # expanded in `[numthreads]`. DXC folds the intrinsics (a: 128 threads; b: 64 x 2 x 2).
+    m = model(FOLDED_INTRINSIC_GROUPS)
+    assert {e.name: e.threads_per_group for e in m.entry_points} == {"a": 128, "b": 64 * 2 * 2}
+
+
+def test_a_user_function_named_like_an_intrinsic_is_not_folded() -> None:
+    m = model("float max(float a, float b) { return a; }\nstatic const float k = max(1, 2);\n")
+    k = m.globals["k"]
+    assert k.init is not None and m.const_value(k.init) is None

@@ -278,6 +278,9 @@ class Constants(ModelBase):
                 # HLSL 2021's `select(c, a, b)`, the `?:` of a scalar condition
                 c = self._fold_opt(operands[0])
                 return None if c is None else self._fold_opt(operands[1] if c else operands[2])
+            if name in _FOLDED_INTRINSICS and name not in self.functions:
+                # `max(INITIAL_SAMPLE_STEP, 32)` in a `[numthreads]`: the compiler folds it
+                return _fold_intrinsic(name, [self._fold_opt(o) for o in operands])
             t = self.lookup_type(name)
             if len(operands) != 1 or t.kind != "scalar":
                 return None
@@ -350,7 +353,7 @@ class Constants(ModelBase):
 
 _TOKEN = re.compile(
     r"0[xX][0-9a-fA-F]+[uUlL]*|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFhHlLuU]*"
-    r"|[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>&|^!~?:]"
+    r"|[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>&|^!~?:,]"
 )
 """The tokens of a constant expression's text: numbers, (scoped) names, operators."""
 
@@ -443,6 +446,14 @@ class _TextParser:
         if not (tok[0].isalpha() or tok[0] == "_"):
             raise ValueError(tok)
         name = "".join(tok.split())
+        if self.peek() == "(" and name in _FOLDED_INTRINSICS and name not in self.model.functions:
+            self.at += 1  # `max(STEP, 32)`
+            args = [self.ternary()]
+            while self.peek() == ",":
+                self.at += 1
+                args.append(self.ternary())
+            self.take(")")
+            return _fold_intrinsic(name, args)
         if self.peek() == "(":  # `uint(N)`: a cast written as a call
             t = self.model.lookup_type(name)
             if t.kind != "scalar":
@@ -488,3 +499,28 @@ def _binop(op: str, a: Any, b: Any) -> int | float | bool | None:
     if op == "||":
         return bool(a) or bool(b)
     return None
+
+
+_FOLDED_INTRINSICS = frozenset({"min", "max", "abs", "clamp"})
+"""Scalar intrinsics folded on constant arguments (`max(128, 32)` is 128)."""
+
+
+def _fold_intrinsic(name: str, args: list[int | float | bool | None]) -> int | float | None:
+    """`min`, `max`, `abs` or `clamp` of constant scalars, as the compiler folds them (a float
+    argument makes the result float); None unless every argument is a number."""
+    nums: list[int | float] = []
+    for a in args:
+        if a is None or isinstance(a, bool):
+            return None
+        nums.append(a)
+    as_float = any(isinstance(a, float) for a in nums)
+    result: int | float
+    if name == "abs" and len(nums) == 1:
+        result = abs(nums[0])
+    elif name in ("min", "max") and len(nums) == 2:
+        result = min(nums[0], nums[1]) if name == "min" else max(nums[0], nums[1])
+    elif name == "clamp" and len(nums) == 3:
+        result = min(max(nums[0], nums[1]), nums[2])
+    else:
+        return None
+    return float(result) if as_float else result
