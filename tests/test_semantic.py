@@ -268,6 +268,10 @@ def test_numthreads_folds_min_max_abs_and_clamp_of_constants() -> None:
     # expanded in `[numthreads]`. DXC folds the intrinsics (a: 128 threads; b: 64 x 2 x 2).
     m = model(FOLDED_INTRINSIC_GROUPS)
     assert {e.name: e.threads_per_group for e in m.entry_points} == {"a": 128, "b": 64 * 2 * 2}
+    b = m.entry("b")
+    assert b is not None and b.function.attribute("numthreads").args == (64, 2, 2)  # type: ignore[union-attr]
+    half = m.const_text("max(0.25, 0.5) + clamp(-1, 0.0, 2)")
+    assert half == 0.5 and isinstance(half, float)
 
 
 def test_a_user_function_named_like_an_intrinsic_is_not_folded() -> None:

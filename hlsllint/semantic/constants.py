@@ -508,19 +508,34 @@ _FOLDED_INTRINSICS = frozenset({"min", "max", "abs", "clamp"})
 def _fold_intrinsic(name: str, args: list[int | float | bool | None]) -> int | float | None:
     """`min`, `max`, `abs` or `clamp` of constant scalars, as the compiler folds them (a float
     argument makes the result float); None unless every argument is a number."""
-    nums: list[int | float] = []
-    for a in args:
-        if a is None or isinstance(a, bool):
-            return None
-        nums.append(a)
-    as_float = any(isinstance(a, float) for a in nums)
-    result: int | float
-    if name == "abs" and len(nums) == 1:
-        result = abs(nums[0])
-    elif name in ("min", "max") and len(nums) == 2:
-        result = min(nums[0], nums[1]) if name == "min" else max(nums[0], nums[1])
-    elif name == "clamp" and len(nums) == 3:
-        result = min(max(nums[0], nums[1]), nums[2])
-    else:
+    if any(a is None or isinstance(a, bool) for a in args):
         return None
-    return float(result) if as_float else result
+    # Integers and floats apart: compiled, an `int | float` value would be a float.
+    ints: list[int] = [a for a in args if isinstance(a, int)]
+    if len(ints) == len(args):
+        return _fold_ints(name, ints)
+    return _fold_floats(name, [float(a) for a in args if a is not None])
+
+
+def _fold_ints(name: str, v: list[int]) -> int | None:
+    if name == "abs" and len(v) == 1:
+        return abs(v[0])
+    if name == "min" and len(v) == 2:
+        return min(v[0], v[1])
+    if name == "max" and len(v) == 2:
+        return max(v[0], v[1])
+    if name == "clamp" and len(v) == 3:
+        return min(max(v[0], v[1]), v[2])
+    return None
+
+
+def _fold_floats(name: str, v: list[float]) -> float | None:
+    if name == "abs" and len(v) == 1:
+        return abs(v[0])
+    if name == "min" and len(v) == 2:
+        return min(v[0], v[1])
+    if name == "max" and len(v) == 2:
+        return max(v[0], v[1])
+    if name == "clamp" and len(v) == 3:
+        return min(max(v[0], v[1]), v[2])
+    return None
