@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from hlsllint.semantic.base import ModelBase
 from hlsllint.semantic.symbols import Symbol
@@ -513,23 +513,15 @@ def _fold_intrinsic(name: str, args: list[int | float | bool | None]) -> int | f
     # Integers and floats apart: compiled, an `int | float` value would be a float.
     ints: list[int] = [a for a in args if isinstance(a, int)]
     if len(ints) == len(args):
-        return _fold_ints(name, ints)
-    return _fold_floats(name, [float(a) for a in args if a is not None])
+        return _fold_numbers(name, ints)
+    return _fold_numbers(name, [float(a) for a in args if a is not None])
 
 
-def _fold_ints(name: str, v: list[int]) -> int | None:
-    if name == "abs" and len(v) == 1:
-        return abs(v[0])
-    if name == "min" and len(v) == 2:
-        return min(v[0], v[1])
-    if name == "max" and len(v) == 2:
-        return max(v[0], v[1])
-    if name == "clamp" and len(v) == 3:
-        return min(max(v[0], v[1]), v[2])
-    return None
+Number = TypeVar("Number", int, float)
+"""An int or a float, never mixed; compiled, a TypeVar's value is an object, so an int stays one."""
 
 
-def _fold_floats(name: str, v: list[float]) -> float | None:
+def _fold_numbers(name: str, v: list[Number]) -> Number | None:
     if name == "abs" and len(v) == 1:
         return abs(v[0])
     if name == "min" and len(v) == 2:
