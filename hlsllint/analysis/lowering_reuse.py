@@ -257,22 +257,10 @@ class EntryReuse:
             if f is None:
                 return None
             calls.add(id(f))
-        out = Template()
+        out = _same_body(tpl)
         out.values = values
-        out.n_slots = tpl.n_slots
         out.fixed = fixed
-        out.n_blocks = tpl.n_blocks
-        out.instrs = tpl.instrs
-        out.edges = tpl.edges
-        out.loops = tpl.loops
-        out.records = tpl.records
-        out.views = tpl.views
-        out.end_block = tpl.end_block
-        reach = Reach(tpl.reach.depth)
-        reach.calls = calls
-        reach.deepest = tpl.reach.deepest
-        reach.cut = tpl.reach.cut
-        out.reach = reach
+        out.reach.calls = calls
         self.owner.taken += 1
         return out
 
@@ -382,20 +370,27 @@ def _portable(
         extent = max(extent, loop[0][1])
     for sp in tpl.views:
         extent = max(extent, sp[1])
-    bare = Template()
+    bare = _same_body(tpl)
     bare.values = values
-    bare.n_slots = tpl.n_slots
-    bare.n_blocks = tpl.n_blocks
-    bare.instrs = tpl.instrs
-    bare.edges = tpl.edges
-    bare.loops = tpl.loops
-    bare.records = tpl.records
-    bare.views = tpl.views
-    bare.end_block = tpl.end_block
-    bare.reach = Reach(tpl.reach.depth)
-    bare.reach.deepest = tpl.reach.deepest
-    bare.reach.cut = tpl.reach.cut
     return Portable(bare, extent, symbols, fixed, shapes, calls)
+
+
+def _same_body(tpl: Template) -> Template:
+    """A template of `tpl`'s body (slots, blocks, instructions, loops, records, views) and reach
+    depth; its values, fixed values and the reach's calls are the caller's to set."""
+    out = Template()
+    out.n_slots = tpl.n_slots
+    out.n_blocks = tpl.n_blocks
+    out.instrs = tpl.instrs
+    out.edges = tpl.edges
+    out.loops = tpl.loops
+    out.records = tpl.records
+    out.views = tpl.views
+    out.end_block = tpl.end_block
+    out.reach = Reach(tpl.reach.depth)
+    out.reach.deepest = tpl.reach.deepest
+    out.reach.cut = tpl.reach.cut
+    return out
 
 
 def _symbol(m: Model, functions: dict[FnId, Function], said: tuple[str, str, int, int]) -> Symbol | None:
