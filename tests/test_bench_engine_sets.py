@@ -96,6 +96,35 @@ def test_stage_comes_from_the_token_that_ends_the_name_or_precedes_a_variant(tmp
     }
 
 
+def test_stage_comes_from_a_dotted_part_of_the_name_as_shadermake_names_it(tmp_path: Path) -> None:
+    """RBDOOM-3-BFG's shaders.cfg names each file `name.<stage>.hlsl` (ShaderMake's -T stage)."""
+    names = ["interaction.ps.hlsl", "builtin.taa.cs.hlsl", "depth.vs.hlsl", "global_inc.hlsl",
+             "SMAA.inc.hlsl", "vertbuffershaders.hlsl", "fooCS.vs.hlsl"]  # fmt: skip
+    probe = PROBE.replace(
+        '{"CS": "comp", "PS": "frag", "VS": "vert"}',
+        '{"cs": "comp", "ps": "frag", "vs": "vert", "CS": "comp"}',
+    )
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    spec = tmp_path / "sets.json"
+    spec.write_text(json.dumps({"sets": []}))
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, str(PRESSURE), str(corpus), str(spec), "0", json.dumps(names)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(proc.stdout)["stage_of"] == {
+        "interaction.ps.hlsl": "frag",
+        "builtin.taa.cs.hlsl": "comp",
+        "depth.vs.hlsl": "vert",
+        "global_inc.hlsl": None,
+        "SMAA.inc.hlsl": None,
+        "vertbuffershaders.hlsl": None,
+        "fooCS.vs.hlsl": "vert",  # the dotted part wins over a token in the stem
+    }
+
+
 def test_stage_from_name_keeps_named_files_and_measures_each_stage_with_the_entry(tmp_path: Path) -> None:
     got = _probe(
         tmp_path,

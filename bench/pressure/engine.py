@@ -215,9 +215,14 @@ def stage_of(name: str, by_token: dict[str, str]) -> str | None:
 
     WickedEngine names a shader after its stage: the token ends the name or comes before a
     `_variant` (`vRectLightPS`, `generateMIPChain2DCS_float4`, `objectVS_prepass`). The last
-    such token counts; a name with none has no stage.
+    such token counts; a name with none has no stage. ShaderMake's convention (RBDOOM-3-BFG)
+    puts it between dots instead, `interaction.ps.hlsl` with {"ps": "frag"}: a dotted part that
+    is a token wins.
     """
-    stem = name.split(".", 1)[0]
+    stem, *dotted = name.split(".")
+    for part in reversed(dotted[:-1]):
+        if part in by_token:
+            return by_token[part]
     tokens = "|".join(re.escape(t) for t in by_token)
     found = re.findall(rf"({tokens})(?=_|$)", stem) if tokens else []
     return by_token[found[-1]] if found else None
