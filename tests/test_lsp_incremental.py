@@ -621,3 +621,79 @@ def test_a_method_call_reaches_the_method_it_calls_not_every_one_of_its_name(fol
     # main_ps, Light::init and the two structs (always there: they hold methods)
     assert _probe_there_and_back(path, resolver, snap, METHODS_MAIN) == [4, 4]
     assert {f.method for f in snap.functions if f.name == "init"} == {"Light::init", "Probe::init"}
+
+
+TWO_ENTRIES = """\
+static float frame_scale = 1.0;
+RWTexture2D<float4> Output : register(u0);
+Texture2D<float4> Input : register(t0);
+
+float compute_side(float x)
+{
+    frame_scale = x;
+    return x < 0 ? 1.0 : 0.0;
+}
+
+float pixel_side(float y)
+{
+    float z = y * frame_scale;
+    return sign(z) < 0 ? 1.0 : 0.0;
+}
+
+[numthreads(8, 8, 1)]
+void main_cs(uint3 id : SV_DispatchThreadID)
+{
+    float v = compute_side(Input[id.xy].x);
+    Output[id.xy] = float4(v * frame_scale, 0.0, 0.0, 1.0);
+}
+
+float4 main_ps(float4 pos : SV_Position) : SV_Target
+{
+    frame_scale = pos.z;
+    float v = pixel_side(pos.y);
+    return float4(v, sign(pos.x) < 0 ? 1.0 : 0.0, frame_scale, 1.0);
+}
+"""
+
+
+def test_an_edit_one_entry_point_runs_keeps_the_other_though_both_write_a_static(folder: Path) -> None:
+    """Both entry points write and read the static `frame_scale`, but each is a program of its
+    own: an edit in `compute_side`, which only `main_cs` runs, analyses `main_cs` and its callee
+    again and keeps `main_ps` (blanked, with its findings) and `pixel_side`; every result equals
+    a fresh lint. (Before, the static joined the two: all four were analysed.)"""
+    path = os.path.normpath(str(folder / "two.hlsl"))
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    done = lint_document(path, TWO_ENTRIES, resolver, settings)
+    assert done.context is not None
+    snap = snapshot(done.context, path, TWO_ENTRIES, settings, None, done.findings)
+    assert snap is not None
+    kept = [d for d in done.findings if d.start_offset > TWO_ENTRIES.index("float pixel_side")]
+    assert [d.code for d in kept] == ["HL105", "HL105"]  # pixel_side's and main_ps's, kept below
+    edits = [
+        TWO_ENTRIES.replace("return x < 0 ?", "x = x * 2.0;\n    return sign(x) < 0 ?"),
+        TWO_ENTRIES.replace("    frame_scale = x;", "    frame_scale = x * 0.5;"),
+        TWO_ENTRIES.replace(
+            "    frame_scale = x;", "    float w = sign(x) < 0 ? 1.0 : 0.0;\n    frame_scale = x;"
+        ),
+    ]
+    for text in edits:
+        again = relint(snap, text)
+        assert again is not None, incremental.last_reason
+        assert again.analysed == 2  # compute_side and main_cs
+        body = again.snapshot.unit_text
+        assert "pixel_side(pos.y)" not in body[: body.rfind("\n\n// ")]  # main_ps blanked
+        assert (
+            sum(d.code == "HL105" and d.start_offset > text.index("float pixel_side") for d in again.findings)
+            == 2
+        )
+        fresh = lint_document(path, text, resolver, settings)
+        assert publishable(again.findings, path, text, resolver) == fresh.diagnostics, text
+    # An edit in main_ps analyses main_ps and pixel_side, and keeps main_cs.
+    text = TWO_ENTRIES.replace("    frame_scale = pos.z;", "    frame_scale = pos.z * 2.0;")
+    again = relint(snap, text)
+    assert again is not None and again.analysed == 2, incremental.last_reason
+    fresh = lint_document(path, text, resolver, settings)
+    assert publishable(again.findings, path, text, resolver) == fresh.diagnostics
+    incremental_runs, full = _walk(path, TWO_ENTRIES, 30, seed=29)
+    assert incremental_runs >= 8, (incremental_runs, full)

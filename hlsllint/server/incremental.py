@@ -253,7 +253,9 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
                 seeds.add(i)
     # The names the edit types may call functions or write globals the old body did not.
     typed = frozenset(IDENT.findall(inserted)) & snap.names
-    dirty, followed = affected(snap.functions, seeds, path, snap.shared, declared(snap.decls), typed)
+    doc_names = declared(snap.decls)
+    units = frozenset(snap.entries)
+    dirty, followed = affected(snap.functions, seeds, path, snap.shared, doc_names, typed, units)
     goes = goes_whole(snap.functions, dirty)
 
     # The blanked unit: every clean function body emptied, its words kept in a comment at the end.
@@ -327,7 +329,6 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
     outside_methods: set[str] = set()
     for f, d in zip(snap.functions, dirty, strict=True):
         if not d:
-            outside |= f.tokens & snap.shared
             if f.method:
                 outside_methods.add(f.method)
             elif f.name:
@@ -340,6 +341,12 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
         calls = f.methods
         if f.tokens & outside or (f.tokens & method_names if calls is None else calls & outside_methods):
             return _give_up("the edit reaches a function or global left out")
+    # What the analysed functions' new text shares with the functions left out: the closure of
+    # the new text stays within the one analysed (a global the edit now writes, shared with a
+    # function left out that an entry point runs with the edited one).
+    again, _ = affected(functions, seeds, path, snap.shared, doc_names, typed, units)
+    if any(a and not d for a, d in zip(again, dirty, strict=True)):
+        return _give_up("the edit reaches a function or global left out")
 
     # Findings: the analysed functions' from this run, the others' moved from the last one.
 

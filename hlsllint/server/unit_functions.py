@@ -302,12 +302,19 @@ def affected(
     shared: frozenset[str],
     doc_names: frozenset[str],
     typed: frozenset[str] = frozenset(),
+    entries: frozenset[str] | None = None,
 ) -> tuple[list[bool], list[bool]]:
     """Which functions an edit of the `seeds` (in the document at `path`) makes analyse again:
     whose findings may change, and those whose bodies the analysis of those needs.
 
     - What an analysed function calls (its body is inlined), and every function that writes or
-      reads a global it mentions that one function can change for another (`shared`).
+      reads a global it mentions that one function can change for another (`shared`). With the
+      unit's `entries` (names), only into functions that an entry point running a seed may run
+      (`entry_reach`; they are analysed anyway, as that entry point's callees) or that no entry
+      point runs (everywhere when none runs a seed): an entry point is a program of its own (its
+      statics and groupshared memory its own; no analysis follows a resource written by one into
+      another), so an edit the vertex shader does not reach keeps it, its analyses and its
+      findings, though the pixel shader writes a static that it reads too.
     - Up from a function whose findings are published (the document's, or one naming a
       declaration of the document): every function that calls it, up to the entry points whose
       analyses find them; the document's other top-level code (struct methods, initialisers)
@@ -329,6 +336,10 @@ def affected(
             by_name.setdefault(f.name, []).append(i)
         for t in f.tokens:
             mentions.setdefault(t, []).append(i)
+    reach = entry_reach(functions, entries) if entries is not None else None
+    changed: frozenset[int] = frozenset()
+    if reach is not None:
+        changed = frozenset().union(*(reach[i] for i in seeds))
     dirty = [False] * len(functions)
     up = [False] * len(functions)
     followed = [False] * len(functions)
@@ -356,7 +367,11 @@ def affected(
                 if calls is None or not functions[j].method or functions[j].method in calls
             )
             if t in shared:
-                work.extend((j, False, True) for j in mentions.get(t, ()))
+                work.extend(
+                    (j, False, True)
+                    for j in mentions.get(t, ())
+                    if reach is None or _together(reach, changed, j)
+                )
         if i in seeds:  # what the edit typed may call any function of that name
             work.extend((j, False, True) for t in typed for j in by_name.get(t, ()))
         if upward:
@@ -368,6 +383,47 @@ def affected(
                 ]
             work.extend((j, True, True) for j in callers)
     return dirty, followed
+
+
+def entry_reach(functions: list[Func], entries: frozenset[str]) -> list[frozenset[int]]:
+    """Per function, the entry points (their functions' positions) that may run it: what each
+    entry function calls, as `affected` follows calls (a method where the model resolved a call
+    to it). Top-level code that is not a function (a static's initialiser calling one) runs in
+    every entry point, and so does what it calls."""
+    by_name: dict[str, list[int]] = {}
+    for i, f in enumerate(functions):
+        if f.name:
+            by_name.setdefault(f.name, []).append(i)
+    roots = [i for i, f in enumerate(functions) if f.name in entries and not f.method]
+    everywhere = frozenset(roots)
+    found: list[set[int]] = [set() for _ in functions]
+    starts = [([r], frozenset((r,))) for r in roots]
+    starts.append(([i for i, f in enumerate(functions) if not f.name], everywhere))
+    for start, tags in starts:
+        stack = list(start)
+        seen: set[int] = set()
+        while stack:
+            i = stack.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            found[i] |= tags
+            f = functions[i]
+            calls = f.methods
+            for t in f.tokens:
+                stack.extend(
+                    j
+                    for j in by_name.get(t, ())
+                    if calls is None or not functions[j].method or functions[j].method in calls
+                )
+    return [frozenset(x) for x in found]
+
+
+def _together(reach: list[frozenset[int]], changed: frozenset[int], j: int) -> bool:
+    """Whether a shared global may carry the edit to what function `j` sees: an entry point
+    whose program changed (`changed`) may run `j`, or no entry point runs `j`, or none runs the
+    edit (nothing known: as without entries)."""
+    return not changed or not reach[j] or bool(reach[j] & changed)
 
 
 def _may_call(caller: Func, f: Func) -> bool:
