@@ -697,3 +697,30 @@ def test_an_edit_one_entry_point_runs_keeps_the_other_though_both_write_a_static
     assert publishable(again.findings, path, text, resolver) == fresh.diagnostics
     incremental_runs, full = _walk(path, TWO_ENTRIES, 30, seed=29)
     assert incremental_runs >= 8, (incremental_runs, full)
+
+
+def test_an_edit_whose_macro_now_writes_a_shared_global_is_checked_by_its_new_text(folder: Path) -> None:
+    """The analysed part is chosen from the old text; the new text's names (a macro expanded)
+    are checked against it: an edit that now writes a static which a function no entry point
+    runs also reads is linted from scratch, and the next edit that does not goes on."""
+    extra = (
+        "static float other_scale = 2.0;\n#define OTHER other_scale\n"
+        "float unreached_reader(float a)\n{\n    return a * other_scale;\n}\n\n"
+    )
+    text = extra + TWO_ENTRIES
+    path = os.path.normpath(str(folder / "two.hlsl"))
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    done = lint_document(path, text, resolver, settings)
+    assert done.context is not None
+    snap = snapshot(done.context, path, text, settings, None, done.findings)
+    assert snap is not None
+    assert relint(snap, text.replace("    frame_scale = x;", "    OTHER = x;")) is None
+    assert incremental.last_reason == "the edit reaches a function or global left out"
+    edited = text.replace("    frame_scale = x;", "    frame_scale = x * 3.0;")
+    again = relint(snap, edited)
+    assert again is not None and again.analysed == 2, incremental.last_reason
+    assert (
+        publishable(again.findings, path, edited, resolver)
+        == lint_document(path, edited, resolver).diagnostics
+    )
