@@ -173,3 +173,31 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
     assert not row & {v.id for v in value.divergent} and not k & {v.id for v in value.divergent}
     assert row <= {v.id for v in continued.divergent} and k <= {v.id for v in continued.divergent}
     assert continued.divergent_branches and not value.divergent_branches
+
+
+def test_one_dominator_tree_serves_the_passes_and_the_analyses() -> None:
+    """Value numbering and uniformity both need the CFG's dominator tree; it is computed once
+    and kept with the CFG (the passes change no edge), equal to networkx's."""
+    import networkx as nx
+
+    from hlsllint.analysis import build_cfg, uniformity
+
+    src = """
+Buffer<float4> gData : register(t0);
+RWStructuredBuffer<float4> gOut : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 a = gData[id.x] * 2.0;
+    float k = 0;
+    if (a.x > 0) { k = a.y * 3.0; }
+    float4 b = gData[id.x] * 2.0;
+    gOut[id.x] = a + b + k;
+}"""
+    m = model(src)
+    cfg = build_cfg(m, m.entry_points[0])
+    kept = cfg.cache.get("idom")
+    assert kept == nx.immediate_dominators(cfg.graph, cfg.entry)  # value numbering's, kept
+    uni = uniformity(cfg, "value")
+    assert cfg.cache["uniformity_index"].idom is kept  # the analysis asked for it: the same one
+    assert any(v.name == "k" for v in uni.divergent)

@@ -29,6 +29,7 @@ opaque calls) <- `lowering_inline` (inlined calls, replayed bodies) <- `lowering
 from __future__ import annotations
 
 from itertools import chain
+from typing import Any
 
 import networkx as nx
 
@@ -202,8 +203,9 @@ class _Lowerer(StmtLowerer):
         sink_inputs(self.g, instrs)
         expr = self.expr
         viewed = {x for sp in self.view_spans for x in expr.get(sp, ()) if isinstance(x, Value)}
-        merged = common_values(self.g, 0, instrs, viewed)
-        merged |= sink_constant_loads(self.g, 0, instrs, merged, self.loops)
+        kept: dict[str, Any] = {}  # the dominator tree, for the passes and the CFG's analyses
+        merged = common_values(self.g, 0, instrs, viewed, kept)
+        merged |= sink_constant_loads(self.g, 0, instrs, merged, self.loops, kept)
         cfg = CFG(
             self.entry_point,
             self.g,
@@ -220,10 +222,12 @@ class _Lowerer(StmtLowerer):
             self.replayed,
             self.reused,
         )
+        cfg.cache.update(kept)
         unread = unread_writes(cfg)
         if unread:
             cfg.dead = cfg.dead | unread
             cfg.cache.clear()
+            cfg.cache.update(kept)  # the graph's edges stay
         return cfg
 
 

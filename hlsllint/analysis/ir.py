@@ -198,6 +198,18 @@ class CFG:
         return out
 
 
+def dominator_tree(g: nx.DiGraph, entry: int, cache: dict[str, Any]) -> dict[int, int]:
+    """`networkx.immediate_dominators(g, entry)`, kept in `cache` (a CFG's, or the passes' before
+    the CFG is made): value numbering, the constant loads' sinking, uniformity and the unrolled
+    loops' value classes each ask for it, and no pass changes the graph's edges (SpartanEngine
+    `g_buffer`'s pixel shader, 1,003 blocks: about 9 ms each time, compiled)."""
+    found: dict[int, int] | None = cache.get("idom")
+    if found is None:
+        found = nx.immediate_dominators(g, entry)
+        cache["idom"] = found
+    return found
+
+
 def dominates(idom: dict[int, int], a: int, b: int) -> bool:
     """Does block `a` dominate block `b`? `idom` maps a block to its immediate dominator
     (`networkx.immediate_dominators`; the entry maps to itself or is left out)."""

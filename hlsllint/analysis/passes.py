@@ -5,9 +5,11 @@ effect depends on (dead code)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import networkx as nx
 
-from hlsllint.analysis.ir import Instr, LoopRecord, Value, dominates
+from hlsllint.analysis.ir import Instr, LoopRecord, Value, dominates, dominator_tree
 from hlsllint.deadline import current
 
 ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
@@ -80,7 +82,11 @@ fetched at the same coordinate by two helpers is one fetch."""
 
 
 def common_values(
-    g: nx.DiGraph, entry: int, instrs: list[Instr], viewed: set[Value] | frozenset[Value] = frozenset()
+    g: nx.DiGraph,
+    entry: int,
+    instrs: list[Instr],
+    viewed: set[Value] | frozenset[Value] = frozenset(),
+    cache: dict[str, Any] | None = None,
 ) -> frozenset[Instr]:
     """Instructions that recompute a value an instruction dominating them already computed
     (dominator-scoped value numbering, as the compiler's CSE does): reads of their result are
@@ -144,7 +150,7 @@ def common_values(
             seen.add(k)
     if not repeats:
         return frozenset()
-    idom = nx.immediate_dominators(g, entry)
+    idom = dominator_tree(g, entry, cache if cache is not None else {})
     children: dict[int, list[int]] = {}
     for b, dom in idom.items():
         if b != dom:
@@ -194,7 +200,12 @@ def common_values(
 
 
 def sink_constant_loads(
-    g: nx.DiGraph, entry: int, instrs: list[Instr], dropped: frozenset[Instr], loops: list[LoopRecord]
+    g: nx.DiGraph,
+    entry: int,
+    instrs: list[Instr],
+    dropped: frozenset[Instr],
+    loops: list[LoopRecord],
+    cache: dict[str, Any] | None = None,
 ) -> frozenset[Instr]:
     """Move each constant-buffer load to just before its first use, in the block that
     dominates every use (not into a loop the load is outside of), as the compiler sinks its
@@ -269,7 +280,7 @@ def sink_constant_loads(
         target: int | None = ins.block
         if blocks != {ins.block}:
             if idom is None:
-                idom = nx.immediate_dominators(g, entry)
+                idom = dominator_tree(g, entry, cache if cache is not None else {})
             target = _common_dominator(idom, blocks)
             if target is None or not dominates(idom, ins.block, target):
                 continue

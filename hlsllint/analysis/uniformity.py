@@ -29,7 +29,7 @@ from typing import Literal
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Instr, Value, dominates
+from hlsllint.analysis.ir import CFG, Instr, Value, dominates, dominator_tree
 from hlsllint.deadline import current
 
 
@@ -184,7 +184,7 @@ class _Index:
                 if x.dest is not None:
                     n_defs[x.dest] = n_defs.get(x.dest, 0) + 1
             self.n_defs = n_defs
-            self.idom = nx.immediate_dominators(cfg.graph, cfg.entry)
+            self.idom = dominator_tree(cfg.graph, cfg.entry, cfg.cache)
             self.loop_blocks = [loop.blocks for loop in cfg.loops]
         d = ins.dest
         if d is None or self.n_defs.get(d) != 1:

@@ -11,9 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-import networkx as nx
-
-from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, dominates
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, dominates, dominator_tree
 from hlsllint.deadline import current
 from hlsllint.semantic import types as T
 
@@ -464,7 +462,7 @@ def unrolled_holds(cfg: CFG) -> list[tuple[frozenset[int], list[dict[Value, int]
             continue
         key = tuple(reversed(chain))  # outermost first
         by_nest.setdefault(key, []).append((t, key.index(own)))
-    idom: dict[int, int] = nx.immediate_dominators(cfg.graph, cfg.entry) if by_nest else {}
+    idom: dict[int, int] = dominator_tree(cfg.graph, cfg.entry, cfg.cache) if by_nest else {}
     for key, roots in by_nest.items():
         nest = [loops[i] for i in key]
         # blocks every iteration of their innermost loop of the nest runs (what they compute a
