@@ -421,3 +421,24 @@ def test_a_texture_sampled_again_keeps_its_descriptor() -> None:
     assert other != SAMPLED_AGAIN
     assert 22 <= again <= 30
     assert demand(other).max_live_sgprs <= 18
+
+
+PICKED = """
+cbuffer C : register(b0) { uint2 size; };
+Texture2D<float3> src : register(t0);
+Buffer<float3> table : register(t1);
+RWTexture2D<float4> dst : register(u0);
+[numthreads(8, 8, 1)]
+void main(uint2 id : SV_DispatchThreadID) {
+  if (any(id >= size)) { return; }
+  uint3 k = uint3(src[id] * 255.0f + 0.5f);
+  float3 o = float3(table[k.r].b, table[k.g].g, table[k.b].r);
+  dst[id] = float4(o, 1.0f);
+}
+"""
+
+
+def test_components_no_reader_takes_hold_no_register() -> None:
+    # Three float3 loads of which the constructor takes one component each: the others are
+    # dead as soon as the load returns. regtruth: presched_vgprs 7 (11 with whole loads).
+    assert demand(PICKED).max_live_vgprs == 7

@@ -57,6 +57,9 @@ class CostModel:
     """An unrolled loop holds the components its iterations compute alike (from a constant
     table read at the counter, or the counter itself, and loop-invariant values) from their
     first computation to their last use (`value_classes.unrolled_holds`)."""
+    drop_unpicked_components: bool = True
+    """A vector read only through constructors that pick some of its components holds
+    registers only for those (`value_classes.unpicked_components`)."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 

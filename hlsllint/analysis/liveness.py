@@ -35,6 +35,7 @@ from hlsllint.analysis.value_classes import (
     def_use,
     kept_loop_blocks,
     streamed_temps,
+    unpicked_components,
     unrolled_holds,
     vector_alu_uniforms,
 )
@@ -239,10 +240,11 @@ def _classes(
     constant: set[Value],
     partly: dict[Value, int],
     valu: set[Value],
+    unpicked: dict[Value, int],
 ) -> tuple[dict[Value, str], dict[Value, int]]:
     """Register class and registers counted of every value (`value_class`, less its constant
-    components, then nothing for a folded constant and one register for a streamed vector
-    temporary)."""
+    components and the components no reader takes (`unpicked`), then nothing for a folded
+    constant and one register for a streamed vector temporary)."""
     classes: dict[Value, str] = {}
     sizes: dict[Value, int] = {}
     divergent = uni.divergent
@@ -263,6 +265,8 @@ def _classes(
                 cls = "vgpr"
         if v in partly and not v.type.is_bool:
             n -= partly[v]
+        elif v in unpicked:
+            n -= unpicked[v]
         classes[v] = cls
         sizes[v] = 0 if v in constant else 1 if cls == "vgpr" and v in streamed else n
     return classes, sizes
@@ -321,7 +325,12 @@ def register_demand(
         if costs.uniform_float_alu_in_vgprs
         else set()
     )
-    classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly, valu)
+    unpicked = (
+        cached_per_cfg(cfg, "unpicked_components", unpicked_components)
+        if costs.drop_unpicked_components
+        else {}
+    )
+    classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly, valu, unpicked)
     held_v: dict[int, int] = {}  # block -> VGPRs an unrolled loop around it holds besides
     held_s: dict[int, int] = {}
     if costs.hold_unrolled_common_values:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from hlsllint.analysis.ir import Value
 from hlsllint.analysis.lowering import OUT_INTRINSICS, VARIABLE_KINDS
-from hlsllint.analysis.lowering_expr import ExprLowerer
+from hlsllint.analysis.lowering_expr import ExprLowerer, _swizzle
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import (
     D3D9_SAMPLERS,
@@ -99,6 +99,10 @@ class CallLowerer(ExprLowerer):
         d = self.temp(node, t)
         lanes = self._constructor_lanes(fn, name, t, args, reads) if spec is None else None
         extra: dict[str, object] = {"lanes": lanes} if lanes is not None else {}
+        if lanes is not None:
+            picks = self._constructor_picks(args, reads, lanes)
+            if picks is not None:
+                extra["picks"] = picks
         if blind is not None:
             extra["blind"] = blind
         self.emit_expr("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
@@ -176,6 +180,30 @@ class CallLowerer(ExprLowerer):
             else:
                 lanes.append(n)
         return tuple(lanes) if sum(abs(n) for n in lanes) == t.count else None
+
+    def _constructor_picks(
+        self, args: list[Node], reads: list[Value | None], lanes: tuple[int, ...]
+    ) -> tuple[tuple[int, ...] | None, ...] | None:
+        """For a constructor with `lanes`: per operand that is a value (a positive lane count),
+        the components of that value it takes when it is a swizzle of a wider value (`p.z` of
+        a `uint3` is (2,): the IR reads the whole of `p`), else None. None when no operand is
+        such a swizzle."""
+        picks: list[tuple[int, ...] | None] = []
+        found = False
+        for a, r, n in zip(args, reads, lanes, strict=True):
+            if n < 0 or r is None:
+                continue
+            comps: tuple[int, ...] | None = None
+            node = a
+            while node.type == "parenthesized_expression" and node.named_child_count == 1:
+                node = node.named_children[0]
+            if node.type == "field_expression" and r.width > n:
+                comps = _swizzle(self.text(node.child_by_field_id(F_FIELD) or node))
+                if comps is not None and (len(comps) != n or max(comps) >= r.width):
+                    comps = None
+            found = found or comps is not None
+            picks.append(comps)
+        return tuple(picks) if found else None
 
     def _call_rule(self, fn: Node | None, name: str, spec: tuple[str, str] | None) -> str:
         """The uniformity rule of a call that is not inlined: an intrinsic's class; `mul` and

@@ -282,6 +282,40 @@ def constant_components(du: DefUse) -> dict[Value, int]:
     return {v: m.bit_count() for v, m in masks.items() if m and v not in full}
 
 
+def unpicked_components(du: DefUse) -> dict[Value, int]:
+    """Vectors read only through constructors that pick some of their components
+    (`float3(a.b, b.g, c.r)` of three loads): value -> the number of components no reader
+    takes. The compiler drops the unread components (a load's are dead as soon as it returns),
+    so they hold no register while the value waits for its reader (regtruth: three `float3`
+    loads of which a constructor takes one component each hold 7 VGPRs, 11 whole)."""
+    out: dict[Value, int] = {}
+    for v, rs in du.readers.items():
+        if v.width <= 1 or v.parts is not None or v.reg_class is not None or v not in du.defs:
+            continue
+        if any(d.op in ("input", "preload") for d in du.defs[v]):
+            continue  # the registers the hardware fills are there whatever is read
+        taken = 0
+        for ins in rs:
+            picks = ins.detail.get("picks")
+            if picks is None:
+                break
+            whole = False
+            for r, pick in zip(ins.reads, picks, strict=False):
+                if r is v:
+                    if pick is None:
+                        whole = True
+                        break
+                    for c in pick:
+                        taken |= 1 << c
+            if whole:
+                break
+        else:
+            n = v.width - taken.bit_count()
+            if n > 0:
+                out[v] = n
+    return out
+
+
 _MOVES = frozenset({"asfloat", "asint", "asuint", "asfloat16", "asint16", "asuint16", "select", "abs"})
 """Intrinsics that move or reinterpret their operands' bits (`abs` is a source modifier of the
 instruction that reads its result): in the class of the operands."""
