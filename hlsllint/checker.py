@@ -28,7 +28,7 @@ from hlsllint.semantic import Function
 from hlsllint.source import SourceFile
 from hlsllint.syntax import Node
 
-__all__ = ["FUNCTIONS", "SHARE_FUNCTIONS", "FunctionFindings", "run_rules"]
+__all__ = ["FUNCTIONS", "SHARE_FUNCTIONS", "FunctionFindings", "Recorded", "run_rules"]
 
 Key = tuple[object, ...]
 
@@ -47,6 +47,17 @@ _TYPE_NAMES = re.compile(r"\b(?:struct|class|interface|namespace|enum)\s+(?:clas
 _TYPEDEF = re.compile(r"\btypedef\b([^;]*)")
 _ENUM_BODY = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
 _WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+class Recorded:
+    """What the function-local rules gave in one header function: each finding with the place of
+    the visit that made it (the node's index in the walk, from the function's body), and the
+    visits that said they need the unit (`RuleContext.needs_unit`: place, rule), which every
+    unit makes again."""
+
+    def __init__(self, found: list[tuple[int, Diagnostic]], again: list[tuple[int, str]]) -> None:
+        self.found = found
+        self.again = again
 
 
 class FunctionFindings:
@@ -71,8 +82,8 @@ class FunctionFindings:
     How to key and query (what `run_rules` does; a caller with a unit of its own does the same):
 
         keys = FUNCTIONS.unit_keys(ctx, main_path, told)   # body node id -> key, once per unit
-        found = FUNCTIONS.get(keys[fn.body.id])            # copies of the findings, or None
-        FUNCTIONS.put(key, findings)                       # after visiting the body once
+        found = FUNCTIONS.get(keys[fn.body.id])            # a copy of what was recorded, or None
+        FUNCTIONS.put(key, Recorded(findings, again))      # after visiting the body once
 
     `told` is what the rules are told besides the unit (`run_rules` passes the settings, the
     variant and the function-local rules with their options). `hits` and `stores` count what
@@ -87,7 +98,7 @@ class FunctionFindings:
         self._words: dict[int, list[frozenset[str]]] = {}
         """A state's words: every name its text holds (comments too), by file and the rest."""
         self._by_file: dict[str, tuple[str, frozenset[str]]] = {}
-        self._found: dict[Key, list[Diagnostic]] = {}
+        self._found: dict[Key, Recorded] = {}
         self.hits = 0
         self.stores = 0
 
@@ -98,17 +109,17 @@ class FunctionFindings:
         self._found.clear()
         self.hits = self.stores = 0
 
-    def get(self, key: Key) -> list[Diagnostic] | None:
+    def get(self, key: Key) -> Recorded | None:
         found = self._found.get(key)
         if found is None:
             return None
         self.hits += 1
-        return [copy.deepcopy(d) for d in found]
+        return Recorded([(at, copy.deepcopy(d)) for at, d in found.found], found.again)
 
-    def put(self, key: Key, found: list[Diagnostic]) -> None:
+    def put(self, key: Key, found: Recorded) -> None:
         if len(self._found) >= self.LIMIT:
             self._found.clear()
-        self._found[key] = [copy.deepcopy(d) for d in found]
+        self._found[key] = Recorded([(at, copy.deepcopy(d)) for at, d in found.found], list(found.again))
         self.stores += 1
 
     def unit_keys(self, ctx: RuleContext, main: str, told: str) -> dict[int, Key]:
@@ -302,6 +313,40 @@ def _in_headers(d: Diagnostic, included: set[str]) -> bool:
     return d.fix is None or all(e.path in included for e in d.fix.edits)
 
 
+def _visit(
+    ctx: RuleContext,
+    rule: Rule,
+    visit: _Visit,
+    node: Node,
+    path: str,
+    failed: set[str],
+    errors: list[str],
+    *tables: dict[str, tuple[tuple[Rule, _Visit], ...]],
+) -> None:
+    ctx.rule = rule
+    try:
+        visit(ctx, node)
+    except Exception:  # a rule bug must not take the run down
+        failed.add(rule.code)
+        errors.append(_crash(rule, path))
+        for table in tables:  # no more visits for it
+            for k, subs in table.items():
+                table[k] = tuple(s for s in subs if s[0].code not in failed)
+
+
+def _keep(
+    key: Key,
+    found: list[tuple[int, Diagnostic]],
+    again: list[tuple[int, str]],
+    failed: set[str],
+    included: set[str],
+) -> None:
+    """Keep what a header function's visits recorded, unless a function-local rule crashed or a
+    finding names a place outside the headers (which the state does not fix)."""
+    if not failed and all(_in_headers(d, included) for _at, d in found):
+        FUNCTIONS.put(key, Recorded(found, again))
+
+
 def run_rules(
     ctx: RuleContext,
     rules: Sequence[Rule],
@@ -314,7 +359,9 @@ def run_rules(
     budget raises from it).
 
     In a body of a header function met before in the same state (`FunctionFindings`), the
-    function-local rules are not visited: their findings there are taken from `FUNCTIONS`."""
+    function-local rules are not visited, but where one said it needs the unit
+    (`RuleContext.needs_unit`): their findings there are taken from `FUNCTIONS`, each at the
+    place of the visit that made it."""
     errors: list[str] = []
     failed: set[str] = set()
     lists: dict[str, list[tuple[Rule, _Visit]]] = {}
@@ -332,17 +379,24 @@ def run_rules(
         body_types = {f.body.type for f in bodies.values() if f.body is not None}
         local = [r for r in rules if r.function_local and r.node_kinds]
         local_codes = {r.code for r in local}
+        local_visits: dict[str, tuple[Rule, _Visit]] = {r.code: (r, r.visit) for r in local}
         keys: dict[int, Key] = {}
         if SHARE_FUNCTIONS and local and ctx.pp.included:
             keys = FUNCTIONS.unit_keys(ctx, path, _told(ctx, local))
         included = set(ctx.pp.included)
         rest = {k: tuple(s for s in subs if s[0].code not in local_codes) for k, subs in dispatch.items()}
         table = dispatch
-        # The header function being replayed or recorded: its key, where its body ends, where
-        # its findings start in ctx.diagnostics (-1: replayed).
+        # The header function being recorded or replayed: its key, the walk's index of its body
+        # and where the body ends (-1: none); recording, what it records; replaying, what it
+        # takes (findings by place, the next one `taken`) and the visits it makes again.
         shared: Key = ()
+        shared_start = -1
         shared_end = -1
-        mark = -1
+        recording = False
+        found_at: list[tuple[int, Diagnostic]] = []
+        again_at: list[tuple[int, str]] = []
+        taken = 0
+        again: dict[int, list[str]] = {}
         nodes = ctx.tree.nodes()
         # The function of a node is that of the innermost body around it; a body's subtree is
         # the run of `descendant_count` nodes that starts at it in document order.
@@ -353,11 +407,10 @@ def run_rules(
         for i, kind in enumerate(ctx.tree.node_types()):
             deadline.tick()
             if 0 <= shared_end <= i:
-                if mark >= 0 and not failed & local_codes:
-                    found = [d for d in ctx.diagnostics[mark:] if d.code in local_codes]
-                    if all(_in_headers(d, included) for d in found):
-                        FUNCTIONS.put(shared, found)
+                if recording:
+                    _keep(shared, found_at, again_at, failed & local_codes, included)
                 shared_end = -1
+                recording = False
                 table = dispatch
             while i >= fn_end:
                 fn, fn_end = outer.pop()
@@ -370,33 +423,51 @@ def run_rules(
                     key = keys.get(node.id) if shared_end < 0 else None
                     if key is not None:
                         shared = key
+                        shared_start = i
                         shared_end = fn_end
                         earlier = FUNCTIONS.get(key)
                         if earlier is not None:
-                            ctx.diagnostics.extend(earlier)
-                            mark = -1
+                            found_at = earlier.found
+                            taken = 0
+                            again = {}
+                            for at, code in earlier.again:
+                                again.setdefault(at, []).append(code)
                             table = rest
                         else:
-                            mark = len(ctx.diagnostics)
+                            recording = True
+                            found_at = []
+                            again_at = []
+            place = i - shared_start
+            if shared_end >= 0 and not recording:  # replaying
+                while taken < len(found_at) and found_at[taken][0] <= place:
+                    ctx.diagnostics.append(found_at[taken][1])
+                    taken += 1
+                codes = again.get(place)
+                if codes is not None:
+                    ctx.function = fn
+                    for code in codes:
+                        if code not in failed:
+                            again_rule, again_visit = local_visits[code]
+                            _visit(
+                                ctx, again_rule, again_visit, nodes[i], path, failed, errors, dispatch, rest
+                            )
             subscribers = table.get(kind)
             if subscribers:
                 node = nodes[i]
                 ctx.function = fn
                 for rule, visit in subscribers:
-                    ctx.rule = rule
-                    try:
-                        visit(ctx, node)
-                    except Exception:  # a rule bug must not take the run down
-                        failed.add(rule.code)
-                        errors.append(_crash(rule, path))
-                        for k, subs in dispatch.items():  # no more visits for it
-                            dispatch[k] = tuple(s for s in subs if s[0].code not in failed)
-                        for k, subs in rest.items():
-                            rest[k] = tuple(s for s in subs if s[0].code not in failed)
-        if shared_end >= 0 and mark >= 0 and not failed & local_codes:  # a body that ends the unit
-            found = [d for d in ctx.diagnostics[mark:] if d.code in local_codes]
-            if all(_in_headers(d, included) for d in found):
-                FUNCTIONS.put(shared, found)
+                    if recording and rule.code in local_codes:
+                        before = len(ctx.diagnostics)
+                        ctx.needs_unit_asked = False
+                        _visit(ctx, rule, visit, node, path, failed, errors, dispatch, rest)
+                        if ctx.needs_unit_asked:
+                            again_at.append((place, rule.code))
+                        else:
+                            found_at += [(place, d) for d in ctx.diagnostics[before:]]
+                    else:
+                        _visit(ctx, rule, visit, node, path, failed, errors, dispatch, rest)
+        if shared_end >= 0 and recording:  # a body that ends the unit
+            _keep(shared, found_at, again_at, failed & local_codes, included)
         ctx.function = None
     for rule in rules:
         if rule.code in failed:

@@ -51,6 +51,8 @@ class RuleContext:
     lowering: LoweringReuse | None = None
     """The editor's lowering of the unit's last version, to reuse, and where this one's goes
     (`hlsllint.analysis.lowering_reuse`)."""
+    needs_unit_asked: bool = False
+    """Set by `needs_unit()` (the walk reads and resets it around a function-local rule's visit)."""
     _scratch: dict[str, Any] = field(default_factory=dict, repr=False)
     _model: Model | None = field(default=None, repr=False)
 
@@ -62,6 +64,15 @@ class RuleContext:
         if found is None:
             found = self._scratch[self.rule.code] = factory()
         return found
+
+    def needs_unit(self) -> None:
+        """Said by the `visit` of a `function_local` rule before it reads more than the function
+        and the declarations before it (an entry point's analysis, the unit's later code, what
+        its earlier visits left in `scratch`): what this visit finds is then the unit's own, and
+        in a header function met before in the same state (`hlsllint.checker.FunctionFindings`)
+        the walk visits this node again instead of taking the findings of the earlier unit.
+        What the visit did before saying so must depend on the function only."""
+        self.needs_unit_asked = True
 
     @property
     def text(self) -> str:

@@ -78,9 +78,12 @@ class Rule:
     function_local: ClassVar[bool] = False
     """True when what `visit` reports on the nodes of a function body depends on that function's
     text and the declarations it reads only (no entry point, no analysis, nothing the unit
-    declares after it) and `visit` leaves nothing there for `check`: the walk then skips its
-    visits in a header function met before in the same state and takes the findings it gave
-    then (`hlsllint.checker.FunctionFindings`)."""
+    declares after it) and `visit` leaves nothing there for `check`, up to where a visit says
+    otherwise with `ctx.needs_unit()`: the walk then skips its visits in a header function met
+    before in the same state, takes the findings they gave then, and makes again only the
+    visits that said they need the unit (`hlsllint.checker.FunctionFindings`). False
+    (entry-dependent) for a rule whose visits read entry points or analyses, or gather for
+    `check`: it visits every header function in every unit."""
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         values = {k: o.default for k, o in self.options.items()}

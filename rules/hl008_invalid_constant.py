@@ -68,6 +68,7 @@ void main(uint i : SV_DispatchThreadID)
     precision = "very-high"
     tags = ("correctness",)
     function_local = True
+    """Literals, and divisions and initialisers folded by the model from what precedes them."""
     node_kinds = frozenset(
         {
             "binary_expression",

@@ -194,6 +194,9 @@ void main(uint3 px : SV_DispatchThreadID, uint3 tile : SV_GroupID)
         "Sebastian Aaltonen (sebbbi), Fast uniform load with wave ops (GitHub gist)",
     )
 
+    function_local = True
+    """Up to the address's uniformity, which the entry points' analyses answer: a typed load
+    that reaches it asks `ctx.needs_unit()` (so does `_single_lane`, which reads them too)."""
     node_kinds = frozenset({"call_expression", "subscript_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
@@ -204,6 +207,7 @@ void main(uint3 px : SV_DispatchThreadID, uint3 tile : SV_GroupID)
             return
         if is_written(ctx.tree, node) or _atomic_operand(ctx, node):
             return  # a store, read-modify-write or atomic through a RW resource
+        ctx.needs_unit()
         if not fetch.address or not all(_wave_uniform(ctx, a) for a in fetch.address):
             return
         if fetch.kind != "load":

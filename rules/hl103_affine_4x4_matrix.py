@@ -211,15 +211,18 @@ float3 skin(float3 p, uint bone)
         "(GPUOpen), section Unneeded data",
     )
 
+    function_local = True
+    """Up to a local that holds a struct, which `visit` keeps for `check` (weighing every read of
+    the unit's struct holders): it asks `ctx.needs_unit()` first."""
     node_kinds = frozenset({"declaration"})
 
     def visit(self, ctx: RuleContext, decl: Node) -> None:
         if ctx.function is None:
             return
-        state = ctx.scratch(_UnitState)
         for n, sym in declared_symbols(ctx.model, decl):
             if sym.kind == "local" and _struct_holder(sym)[0] is not None:
-                state.locals.append((n, sym))
+                ctx.needs_unit()
+                ctx.scratch(_UnitState).locals.append((n, sym))
 
     def check(self, ctx: RuleContext) -> None:
         model: Model = ctx.model

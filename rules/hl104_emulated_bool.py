@@ -113,6 +113,8 @@ float4 main(float4 color : COLOR0) : SV_Target
     )
 
     function_local = True
+    """Nothing in a header's functions (reported where the header is linted itself); a local of
+    the main file's code asks `ctx.needs_unit()`."""
     node_kinds = frozenset({"declaration"})
 
     def visit(self, ctx: RuleContext, decl: Node) -> None:
@@ -123,6 +125,7 @@ float4 main(float4 color : COLOR0) : SV_Target
                 continue
             if sym.type.kind not in ("scalar", "vector") or sym.type.scalar not in _SCALARS:
                 continue
+            ctx.needs_unit()  # the reads' uniformity is the entry points' (`is_uniform`)
             self._check_local(ctx, sym, n)
 
     def _check_local(self, ctx: RuleContext, sym: Symbol, name: Node) -> None:

@@ -308,6 +308,8 @@ float3 flipIfBackFacing(float3 n, float facing)
     )
 
     function_local = True
+    """The call, the function's locals and their writes; fresh names by function (`scratch` by
+    the function's node)."""
     node_kinds = frozenset({"call_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:

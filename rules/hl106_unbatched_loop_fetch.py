@@ -496,12 +496,15 @@ float march(float2 uv, float2 dir, float z, int steps)
     )
 
     function_local = True
+    """Nothing in a header's functions (reported where the header is linted itself); a loop of
+    the main file's code asks `ctx.needs_unit()`."""
     node_kinds = LOOP_TYPES
 
     def visit(self, ctx: RuleContext, n: Node) -> None:
         # Reported in the main file only (a header's loops where the header is linted itself):
         # its includers do not analyse them again.
         if ctx.function is not None and ctx.in_main_file(n):
+            ctx.needs_unit()  # the analysis' loops, the entry points' occupancy
             self._check_loop(ctx, n, ctx.scratch(_DynamicLoops))
 
     def _dynamic_reason(

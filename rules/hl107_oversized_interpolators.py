@@ -291,6 +291,9 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
         ),
     }
 
+    function_local = True
+    """Up to a struct member access, which `visit` keeps for `check` (weighing the entry points'
+    inputs and outputs): it asks `ctx.needs_unit()` first."""
     node_kinds = frozenset({"field_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
@@ -301,6 +304,7 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
             return
         t = ctx.model.type_of(arg)
         if t.kind == "struct":
+            ctx.needs_unit()
             accesses: dict[tuple[str, str], list[Node]] = ctx.scratch(dict)
             accesses.setdefault((t.name, ctx.node_text(field)), []).append(node)
 

@@ -168,17 +168,21 @@ void main(uint3 id : SV_DispatchThreadID, uint gi : SV_GroupIndex)
         "must reach the call",
         "AMD RDNA ISA reference: S_BARRIER synchronises the waves of a work-group",
     )
+    function_local = True
+    """Up to a barrier or a jump, which `visit` keeps for `check` (asking the uniformity of the
+    branches around the barrier): it asks `ctx.needs_unit()` first."""
     node_kinds = frozenset({"call_expression", *_JUMPS})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
         fn = ctx.function
         if fn is None or fn.body is None:
             return
-        seen = ctx.scratch(_Seen)
         if node.type in _JUMPS:
-            seen.jumps.setdefault(fn.body.id, []).append(node)
+            ctx.needs_unit()
+            ctx.scratch(_Seen).jumps.setdefault(fn.body.id, []).append(node)
         elif call_name(ctx.tree, node) in BARRIERS:
-            seen.barriers.append((node, fn.body.id))
+            ctx.needs_unit()
+            ctx.scratch(_Seen).barriers.append((node, fn.body.id))
 
     def check(self, ctx: RuleContext) -> None:
         # After the walk: a barrier is judged with the jumps of its whole function, later ones too.

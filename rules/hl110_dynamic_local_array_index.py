@@ -368,6 +368,8 @@ void main(uint3 id : SV_DispatchThreadID)
         "Measured with regtruth (Mesa RADV/ACO): local arrays past 256 bytes per lane go to scratch",
     )
 
+    function_local = True
+    """Up to finding a large local array indexed (what the index is asks `ctx.needs_unit()`)."""
     node_kinds = frozenset({"subscript_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
@@ -396,6 +398,9 @@ void main(uint3 id : SV_DispatchThreadID)
             and sym.type.components(ctx.settings.enable_16bit_types) <= SMALL_REGISTERS
         ):
             return  # a few selects: little to gain
+        # What follows reads the unit: the arrays reported already, the callers of a helper
+        # (`_Index._param`) and the entry points, the analysis of what the compiler keeps.
+        ctx.needs_unit()
         state = ctx.scratch(_State)
         if id(sym) in state.reported:
             return

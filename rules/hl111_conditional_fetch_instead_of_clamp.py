@@ -339,6 +339,9 @@ void main(uint3 id : SV_DispatchThreadID)
         "one basic block can be in flight together",
     )
 
+    function_local = True
+    """Up to a guarded branch holding a fetch (the bounds test and what follows ask
+    `ctx.needs_unit()`)."""
     node_kinds = frozenset({"if_statement", "conditional_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
@@ -359,6 +362,7 @@ void main(uint3 id : SV_DispatchThreadID)
         fetches = [f for g in guarded for f in fetches_in(model, g)]
         if not fetches or not self._light(ctx, guarded):
             return
+        ctx.needs_unit()  # the bounds test asks the entry points' uniformity; the candidates go to check
         test = _BoundsTest(model)
         if not test.check(cond):
             return

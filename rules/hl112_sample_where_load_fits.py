@@ -537,12 +537,15 @@ void main(uint3 id : SV_DispatchThreadID)
         "resource and a sampler descriptor",
     )
     function_local = True
+    """Nothing in a header's functions (reported where the header is linted itself); a call in
+    the main file's code asks `ctx.needs_unit()`."""
     node_kinds = frozenset({"call_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
         fn = ctx.function
         if fn is None or not ctx.in_main_file(node):
             return  # reported in the main file only: a header's fetches where it is linted itself
+        ctx.needs_unit()  # the stages of the entry points that reach the function
         model = ctx.model
         fetch = as_fetch(model, node)
         if fetch is None or fetch.method not in ("Sample", "SampleLevel"):

@@ -126,6 +126,9 @@ void main(uint3 id : SV_DispatchThreadID, uint3 gtid : SV_GroupThreadID, uint3 g
         "Microsoft docs: groupshared and GroupMemoryBarrierWithGroupSync",
     )
 
+    function_local = False
+    """Entry-dependent: visit gathers calls and fetches for `check`, which reads them per compute entry
+    point."""
     node_kinds = frozenset({"call_expression", "subscript_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:

@@ -248,6 +248,9 @@ void main(uint i : SV_DispatchThreadID)
         ),
     }
 
+    function_local = False
+    """Entry-dependent: visit gathers branches for `check`, which weighs them against each entry point's
+    pressure peak."""
     node_kinds = frozenset({"if_statement", "case_statement"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:

@@ -137,3 +137,126 @@ def test_the_headers_included_first_are_shared_whatever_comes_next() -> None:
     assert _walk(loader, "b.hlsl") == [("common.hlsli", "a two", 6), ("two.hlsli", "a two", 1)]
     assert checker.FUNCTIONS.hits == 2  # Divide and Twice
     assert _Literals.seen == ["2"]  # Two's
+
+
+class _Unitwide(Rule):
+    """A function-local rule whose visits of `3` say they need the unit (and report what the
+    unit's main file is called there): a `2` is reported from the function, a `3` per unit."""
+
+    code = "HL998"
+    name = "test-unit-wide"
+    summary = rationale = bad_example = good_example = ""
+    node_kinds = frozenset({"number_literal"})
+    function_local = True
+    seen: ClassVar[list[str]] = []
+
+    def visit(self, ctx: RuleContext, node: Node) -> None:
+        text = ctx.node_text(node)
+        self.seen.append(text)
+        if text == "3":
+            ctx.needs_unit()
+            ctx.report(node, f"a three seen from {ctx.path}")
+        elif text == "2":
+            ctx.report(node, "a two")
+
+
+class _Gathers(_Literals):
+    """The same visits, declared entry-dependent (the default)."""
+
+    code = "HL997"
+    name = "test-gathers"
+    function_local = False
+
+
+MIXED = "int Mixed(int a) { return a * 2 + a * 3 + a * 2; }\n"
+
+
+def _run(loader: FileLoader, path: str, rule: Rule) -> list[tuple[str, str, int, int]]:
+    pp, tree = front_end(loader(path), Settings(), None, loader)
+    ctx = RuleContext(pp=pp, tree=tree, path=path)
+    assert checker.run_rules(ctx, [rule], path) == []
+    return [(d.path, d.message, d.start.row, d.start.column) for d in ctx.diagnostics]
+
+
+def test_a_visit_that_needs_the_unit_is_made_again_in_every_unit(monkeypatch: pytest.MonkeyPatch) -> None:
+    loader = FileLoader(
+        {
+            "mixed.hlsli": MIXED,
+            "a.hlsl": '#include "mixed.hlsli"\nint A() { return Mixed(1); }\n',
+            "b.hlsl": '#include "mixed.hlsli"\nint B() { return Mixed(1); }\n',
+        }
+    )
+    _Unitwide.seen = []
+    first = _run(loader, "a.hlsl", _Unitwide())
+    assert _Unitwide.seen == ["2", "3", "2", "1"]
+    assert checker.FUNCTIONS.stores == 1
+    _Unitwide.seen = []
+    second = _run(loader, "b.hlsl", _Unitwide())
+    assert checker.FUNCTIONS.hits == 1
+    assert _Unitwide.seen == ["3", "1"], "only the visit that needs the unit, and the main file's"
+    # The three is the unit's own; the twos are taken, in the order of the visits that made them.
+    assert second == [
+        ("mixed.hlsli", "a two", 1, 31),
+        ("mixed.hlsli", "a three seen from b.hlsl", 1, 39),
+        ("mixed.hlsli", "a two", 1, 47),
+    ]
+    assert first == [(p, m.replace("b.hlsl", "a.hlsl"), r, c) for p, m, r, c in second]
+    monkeypatch.setattr(checker, "SHARE_FUNCTIONS", False)
+    assert _run(loader, "b.hlsl", _Unitwide()) == second
+
+
+def test_an_entry_dependent_rule_is_never_shared() -> None:
+    loader = _files(a="// unit a", b="// unit b")
+    for path in ("a.hlsl", "b.hlsl"):
+        _Gathers.seen = []
+        pp, tree = front_end(loader(path), Settings(), None, loader)
+        ctx = RuleContext(pp=pp, tree=tree)
+        assert checker.run_rules(ctx, [_Gathers()], path) == []
+        assert _Gathers.seen == ["0", "2", "1"], "every header function visited in every unit"
+    assert checker.FUNCTIONS.stores == checker.FUNCTIONS.hits == 0
+
+
+TILES = """
+Buffer<float4> Lights : register(t0);
+float3 Shade(uint first, uint count)
+{
+    float3 lit = 0;
+    for (uint i = 0; i < count; ++i)
+    {
+        float4 light = Lights[first + i];
+        lit += light.xyz * light.w;
+    }
+    return lit;
+}
+"""
+
+TILE_UNIT = """
+#include "tiles.hlsli"
+RWBuffer<float4> Out : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
+{{
+    Out[id.x] = float4(Shade({first}, {count}), 1);
+}}
+"""
+
+
+def test_a_header_load_uniform_in_one_includer_only_is_reported_there_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HL101 reads the entry points' uniformity: the same header function in the same state is
+    a uniform list walk from one includer (a group's range) and a per-lane one from the other."""
+    loader = FileLoader(
+        {
+            "tiles.hlsli": TILES,
+            "uniform.hlsl": TILE_UNIT.format(first="group.x * 8", count="8"),
+            "lanes.hlsl": TILE_UNIT.format(first="id.x", count="8"),
+        }
+    )
+    settings = Settings(select=("HL101",))
+    paths = ["uniform.hlsl", "lanes.hlsl", "uniform.hlsl"]
+    shared = [lint_unit(p, settings, loader=loader).diagnostics for p in paths]
+    assert checker.FUNCTIONS.hits == 2
+    assert [[d.code for d in found] for found in shared] == [["HL101"], [], ["HL101"]]
+    monkeypatch.setattr(checker, "SHARE_FUNCTIONS", False)
+    assert [lint_unit(p, settings, loader=loader).diagnostics for p in paths] == shared
