@@ -47,6 +47,7 @@ _TYPE_NAMES = re.compile(r"\b(?:struct|class|interface|namespace|enum)\s+(?:clas
 _TYPEDEF = re.compile(r"\btypedef\b([^;]*)")
 _ENUM_BODY = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
 class Recorded:
@@ -73,9 +74,9 @@ class FunctionFindings:
     `SameUnits.state_key`), and what the rules are told (`told`). What comes after the cut can
     change what the text's names mean (a later overload, a redefined global, a header calling
     a function its includer defines): a state is not shared by a unit that declares after the
-    cut a name the state's text holds as a word. So every unit that includes `common.hlsl`
-    first shares its functions, whatever it includes next. A function's key is its state's
-    number and its place among the unit's function bodies. Only functions whose text comes
+    cut a name the state's code spells (a comment's words do not count). So every unit that
+    includes `common.hlsl` first shares its functions, whatever it includes next. A function's
+    key is its state's number and its place among the unit's function bodies. Only functions whose text comes
     from a header, outside any region the grammar could not read, are shared, and only their
     findings that lie in headers.
 
@@ -95,9 +96,8 @@ class FunctionFindings:
     def __init__(self) -> None:
         self._states: dict[Key, int] = {}
         self._numbers = itertools.count()
-        self._words: dict[int, list[frozenset[str]]] = {}
-        """A state's words: every name its text holds (comments too), by file and the rest."""
-        self._by_file: dict[str, tuple[str, frozenset[str]]] = {}
+        self._words: dict[int, frozenset[str]] = {}
+        """A state's words: every name its text's code holds (`code_words`)."""
         self._found: dict[Key, Recorded] = {}
         self.hits = 0
         self.stores = 0
@@ -105,7 +105,6 @@ class FunctionFindings:
     def clear(self) -> None:
         self._states.clear()
         self._words.clear()
-        self._by_file.clear()
         self._found.clear()
         self.hits = self.stores = 0
 
@@ -188,7 +187,7 @@ class FunctionFindings:
                     tuple(_file(src, p) for src, p in zip(files, paths[:n_paths], strict=True)),
                     told,
                 )
-                states.append(self._state(state_key, files, parts[:n_parts], cut, declared))
+                states.append(self._state(state_key, text, cut, declared))
             state = states[j]
             if state is None:
                 continue
@@ -201,42 +200,31 @@ class FunctionFindings:
             keys[body.id] = (state, ordinal)
         return keys
 
-    def _state(
-        self,
-        key: Key,
-        files: list[SourceFile | None],
-        parts: list[tuple[Any, ...]],
-        cut: int,
-        declared: list[tuple[int, str]],
-    ) -> int | None:
-        """The number of the state `key` (the text before `cut`: `files` and `parts`), or None
-        when a name declared after `cut` is a word of that text (then it could change what the
-        text's names mean). The words of the files are taken whole (those of code the text
-        leaves out too: more words only share less)."""
+    def _state(self, key: Key, text: str, cut: int, declared: list[tuple[int, str]]) -> int | None:
+        """The number of the state `key` (`text` before `cut`), or None when a name declared
+        after `cut` is a word of that text's code (then it could change what the text's names
+        mean). Words in comments do not count (a header's `// vertex attribute unpackers` and
+        an includer's `struct vertex`); words in strings do."""
         state = self._states.get(key)
         if state is None:
             state = self._states[key] = next(self._numbers)  # not len(): threads (the server)
-            extra: set[str] = set()
-            for part in parts:
-                if part[0] in ("gap", "macro"):  # text between segments, a macro's expansion
-                    extra.update(_WORD.findall(str(part[-1])))
-                elif part[0] == "main":
-                    tokens: tuple[tuple[str, bool], ...] = part[1]
-                    extra.update(t for t, _line in tokens)
-            self._words[state] = [self._file_words(src) for src in files if src is not None] + [
-                frozenset(extra)
-            ]
+            self._words[state] = code_words(text[:cut])
         words = self._words[state]
         for at, name in declared:
-            if at >= cut and any(name in w for w in words):
+            if at >= cut and name in words:
                 return None
         return state
 
-    def _file_words(self, src: SourceFile) -> frozenset[str]:
-        found = self._by_file.get(src.path)
-        if found is None or found[0] is not src.text:
-            found = self._by_file[src.path] = (src.text, frozenset(_WORD.findall(src.text)))
-        return found[1]
+
+def code_words(text: str) -> frozenset[str]:
+    """The names `text` spells outside its comments (a string's words count: it is kept whole,
+    so that a `//` in a string is no comment)."""
+    return frozenset(_WORD.findall(_COMMENT_OR_STRING.sub(_blank_comment, text)))
+
+
+def _blank_comment(m: re.Match[str]) -> str:
+    found = m.group(0)
+    return found if found.startswith('"') else " "
 
 
 FUNCTIONS = FunctionFindings()

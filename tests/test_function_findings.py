@@ -260,3 +260,27 @@ def test_a_header_load_uniform_in_one_includer_only_is_reported_there_only(
     assert [[d.code for d in found] for found in shared] == [["HL101"], [], ["HL101"]]
     monkeypatch.setattr(checker, "SHARE_FUNCTIONS", False)
     assert [lint_unit(p, settings, loader=loader).diagnostics for p in paths] == shared
+
+
+def test_a_name_in_a_header_comment_only_does_not_stop_the_sharing() -> None:
+    """An includer's `struct vertex` after the header cannot change what the header's code
+    means when the header spells `vertex` in comments (and a string) only."""
+    header = (
+        "// vertex attribute unpackers\n"
+        "/* the vertex\n   struct */\n"
+        'int Twice(int a) { return a * 2; } // "vertex"\n'
+    )
+    loader = FileLoader(
+        {
+            "common.hlsli": header,
+            "a.hlsl": '#include "common.hlsli"\nstruct vertex { float4 p : SV_Position; };\n',
+            "b.hlsl": '#include "common.hlsli"\nstruct pixel { float4 p : SV_Position; };\n',
+        }
+    )
+    assert _walk(loader, "a.hlsl") == _walk(loader, "b.hlsl") == [("common.hlsli", "a two", 4)]
+    assert checker.FUNCTIONS.hits == 1
+
+
+def test_code_words_leave_comments_out_and_strings_in() -> None:
+    text = 'int a; // b c\n/* d\n e */ int f; string s = "g // h"; /* unclosed i'
+    assert checker.code_words(text) == frozenset({"int", "a", "f", "string", "s", "g", "h", "unclosed", "i"})
