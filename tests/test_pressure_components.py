@@ -5,6 +5,8 @@ from __future__ import annotations
 from conftest import demand
 
 from hlsllint.analysis.cfg import build_cfg
+from hlsllint.analysis.costs import CostModel
+from hlsllint.analysis.pressure import analyse_entry
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import build_model
 from hlsllint.syntax import parse
@@ -442,3 +444,130 @@ def test_components_no_reader_takes_hold_no_register() -> None:
     # Three float3 loads of which the constructor takes one component each: the others are
     # dead as soon as the load returns. regtruth: presched_vgprs 7 (11 with whole loads).
     assert demand(PICKED).max_live_vgprs == 7
+
+
+# -- value numbering by component: what inlined copies compute alike, component by component --
+# (`CostModel.number_components`, off by default: it moves the tune sets both ways, see costs.py)
+
+NUMBERED = CostModel(number_components=True)
+
+
+def numbered(text: str) -> int:
+    m = build_model(parse(text), AnalysisSettings())
+    e = m.entry("main")
+    assert e is not None
+    return analyse_entry(m, e, 64, NUMBERED).max_live_vgprs
+
+
+NOISE_AT_NEIGHBOURS = """
+RWTexture2D<float2> dst : register(u0);
+float4 mix4(float3 c)
+{
+    float4 h = float4(c.xy, c.xy + 1.0) * float2(12.9898, 78.233).xyxy;
+    h = frac(h * h + 0.3183);
+    h = h.xzxz * h.yyww + c.z * 0.618;
+    return frac(h * 43.7585);
+}
+float cell(float3 p)
+{
+    float3 b = floor(p);
+    float3 t = p - b;
+    float3 w = t * t * (3.0 - 2.0 * t);
+    float4 lo = mix4(b);
+    float4 hi = mix4(b + float3(0, 0, 1));
+    float4 m = lerp(lo, hi, w.z);
+    return dot(m, float4(1.0 - w.x, w.x, 1.0 - w.x, w.x) * float4(1.0 - w.y, 1.0 - w.y, w.y, w.y));
+}
+float layered(float3 p)
+{
+    return cell(p) + 0.5 * cell(p * 2.1) + 0.25 * cell(p * 3.9);
+}
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float3 p = float3(float2(id.xy) * 0.02, 0);
+    const float h = 0.1;
+    float dy = layered(p + float3(0, h, 0)) - layered(p - float3(0, h, 0));
+    float dz = layered(p + float3(0, 0, h)) - layered(p - float3(0, 0, h));
+    dst[id.xy] = float2(dy, dz) / (2 * h);
+}
+"""
+
+
+def test_noise_at_neighbouring_points_shares_the_components_they_have_alike() -> None:
+    # A gradient by central differences (WickedEngine's curl noise): four copies of a layered
+    # noise at p moved along y or z. The compiler scalarises and value-numbers components:
+    # `floor(p + (0, h, 0)).x` is `floor(p.x)` in every copy, so what the x and z (or x and y)
+    # components feed is computed once and held to the last copy; z is constant (0 +- h).
+    # regtruth: presched_vgprs 45; at points that share no component (below) 19. Whole
+    # vectors numbered apart: 24 and 24.
+    d = numbered(NOISE_AT_NEIGHBOURS)
+    apart = NOISE_AT_NEIGHBOURS.replace(
+        "layered(p + float3(0, h, 0)) - layered(p - float3(0, h, 0))", "layered(p + h) - layered(p - h)"
+    ).replace(
+        "layered(p + float3(0, 0, h)) - layered(p - float3(0, 0, h))",
+        "layered(p * 1.5 + h) - layered(p * 1.5 - h)",
+    )
+    assert apart != NOISE_AT_NEIGHBOURS
+    assert 32 <= d <= 52
+    assert numbered(apart) <= 24
+    assert d - numbered(apart) >= 10
+
+
+SHARED_SUBEXPRESSION = """
+cbuffer C : register(b0) { float3 centre; float radius; float3 sun; float scale; };
+float3 outward(float3 p) { float3 d = p - centre; return d * rsqrt(dot(d, d)); }
+float altitude(float3 p) { float3 d = p - centre; return sqrt(dot(d, d)) - radius; }
+float4 main(float4 pos : SV_Position, float3 a : TEXCOORD0, float3 b : TEXCOORD1) : SV_Target0
+{
+    float h = altitude(a);
+    float3 acc = 0;
+    [loop] for (int i = 1; i <= int(scale); i++)
+    {
+        float3 p = lerp(a, b, i * 0.125);
+        float3 n = outward(p);
+        acc = acc * 0.5 + exp(-altitude(p) * h) * n * saturate(dot(n, sun));
+    }
+    return float4(acc * outward(a), 1);
+}
+"""
+
+
+def test_the_same_operation_in_two_helpers_is_computed_once() -> None:
+    # (dil28's repro of DiligentFX's `CoarseInsctr`.) `a - centre` and `dot(d, d)` are written
+    # in two helpers: the compiler's value numbering sees one operation on the same values (the
+    # cbuffer member is one load wherever it is read) and keeps the first result, from
+    # `altitude(a)` before the loop to `outward(a)` after it. regtruth: presched_vgprs 20; with
+    # `outward(b)` at the end (nothing shared) 16. Each written expression its own operation:
+    # 16 and 17.
+    d = numbered(SHARED_SUBEXPRESSION)
+    other = SHARED_SUBEXPRESSION.replace("acc * outward(a)", "acc * outward(b)")
+    assert other != SHARED_SUBEXPRESSION
+    assert 17 <= d <= 22
+    assert d - numbered(other) >= 2
+
+
+def test_a_helper_given_two_views_of_one_vector_computes_twice() -> None:
+    # `Mix(v.xy)` and `Mix(v.yx)` read the same value through different swizzles: not one
+    # computation (nor is a variable set again in a branch).
+    text = """
+RWStructuredBuffer<float> o : register(u0);
+float Mix(float2 c) { return c.x * 3.0 + c.y * c.y; }
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float2 v = float2(id.xy) * 0.5;
+    float a = Mix(v.xy);
+    float b = Mix(v.yx);
+    float2 w = v;
+    if (id.z > 0) w = w * 2.0;
+    o[id.x] = a + b + Mix(w) + Mix(v);
+}
+"""
+    m = build_model(parse(text), AnalysisSettings())
+    e = m.entry("main")
+    assert e is not None
+    cfg = build_cfg(m, e, NUMBERED)
+    kept = [ins for instrs in cfg.kept_instrs().values() for ins in instrs]
+    muls = [ins for ins in kept if text[ins.span[0] : ins.span[1]] == "c.x * 3.0"]
+    assert len(muls) >= 3  # v.yx and w are not v.xy

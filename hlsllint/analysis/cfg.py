@@ -33,6 +33,7 @@ from typing import Any
 
 import networkx as nx
 
+from hlsllint.analysis.components import number_components
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.liveness import unread_writes
@@ -199,13 +200,39 @@ class _Lowerer(StmtLowerer):
         instrs = [ins for b in self.g.nodes for ins in self.g.nodes[b]["instrs"]]
         return self._passes(exit_b, instrs, dead)
 
+    def _extract_value(self, name: str, t: T.Type) -> Value:
+        """A value for `components.number_components`' extracts."""
+        return self.value(name, t, "temp")
+
     def _passes(self, exit_b: int, instrs: list[Instr], dead: list[int]) -> CFG:
         sink_inputs(self.g, instrs)
         expr = self.expr
         viewed = {x for sp in self.view_spans for x in expr.get(sp, ()) if isinstance(x, Value)}
         kept: dict[str, Any] = {}  # the dominator tree, for the passes and the CFG's analyses
-        merged = common_values(self.g, 0, instrs, viewed, kept)
+        merged = common_values(self.g, 0, instrs, viewed, kept, self.bound_views)
         merged |= sink_constant_loads(self.g, 0, instrs, merged, self.loops, kept)
+        shared: dict[Value, tuple[int, int]] = {}
+        if self.costs.number_components:
+            numbering = number_components(
+                self.g,
+                0,
+                instrs,
+                merged,
+                self._extract_value,
+                viewed,
+                self.bound_views,
+                hold_shared=self.costs.hold_shared_components,
+                cache=kept,
+            )
+            if numbering.dropped:
+                merged |= numbering.dropped
+            if numbering.extracts:  # extracts and holds inserted
+                instrs = [ins for b in self.g.nodes for ins in self.g.nodes[b]["instrs"]]
+            for v, n in numbering.shared.items():
+                shared[v] = (n, numbering.constant.get(v, 0))
+            for v, n in numbering.constant.items():
+                if v not in shared:
+                    shared[v] = (0, n)
         cfg = CFG(
             self.entry_point,
             self.g,
@@ -221,6 +248,7 @@ class _Lowerer(StmtLowerer):
             dead_instructions(instrs) | merged,
             self.replayed,
             self.reused,
+            shared_components=shared,
         )
         cfg.cache.update(kept)
         unread = unread_writes(cfg)

@@ -60,6 +60,15 @@ class CostModel:
     drop_unpicked_components: bool = True
     """A vector read only through constructors that pick some of its components holds
     registers only for those (`value_classes.unpicked_components`)."""
+    number_components: bool = False
+    """Components computed alike are one value, as the compiler's value numbering after
+    scalarisation makes them (`components.number_components`): a value whose components an
+    earlier one computed in the same order is that value. Off: on its repros it comes within
+    0-20% of regtruth (from 40-60% below), WickedEngine and DiligentFX improve, but the four
+    engines' median error goes 6.7% -> 7.9% (README, issue 21 notes pcse29)."""
+    hold_shared_components: bool = True
+    """A component an earlier value computed already is that value's register, held from
+    there to the later value's last use, and costs nothing in the later value."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 

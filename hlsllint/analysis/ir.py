@@ -71,7 +71,9 @@ class Instr:
     op: str
     """`input`, `preload`, `descriptor`, `undef` (a declaration without a value), `alu`, `copy`,
     `cbload`, `load`, `sample`, `gather`, `lds_load`,
-    `lds_store`, `store`, `atomic`, `query`, `intrinsic`, `call`, `branch`, `export`, `discard`."""
+    `lds_store`, `store`, `atomic`, `query`, `intrinsic`, `call`, `branch`, `export`, `discard`,
+    `hold` (reads what the next instruction needs of an earlier value's components:
+    `components.number_components`)."""
     dest: Value | None
     reads: list[Value]
     span: Span
@@ -152,6 +154,11 @@ class CFG:
     """Inlined bodies replayed from an earlier lowering rather than walked again (`_body`)."""
     reused: int = 0
     """Inlined bodies replayed from the lowering of the unit's last version (`lowering_reuse`)."""
+    shared_components: dict[Value, tuple[int, int]] = field(default_factory=dict, repr=False, compare=False)
+    """Value -> (its components an earlier value computed already, its components that are
+    compile-time constants), from `components.number_components`: the first are that value's
+    registers, held for it by extracts, the others folded; neither takes a register of its
+    own."""
     cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Derived facts the analyses share (successor lists, def-use indexes...), computed on first
     use; the graph and its instructions must not change once it is filled."""

@@ -320,6 +320,10 @@ def register_demand(
         if costs.fold_constant_components
         else {}
     )
+    if cfg.shared_components:
+        partly = dict(partly)
+        for v, (n, k) in cfg.shared_components.items():
+            partly[v] = min(v.width, max(partly.get(v, 0), k) + n)
     valu = (
         vector_alu_uniforms(def_use(cfg), uni.divergent, constant)
         if costs.uniform_float_alu_in_vgprs
@@ -371,6 +375,19 @@ def register_demand(
         else:
             continue
         found[i >> 3] |= 1 << (i & 7)
+    # an extract of a shared component (`components.number_components`) is its source's
+    # register while the source is live: it counts only once the source is dead
+    extracts: dict[int, int] = {}  # extract's bit index -> its source's bit
+    extract_mask = 0
+    if cfg.shared_components:
+        for instrs in cfg.kept_instrs().values():
+            for ins in instrs:
+                x = ins.dest
+                if x is not None and "extract" in ins.detail and ins.reads:
+                    xi = index[x]
+                    if vsize[xi]:
+                        extracts[xi] = 1 << index[ins.reads[0]]
+                        extract_mask |= 1 << xi
     vmask_items = [(n, int.from_bytes(b, "little")) for n, b in vbits.items()]
     smask_items = [(n, int.from_bytes(b, "little")) for n, b in sbits.items()]
     mask = 2 if wave_size == 64 else 1
@@ -448,6 +465,14 @@ def register_demand(
                 nv = preloaded
             elif op == "intrinsic" and d is not None and vsize[index[d]]:
                 nv += intrinsic_temps.get(ins.detail.get("name", ""), 0)
+            if extract_mask:
+                both = cur | (1 << index[d]) if d is not None else cur
+                live_x = both & extract_mask
+                while live_x:
+                    low = live_x & -live_x
+                    if both & extracts[low.bit_length() - 1]:
+                        nv -= 1
+                    live_x ^= low
             nv += extra_v
             vg[ins] = nv
             sg[ins] = ns + extra_s

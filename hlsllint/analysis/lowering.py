@@ -146,6 +146,9 @@ class LowererBase:
         self.replay = replay
         self.replayed = 0
         self.view_spans: set[Span] = set()
+        self.bound_views: set[Value] = set()
+        """Values a parameter is bound to through a swizzle that is not their leading part
+        (`f(v.yx)`): what the callee reads of them is not what it names."""
         """Expressions that stand for a part of a value (`v.yx`, `m[1]`) but are recorded as the
         value itself: two reads of such a value may be different parts of it."""
         self.view_log: list[Span] = []

@@ -105,6 +105,15 @@ class CallLowerer(ExprLowerer):
                 extra["picks"] = picks
         if blind is not None:
             extra["blind"] = blind
+        elif (
+            rule == "pure"
+            and (spec is not None or lanes is not None)
+            and fn is not None
+            and self.costs.number_components
+        ):
+            ops = self.operand_components(args, reads) if fn.type != "field_expression" else None
+            if ops is not None:  # for value numbering by component
+                extra["ops"] = ops
         self.emit_expr("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
         self._write_out_args(node, name, args, reads, rule)
         if name in RAY_PAYLOAD_WRITERS and args:  # `dx::HitObject::TraceRay(..., payload)`

@@ -125,26 +125,155 @@ class ExprLowerer(LowererBase):
             ins = self.emit_expr("alu", d, [src], node)
             return d
         # binary, unary, conditional and anything else: an ALU op on its operands.
-        reads = [
-            self.expr_(c)
+        children = [
+            c
             for c in node.named_children
             if c.type.endswith(("expression", "identifier", "literal")) or c.type in ("true", "false")
         ]
+        reads = [self.expr_(c) for c in children]
         if reads.count(None) == len(reads):  # no operand has a value (all constants)
             self.record(node, None)
             return None
         d = self.temp(node)
         if kind == "binary_expression":
             opr = node.child_by_field_id(F_OPERATOR)
-            # component by component; `opr`: the operator
-            ins = self.emit_expr("alu", d, reads, node, cw=True, opr=opr.type if opr is not None else "")
+            # component by component; `opr`: the operator; `ops`: its operands' components
+            ops = self.operand_components(children, reads) if self.costs.number_components else None
+            o = opr.type if opr is not None else ""
+            if ops is not None:
+                ins = self.emit_expr("alu", d, reads, node, cw=True, opr=o, ops=ops)
+            else:
+                ins = self.emit_expr("alu", d, reads, node, cw=True, opr=o)
         elif kind == "unary_expression":
-            ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True)
+            opr = node.child_by_field_id(F_OPERATOR)
+            ops = self.operand_components(children, reads) if self.costs.number_components else None
+            if ops is not None and opr is not None and opr.type in ("-", "!", "~"):
+                ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True, opr="u" + opr.type, ops=ops)
+            else:
+                ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True)
         elif kind == "conditional_expression":
             ins = self.emit_expr("alu", d, reads, node, select=True)  # a move of either operand
         else:
             ins = self.emit_expr("alu", d, reads, node)
         return d
+
+    def operand_components(
+        self, operands: list[Node], reads: list[Value | None]
+    ) -> tuple[object, ...] | None:
+        """Which components of its operands an operation reads, for the compiler's value
+        numbering by component (`components.number_components`): per operand, `("v", sel,
+        scalar, count, own)` for a value (`sel`: the components a swizzle picks, None for the
+        value as read; `scalar` and `count`: its type's, to see conversions and a parameter
+        that is the leading part of its argument; `own`: False when read through a parameter
+        bound to its argument, which may be a view: `f(v.yx)`) or `("k", numbers)` for a
+        compile-time constant. None when an operand is neither (a struct, a matrix element)."""
+        out: list[object] = []
+        for n, r in zip(operands, reads, strict=True):
+            if r is None:
+                k = self.constant_components(n)
+                if k is None:
+                    return None
+                out.append(("k", k))
+                continue
+            if r.parts is not None:
+                return None
+            sel = self._selection(n)
+            if sel == ():
+                return None
+            t = self.m.type_of(n)
+            count = t.count if t.kind in ("scalar", "vector") else 0
+            base = self._access_base(n)
+            own = self._own_value(base, r)
+            if sel is None and count == r.width and own:
+                sel = tuple(range(r.width))  # the value itself, not a view of another
+            elif sel is None and count != r.width and base is not n:
+                return None  # a part no swizzle names (`m._m01`, a member of a view)
+            out.append(("v", sel, t.scalar, count, own))
+        return tuple(out)
+
+    def constant_components(self, node: Node) -> tuple[int | float, ...] | None:
+        """The components of a compile-time constant scalar or vector (`0.5`, `float3(0, e,
+        0)`, `float2(1, 2).xyxy`), else None."""
+        k = self.const_value(node)
+        if k is not None:
+            return (int(k),) if isinstance(k, bool) else (k,)
+        while node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        if node.type == "field_expression":
+            s = _swizzle(self.text(node.child_by_field_id(F_FIELD) or node))
+            arg = node.child_by_field_id(F_ARGUMENT)
+            inner = self.constant_components(arg) if arg is not None and s is not None else None
+            if inner is None or s is None or max(s) >= len(inner):
+                return None
+            return tuple(inner[i] for i in s)
+        if node.type != "call_expression":
+            return None
+        t = self.m.type_of(node)
+        args_node = node.child_by_field_id(F_ARGUMENTS)
+        if t.kind != "vector" or args_node is None:
+            return None
+        comps: list[int | float] = []
+        for a in args_node.named_children:
+            if a.type == "comment":
+                continue
+            part = self.constant_components(a)
+            if part is None:
+                return None
+            comps.extend(part)
+        if len(comps) == 1:
+            comps = comps * t.count
+        return tuple(comps) if len(comps) == t.count else None
+
+    def _access_base(self, node: Node) -> Node:
+        """The expression under a chain of swizzles, members and elements (`c` of `c.xy.x`)."""
+        while True:
+            if node.type == "parenthesized_expression" and node.named_child_count == 1:
+                node = node.named_children[0]
+            elif node.type in ACCESS_EXPRESSIONS:
+                arg = node.child_by_field_id(F_ARGUMENT)
+                if arg is None:
+                    return node
+                node = arg
+            else:
+                return node
+
+    def _own_value(self, node: Node, r: Value) -> bool:
+        """Is `r`, what operand `node` read, the value of `node` itself: an expression's result
+        or a variable's own value (not a parameter bound to its argument, which may be a view
+        of a part of a value: `f(v.yx)`)?"""
+        while node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        if node.type == "identifier":
+            return r.symbol is not None and r.symbol is self.m.resolve(node)
+        return node.type not in ACCESS_EXPRESSIONS and node.type != "this"
+
+    def _selection(self, node: Node) -> tuple[int, ...] | None:
+        """The components of the value read that an operand expression picks through swizzles
+        (`p.zx` is (2, 0), `c.xy.y` is (1,)); None for the value as read, () when unknown
+        (a matrix element `m._11`)."""
+        while node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        if node.type not in ACCESS_EXPRESSIONS:
+            return None
+        arg = node.child_by_field_id(F_ARGUMENT)
+        if arg is None or self.m.type_of(arg).kind not in ("vector", "scalar"):
+            return None
+        if node.type == "subscript_expression":  # `v[2]`: a component
+            idx = self._indices(node)
+            k = self.const_value(idx[0]) if len(idx) == 1 else None
+            if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+                return ()
+            s: tuple[int, ...] | None = (k,)
+        else:
+            s = _swizzle(self.text(node.child_by_field_id(F_FIELD) or node))
+        if s is None:
+            return ()
+        inner = self._selection(arg)
+        if inner is None:
+            return s
+        if inner == () or max(s) >= len(inner):
+            return ()
+        return tuple(inner[i] for i in s)
 
     def ident(self, node: Node) -> Value | None:
         sym = self.m.resolve(node)
@@ -158,7 +287,7 @@ class ExprLowerer(LowererBase):
         elif sym.kind == "cbuffer_member":
             d = self.temp(node, sym.type)
             cb = self.cbuffer(sym.container or "$Globals", node)
-            self.emit_expr("cbload", d, [cb], node, rule="uniform")
+            self.emit_expr("cbload", d, [cb], node, rule="uniform", sig=("cb", sym.container, sym.name))
             return d
         elif sym.kind == "static_const":
             if self.const_value(sym.init) is None:
@@ -723,7 +852,15 @@ class ExprLowerer(LowererBase):
         t = self.m.type_of(left)
         d = self.temp(node, t)
         # `v += x` works component by component
-        ins = self.emit("copy", d, reads, node) if op == "=" else self.emit("alu", d, reads, node, cw=True)
+        if op == "=":
+            ins = self.emit("copy", d, reads, node)
+        else:
+            numbered = right is not None and self.costs.number_components
+            ops = self.operand_components([right, left], reads) if numbered and right is not None else None
+            if ops is not None:  # `copr`: the operator, its operands read in reverse
+                ins = self.emit("alu", d, reads, node, cw=True, copr=op[:-1], ops=ops)
+            else:
+                ins = self.emit("alu", d, reads, node, cw=True)
         self.store_to(left, ins, node)
         return ins.dest
 

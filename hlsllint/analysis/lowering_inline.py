@@ -109,6 +109,10 @@ class InlineLowerer(CallLowerer):
                 if len(srcs) == n_values:
                     # a parameter the callee only reads is the argument's registers (no copy)
                     frame.env[p] = list(srcs)
+                    if n_values == 1 and _a is not None:
+                        sel = self._selection(_a)
+                        if sel is not None and sel != tuple(range(len(sel))):
+                            self.bound_views.add(srcs[0])  # `f(v.yx)`: a view of the value
                     loads = self._memory_copy_of(_a)
                     if loads is not None:  # and reads memory where the argument would
                         self.memory_copies[p] = loads

@@ -56,7 +56,19 @@ def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
                 defs[d] = [ins]
             else:
                 found.append(ins)
-    work = [i for i in instrs if i.dest is None or i.op in ROOT_OPS or i.rule == "effect"]
+    # an instruction -> the holds just before it (`components.number_components`: what it
+    # needs of an earlier value), kept with it
+    holds: dict[Instr, list[Instr]] = {}
+    pending: list[Instr] = []
+    for ins in instrs:
+        if ins.op == "hold":
+            pending.append(ins)
+        elif pending:
+            holds[ins] = pending
+            pending = []
+    work = [
+        i for i in instrs if (i.dest is None and i.op != "hold") or i.op in ROOT_OPS or i.rule == "effect"
+    ]
     kept: set[Instr] = set()
     needed: set[Value] = set()
     deadline = current()
@@ -66,6 +78,8 @@ def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
         if ins in kept:
             continue
         kept.add(ins)
+        if holds:
+            work.extend(holds.get(ins, ()))
         for r in ins.reads:
             if r not in needed:
                 needed.add(r)
@@ -87,6 +101,7 @@ def common_values(
     instrs: list[Instr],
     viewed: set[Value] | frozenset[Value] = frozenset(),
     cache: dict[str, Any] | None = None,
+    bound_views: set[Value] | None = None,
 ) -> frozenset[Instr]:
     """Instructions that recompute a value an instruction dominating them already computed
     (dominator-scoped value numbering, as the compiler's CSE does): reads of their result are
@@ -99,7 +114,8 @@ def common_values(
     it is first used and merged with its later loads, which it dominates: a texture sampled
     again after other textures keeps its descriptor (regtruth: presched_sgprs 26; 15 when the
     second sample reads another texture); two descriptors of one resource are the same
-    operand."""
+    operand. `bound_views` (`components.number_components`) gains what a value in it is merged
+    into."""
     defs: dict[Value, int] = {}
     same: dict[Value, Value] = {}  # descriptor -> the first descriptor of its resource
     first: dict[tuple[str, int], Value] = {}
@@ -189,6 +205,8 @@ def common_values(
                 if d in unmergeable:  # its views now read `found`
                     unmergeable.add(found)
                     grew = True
+                if bound_views is not None and d in bound_views:
+                    bound_views.add(found)
             else:
                 scope[k] = d
                 mine.append(k)

@@ -215,8 +215,8 @@ def _transfer(ins: Instr, masks: dict[Value, int]) -> int:
                 i += 1
         return out & full
     written = detail.get("set")
-    if written is not None and reads and reads[0] is d:
-        out = masks.get(d, 0)
+    if written is not None and reads and (reads[0] is d or reads[0].symbol is d.symbol):
+        out = masks.get(reads[0], 0)  # the value written into (`components` may rename it)
         src = reads[1] if len(reads) > 1 else None
         src_mask = masks.get(src, 0) if src is not None else _lane_mask(len(written))
         for j, c in enumerate(written):
