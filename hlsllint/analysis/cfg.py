@@ -55,6 +55,12 @@ PRELOADED_INPUTS = {
 """System values that are exactly registers the hardware preloads (no instruction computes them)."""
 
 
+def _integral(t: T.Type) -> bool:
+    """An integer or bool input: the rasterizer never interpolates it (it is flat)."""
+    elem = t.element if t.kind == "array" and t.element is not None else t
+    return elem.is_int or elem.is_bool
+
+
 class _Lowerer(StmtLowerer):
     """The entry point's lowering, from its inputs to the finished CFG."""
 
@@ -90,12 +96,16 @@ class _Lowerer(StmtLowerer):
             if alias is not None and p.type.kind != "struct":
                 frame.env[p] = [alias]  # the preloaded registers themselves, not a copy
                 continue
-            for v, sem in zip(_flatten(self.var(p)), self._semantics(p.type, p.semantic), strict=False):
+            flat = "nointerpolation" in p.qualifiers
+            for v, (sem, flat_v) in zip(
+                _flatten(self.var(p)), self._semantics(p.type, p.semantic, flat), strict=False
+            ):
                 rule = "uniform" if (sem or "").upper() in UNIFORM_INPUTS else "lane"
                 if "uniform" in p.qualifiers or object_base(p.type.name) in NODE_UNIFORM:
                     # a work-graph node's input shared by the group, its outputs
                     rule = "uniform"
-                self.emit("input", v, self._input_sources(sem), p.node or fn.node, rule=rule, semantic=sem)
+                srcs = self._input_sources(sem, flat_v)
+                self.emit("input", v, srcs, p.node or fn.node, rule=rule, semantic=sem)
         ret = (
             [self.value(f"{fn.name}.return", fn.return_type, "var")]
             if (fn.return_type.kind not in ("void", "unknown"))
@@ -119,20 +129,25 @@ class _Lowerer(StmtLowerer):
             self.reuse.keep(self, self.m, self.entry_point, self.templates, self.portable_keys, self.preloads)
         return self.finish(exit_b)
 
-    def _semantics(self, t: T.Type, semantic: str | None, depth: int = 0) -> list[str | None]:
+    def _semantics(
+        self, t: T.Type, semantic: str | None, flat: bool, depth: int = 0
+    ) -> list[tuple[str | None, bool]]:
         """The semantic of each value of a parameter (of each member of a struct, nested ones
-        member by member, as `member_values` makes them)."""
+        member by member, as `member_values` makes them), and whether it is flat: declared
+        `nointerpolation` (the parameter, the member or a struct holding it) or an integer or
+        bool, which is never interpolated."""
         if t.kind == "struct" and t.members:
-            out: list[str | None] = []
+            out: list[tuple[str | None, bool]] = []
             for m in t.members:
+                flat_m = flat or "nointerpolation" in m.qualifiers
                 if m.type.kind == "struct" and m.type.members and depth < MAX_STRUCT_DEPTH:
-                    out.extend(self._semantics(m.type, m.semantic, depth + 1))
+                    out.extend(self._semantics(m.type, m.semantic, flat_m, depth + 1))
                 else:
-                    out.append(m.semantic)
+                    out.append((m.semantic, flat_m or _integral(m.type)))
             return out
-        return [semantic]
+        return [(semantic, flat or _integral(t))]
 
-    def _input_sources(self, sem: str | None) -> list[Value | None]:
+    def _input_sources(self, sem: str | None, flat: bool = False) -> list[Value | None]:
         s = (sem or "").upper()
         pre = self.preloads
         if s in ("SV_DISPATCHTHREADID",):
@@ -146,6 +161,9 @@ class _Lowerer(StmtLowerer):
         if s in ("SV_INSTANCEID",):
             return [pre.get("instance_id")]
         if self.entry_point.stage == "pixel" and not s.startswith("SV_"):
+            if flat:  # read from the parameter cache as it is (v_interp_mov): no barycentrics
+                # (regtruth: a flat float4 or uint read after two samples, 8 VGPRs, as without it)
+                return [pre.get("prim_mask")]
             return [pre.get("barycentrics"), pre.get("prim_mask")]
         if self.entry_point.stage == "vertex" and not s.startswith("SV_"):
             return [pre.get("vertex_id")]

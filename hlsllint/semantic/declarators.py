@@ -193,7 +193,7 @@ class Declarators(Constants):
                     if child.type in ("semantics", "bitfield_clause"):
                         sem, _reg = self._semantic_of(child)
                         if pending is not None and sem:
-                            members[-1] = T.Member(pending.name, pending.type, sem)
+                            members[-1] = T.Member(pending.name, pending.type, sem, pending.qualifiers)
                         continue
                     if fd.field_name_for_named_child(_index_of(fd, child)) != "declarator":
                         continue
@@ -203,7 +203,7 @@ class Declarators(Constants):
                     sem = self._annotated_semantic(child) or d.semantic
                     if sem is None and not members:
                         sem = self._annotated_semantic(fd)
-                    pending = T.Member(d.name, d.type, sem)
+                    pending = T.Member(d.name, d.type, sem, quals)
                     members.append(pending)
         nesting = 1
         for k, m in enumerate(members):
@@ -215,7 +215,7 @@ class Declarators(Constants):
                     f"struct `{name}` nests types more than {MAX_TYPE_NESTING} deep (member "
                     f"`{m.name}`): the member's type is taken as unknown",
                 )
-                members[k] = T.Member(m.name, T.UNKNOWN, m.semantic)
+                members[k] = T.Member(m.name, T.UNKNOWN, m.semantic, m.qualifiers)
                 inner = 0
             nesting = max(nesting, inner + 1)
         self._struct_nesting[name] = nesting

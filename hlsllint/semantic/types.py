@@ -149,6 +149,9 @@ class Member:
     name: str
     type: Type
     semantic: str | None = None
+    qualifiers: frozenset[str] = frozenset()
+    """What the member's declaration says besides its type (`nointerpolation`, `centroid`,
+    `precise`, ...)."""
 
 
 @dataclass(frozen=True)
