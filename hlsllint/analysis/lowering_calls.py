@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from hlsllint.analysis.ir import Value
 from hlsllint.analysis.lowering import OUT_INTRINSICS, VARIABLE_KINDS
-from hlsllint.analysis.lowering_expr import ExprLowerer, _swizzle
+from hlsllint.analysis.lowering_expr import ExprLowerer, swizzle_components
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import (
     D3D9_SAMPLERS,
@@ -29,6 +29,7 @@ from hlsllint.semantic.intrinsics import (
 )
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FIELD, F_FUNCTION, F_NAME
+from hlsllint.syntax.queries import unparen
 
 
 class CallLowerer(ExprLowerer):
@@ -203,11 +204,9 @@ class CallLowerer(ExprLowerer):
             if n < 0 or r is None:
                 continue
             comps: tuple[int, ...] | None = None
-            node = a
-            while node.type == "parenthesized_expression" and node.named_child_count == 1:
-                node = node.named_children[0]
+            node = unparen(a)
             if node.type == "field_expression" and r.width > n:
-                comps = _swizzle(self.text(node.child_by_field_id(F_FIELD) or node))
+                comps = swizzle_components(self.text(node.child_by_field_id(F_FIELD) or node))
                 if comps is not None and (len(comps) != n or max(comps) >= r.width):
                     comps = None
             found = found or comps is not None

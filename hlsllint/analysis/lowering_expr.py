@@ -31,7 +31,7 @@ from hlsllint.syntax.fields import (
     F_RIGHT,
     F_VALUE,
 )
-from hlsllint.syntax.queries import enclosing, is_written
+from hlsllint.syntax.queries import enclosing, is_written, unparen
 
 _FUNCTION = frozenset({"function_definition"})
 
@@ -197,10 +197,9 @@ class ExprLowerer(LowererBase):
         k = self.const_value(node)
         if k is not None:
             return (int(k),) if isinstance(k, bool) else (k,)
-        while node.type == "parenthesized_expression" and node.named_child_count == 1:
-            node = node.named_children[0]
+        node = unparen(node)
         if node.type == "field_expression":
-            s = _swizzle(self.text(node.child_by_field_id(F_FIELD) or node))
+            s = swizzle_components(self.text(node.child_by_field_id(F_FIELD) or node))
             arg = node.child_by_field_id(F_ARGUMENT)
             inner = self.constant_components(arg) if arg is not None and s is not None else None
             if inner is None or s is None or max(s) >= len(inner):
@@ -241,8 +240,7 @@ class ExprLowerer(LowererBase):
         """Is `r`, what operand `node` read, the value of `node` itself: an expression's result
         or a variable's own value (not a parameter bound to its argument, which may be a view
         of a part of a value: `f(v.yx)`)?"""
-        while node.type == "parenthesized_expression" and node.named_child_count == 1:
-            node = node.named_children[0]
+        node = unparen(node)
         if node.type == "identifier":
             return r.symbol is not None and r.symbol is self.m.resolve(node)
         return node.type not in ACCESS_EXPRESSIONS and node.type != "this"
@@ -251,8 +249,7 @@ class ExprLowerer(LowererBase):
         """The components of the value read that an operand expression picks through swizzles
         (`p.zx` is (2, 0), `c.xy.y` is (1,)); None for the value as read, () when unknown
         (a matrix element `m._11`)."""
-        while node.type == "parenthesized_expression" and node.named_child_count == 1:
-            node = node.named_children[0]
+        node = unparen(node)
         if node.type not in ACCESS_EXPRESSIONS:
             return None
         arg = node.child_by_field_id(F_ARGUMENT)
@@ -265,7 +262,7 @@ class ExprLowerer(LowererBase):
                 return ()
             s: tuple[int, ...] | None = (k,)
         else:
-            s = _swizzle(self.text(node.child_by_field_id(F_FIELD) or node))
+            s = swizzle_components(self.text(node.child_by_field_id(F_FIELD) or node))
         if s is None:
             return ()
         inner = self._selection(arg)
@@ -444,8 +441,7 @@ class ExprLowerer(LowererBase):
         if node.type != "subscript_expression" or node.child_by_field_id(F_ARGUMENT) != root:
             return None
         index = indices[0]
-        while index.type == "parenthesized_expression" and index.named_child_count == 1:
-            index = index.named_children[0]
+        index = unparen(index)
         if index.type != "identifier":
             return None
         counter = self.m.resolve(index)
@@ -915,7 +911,7 @@ class ExprLowerer(LowererBase):
             # a swizzle write: read-modify-write of the whole target
             base = self.expr_(arg)
             if base is not None and base.kind == "var" and base.parts is None:
-                self.emit("alu", base, [base, src], node, **_lanes_set(base.type, _swizzle(fname)))
+                self.emit("alu", base, [base, src], node, **_lanes_set(base.type, swizzle_components(fname)))
             elif arg is not None:
                 tmp = self.emit("alu", None, [base, src], node)
                 self.store_to(arg, tmp, node)
@@ -963,7 +959,7 @@ class ExprLowerer(LowererBase):
 _SWIZZLE_SETS = ("xyzw", "rgba")
 
 
-def _swizzle(name: str) -> tuple[int, ...] | None:
+def swizzle_components(name: str) -> tuple[int, ...] | None:
     """The components a swizzle names (`zx` is (2, 0)); None if `name` is not a swizzle."""
     for letters in _SWIZZLE_SETS:
         if name and all(c in letters for c in name):
