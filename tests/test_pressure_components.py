@@ -571,3 +571,60 @@ void main(uint3 id : SV_DispatchThreadID)
     kept = [ins for instrs in cfg.kept_instrs().values() for ins in instrs]
     muls = [ins for ins in kept if text[ins.span[0] : ins.span[1]] == "c.x * 3.0"]
     assert len(muls) >= 3  # v.yx and w are not v.xy
+
+
+TEXTURE_SIZE = """
+Texture2D<float4> gIn : register(t0);
+RWTexture2D<float4> gOut : register(u0);
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint2 res;
+    gIn.GetDimensions(res.x, res.y);
+    float2 size = float2(res);
+    float4 a = gIn.Load(int3(id.xy, 0));
+    float4 b = gIn.Load(int3(id.xy + 1, 0));
+    float4 c = gIn.Load(int3(id.xy + 2, 0));
+    float4 d = gIn.Load(int3(id.xy + 3, 0));
+    float2 uv = (float2(id.xy) + 0.5) / size;
+    gOut[id.xy] = a * b + c * d + float4(uv, size);
+}
+"""
+
+
+def test_a_texture_size_is_not_a_compile_time_constant() -> None:
+    # `GetDimensions` reads the size from the descriptor at run time. Its outputs written
+    # through a swizzle (`res.x`) were sets with no source, so `res` and `float2(res)` were
+    # taken for constants folded into their readers (estimate 21). regtruth: presched_vgprs 23
+    # (`float2(res)`, converted in VGPRs, is live across the four loads).
+    assert 22 <= demand(TEXTURE_SIZE).max_live_vgprs <= 25
+
+
+def test_every_output_of_a_size_query_is_its_own_run_time_value() -> None:
+    # `GetDimensions(mip, w, h, levels)`: the mip level is read, and `h` and `levels` are
+    # written by the query as `w` is (they were copies of nothing: constants). A sample
+    # position is the query's result.
+    text = """
+Texture2D<float4> gIn : register(t0);
+Texture2DMS<float4> gMs : register(t1);
+RWStructuredBuffer<float4> o : register(u0);
+cbuffer C : register(b0) { uint gMip; };
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint w, h, levels;
+    gIn.GetDimensions(gMip, w, h, levels);
+    float2 p = gMs.GetSamplePosition(id.x);
+    o[id.x] = float4(w, h, levels, 0) + float4(p, p);
+}
+"""
+    m = build_model(parse(text), AnalysisSettings())
+    e = m.entry("main")
+    assert e is not None
+    cfg = build_cfg(m, e, CostModel())
+    queries = [ins for instrs in cfg.kept_instrs().values() for ins in instrs if ins.op == "query"]
+    written = {ins.dest.name for ins in queries if ins.dest is not None}
+    assert {"w", "h", "levels"} <= written
+    assert any(text[ins.span[0] : ins.span[1]].startswith("gMs.GetSamplePosition") for ins in queries)
+    sizes = [ins for ins in queries if ins.dest is not None and ins.dest.name in ("w", "h", "levels")]
+    assert sizes and all(any(r.name == "gMip" for r in ins.reads) for ins in sizes)

@@ -276,6 +276,31 @@ class CallLowerer(ExprLowerer):
             written = self.emit("alu", self.temp(a), reads, node, rule=out_rule)
             self.store_to(a, written, node, partial=False)
 
+    def _query(
+        self, node: Node, rv: Value | None, res: T.Resource, method: str, args: list[Node]
+    ) -> Value | None:
+        """`GetDimensions` writes each output argument with a value of its own (the size is
+        read from the descriptor at run time: never a compile-time constant); a mip level
+        passed first (`t.GetDimensions(mip, w, h, levels)`) is read. `GetSamplePosition`
+        returns its value."""
+        reads: list[Value | None] = [rv]
+        outs = args
+        if method == "GetDimensions" and len(args) == _query_dims(res.kind) + 2:
+            reads.append(self.expr_(args[0]))
+            outs = args[1:]
+        elif method != "GetDimensions":
+            reads.extend(self.expr_(a) for a in args)
+            outs = []
+        for a in outs:
+            ins = self.emit("query", self.temp(a), reads, node, rule="pure")
+            self.store_to(a, ins, node, partial=False)
+        t = self.m.type_of(node)
+        if t.kind in ("void", "unknown"):
+            if not outs:
+                self.emit("query", None, reads, node, rule="pure")
+            return None
+        return self.emit("query", self.temp(node, t), reads, node, rule="pure").dest
+
     def method(
         self, node: Node, obj: Node | None, obj_t: T.Type, method: str, args: list[Node]
     ) -> Value | None:
@@ -306,10 +331,7 @@ class CallLowerer(ExprLowerer):
             )
             return d
         if access == "query":
-            ins = self.emit("query", None, [rv], node, rule="uniform")
-            for a in args:
-                self.store_to(a, ins, node, partial=False)
-            return None
+            return self._query(node, rv, res, method, args)
         op = "store" if access == "store" else "atomic"
         ins = self.emit(op, None, reads, node, rule="lane", resource=name, method=method)
         if access == "atomic" and method.startswith("Interlocked") and len(args) >= 3:
@@ -320,3 +342,20 @@ class CallLowerer(ExprLowerer):
             ins.dest = d
             return d
         return None
+
+
+_QUERY_DIMS = {
+    "Texture1D": 1,
+    "Texture1DArray": 2,
+    "Texture2D": 2,
+    "Texture2DArray": 3,
+    "Texture3D": 3,
+    "TextureCube": 2,
+    "TextureCubeArray": 3,
+}
+
+
+def _query_dims(kind: str) -> int:
+    """How many sizes `GetDimensions` writes for a texture with mips (`kind`), without the mip
+    count: a call with two more arguments takes a mip level first. -1 for other resources."""
+    return _QUERY_DIMS.get(kind, -1)
