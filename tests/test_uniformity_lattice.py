@@ -201,3 +201,57 @@ void main(uint3 id : SV_DispatchThreadID)
     uni = uniformity(cfg, "value")
     assert cfg.cache["uniformity_index"].idom is kept  # the analysis asked for it: the same one
     assert any(v.name == "k" for v in uni.divergent)
+
+
+def test_the_blocks_after_every_join_come_from_one_reachability_table() -> None:
+    """Where lanes that took different sides of a per-lane branch meet again, and every block
+    after, is read off one table per CFG: the blocks each block reaches (itself included), a
+    set held as an int's bits, made once for every branch. It equals networkx's descendants,
+    and the variables merged after nested per-lane branches in a loop are per-lane, while one
+    set in a branch and read only below that setting is not."""
+    import networkx as nx
+
+    from hlsllint.analysis import build_cfg, uniformity
+    from hlsllint.analysis.uniformity import post_dominators
+
+    src = """
+Buffer<float4> gData : register(t0);
+RWStructuredBuffer<float4> gOut : register(u0);
+cbuffer CB : register(b0) { uint gCount; float gScale; };
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float sum = 0;
+    float picked = 1;
+    [loop] for (uint i = 0; i < gCount; i++)
+    {
+        if (id.x > i) {
+            if (id.y > 2) { sum += 1; } else { sum += 2; }
+            float once = gScale * 3.0;
+            gOut[i] = once;
+        }
+        picked = picked * 2;
+    }
+    if (id.x == 7) { picked = 5; }
+    gOut[id.x] = sum + picked;
+}"""
+    m = model(src)
+    cfg = build_cfg(m, m.entry_points[0])
+    uni = uniformity(cfg, "value")
+    index = cfg.cache["uniformity_index"]
+    assert index.reach is not None
+    made = index.reach
+    uniformity(cfg)  # the other question: the same table
+    assert index.reach is made
+    for block, reached in made.items():
+        want = {block} | nx.descendants(cfg.graph, block)
+        assert {b for b, bit in index.bits.items() if (reached >> bit) & 1} == want
+    names = {v.name for v in uni.divergent}
+    assert {"sum", "picked"} <= names
+    assert "once" not in names
+    # Every block reaches the exit here: the post-dominators are the reversed graph's dominators
+    # from the exit, as with a sink before it.
+    rev = nx.DiGraph([(b, a) for a, b in cfg.graph.edges])
+    rev.add_edge(-1, cfg.exit)
+    with_sink = nx.immediate_dominators(rev, -1)
+    assert post_dominators(cfg) == {b: cfg.exit if d == -1 else d for b, d in with_sink.items()}

@@ -67,6 +67,14 @@ def post_dominators(cfg: CFG) -> dict[int, int]:
     if found is not None:
         return found
     succs = cfg.successors()
+    if _all_reach_the_exit(cfg, succs):
+        # The common case needs no sink: the dominators of the reversed graph from the exit,
+        # read through a view of the CFG's graph (no copy).
+        idom_from_exit: dict[int, int] = nx.immediate_dominators(cfg.graph.reverse(copy=False), cfg.exit)
+        result = dict(idom_from_exit)
+        result[cfg.exit] = cfg.exit
+        cfg.cache["ipdom"] = result
+        return result
     rev = nx.DiGraph()
     rev.add_nodes_from(succs)
     rev.add_edges_from((b, a) for a, outs in succs.items() for b in outs)
@@ -80,6 +88,26 @@ def post_dominators(cfg: CFG) -> dict[int, int]:
     result = {b: (d if d != sink else cfg.exit) for b, d in idom.items() if b != sink}
     cfg.cache["ipdom"] = result
     return result
+
+
+def _all_reach_the_exit(cfg: CFG, succs: dict[int, list[int]]) -> bool:
+    """Does every block reach the exit, and has every other block a successor (no infinite
+    loop, no dead end)? Then the exit post-dominates every block and no sink is needed."""
+    exit_block = cfg.exit
+    if exit_block not in succs:
+        return False
+    for b, outs in succs.items():
+        if not outs and b != exit_block:
+            return False
+    preds = cfg.predecessors()
+    seen = {exit_block}
+    stack = [exit_block]
+    while stack:
+        for p in preds[stack.pop()]:
+            if p not in seen:
+                seen.add(p)
+                stack.append(p)
+    return len(seen) == len(succs)
 
 
 def divergent_region(cfg: CFG, branch: int, ipdom: dict[int, int]) -> set[int]:
@@ -141,6 +169,16 @@ class _Index:
         """How many instructions set each value (`_read_where_set`, computed when first asked)."""
         self.idom: dict[int, int] = {}
         self.loop_blocks: list[frozenset[int]] = []
+        self.read_where_set: dict[Instr, bool] = {}
+        """`_read_where_set` per instruction (it reads nothing of the branch asking)."""
+        self.positions: dict[int, dict[int, int]] = {}
+        """Block -> id of each of its instructions -> its place in the block."""
+        self.var_writes: dict[int, list[tuple[Instr, Value, int]]] = {}
+        """Block -> `_var_writes`, computed when first asked."""
+        self.bits: dict[int, int] = {}
+        """Block -> its bit in a set of blocks held as an int (`reach`)."""
+        self.reach: dict[int, int] | None = None
+        """Block -> the blocks reachable from it, itself included, as bits (`_reachable`)."""
 
     def region(self, cfg: CFG, b: int) -> set[int]:
         found = self.regions.get(b)
@@ -160,16 +198,41 @@ class _Index:
         if found is None:
             found = []
             after = self._after_joins(cfg, b)
-            readers = self.readers
+            known = self.read_where_set
             for blk in self.region(cfg, b):
-                for ins in cfg.instrs(blk):
-                    d = ins.dest
-                    if d is None or d.kind != "var":
+                for ins, d, read_in in self._var_writes(cfg, blk):
+                    if not after & read_in:
                         continue
-                    rs = readers.get(d, [])
-                    if any(r.block in after for r in rs) and not self._read_where_set(cfg, ins, rs):
+                    where = known.get(ins)
+                    if where is None:
+                        where = known[ins] = self._read_where_set(cfg, ins, self.readers[d])
+                    if not where:
                         found.append(d)
             self.region_vars[b] = found
+        return found
+
+    def _var_writes(self, cfg: CFG, blk: int) -> list[tuple[Instr, Value, int]]:
+        """The block's instructions that set a variable something reads, each with that
+        variable and the blocks of its readers as bits (`bits`), in instruction order."""
+        found = self.var_writes.get(blk)
+        if found is None:
+            self._reachable(cfg)  # numbers the blocks
+            bits = self.bits
+            found = []
+            for ins in cfg.instrs(blk):
+                d = ins.dest
+                if d is None or d.kind != "var":
+                    continue
+                rs = self.readers.get(d)
+                if not rs:
+                    continue
+                read_in = 0
+                for r in rs:
+                    bit = bits.get(r.block)
+                    if bit is not None:
+                        read_in |= 1 << bit
+                found.append((ins, d, read_in))
+            self.var_writes[blk] = found
         return found
 
     def _read_where_set(self, cfg: CFG, ins: Instr, readers: list[Instr]) -> bool:
@@ -196,16 +259,21 @@ class _Index:
                 return False
             if r.block == ins.block:
                 if order is None:
-                    order = {id(x): i for i, x in enumerate(cfg.instrs(ins.block))}
+                    order = self.positions.get(ins.block)
+                    if order is None:
+                        order = self.positions[ins.block] = {
+                            id(x): i for i, x in enumerate(cfg.instrs(ins.block))
+                        }
                 if order.get(id(r), -1) <= order.get(id(ins), -1):
                     return False
             elif not dominates(self.idom, ins.block, r.block):
                 return False
         return True
 
-    def _after_joins(self, cfg: CFG, b: int) -> set[int]:
+    def _after_joins(self, cfg: CFG, b: int) -> int:
         """The blocks where lanes that left `b` by different successors meet again (reached from
-        two of them before its post-dominator, or the post-dominator), and every block after."""
+        two of them before its post-dominator, or the post-dominator), and every block after, as
+        bits (`bits`)."""
         succs = cfg.successors()
         if self.ipdom is None:
             self.ipdom = post_dominators(cfg)
@@ -225,16 +293,67 @@ class _Index:
                     stack.extend(succs[x])
             for x in seen:
                 sides[x] = sides.get(x, 0) + 1
-        after: set[int] = set()
-        stack = [x for x, n in sides.items() if n > 1]
-        while stack:
-            deadline.tick()
-            x = stack.pop()
-            if x in after:
-                continue
-            after.add(x)
-            stack.extend(succs[x])
+        reach = self._reachable(cfg)
+        after = 0
+        for x, n in sides.items():
+            if n > 1:
+                after |= reach[x]
         return after
+
+    def _reachable(self, cfg: CFG) -> dict[int, int]:
+        """Block -> every block a path from it reaches, itself included, as bits: the least
+        solution of "a block reaches itself and what its successors reach", swept in postorder
+        (successors first) until nothing changes, a sweep more per loop nesting level. Once per
+        CFG: a branch's `_after_joins` is then a union of a few of them rather than a walk to
+        the exit, for every branch."""
+        found = self.reach
+        if found is None:
+            succs = cfg.successors()
+            bits = self.bits
+            found = {}
+            for i, blk in enumerate(succs):
+                bits[blk] = i
+                found[blk] = 1 << i
+            order = _postorder(succs, cfg.entry)
+            deadline = current()
+            changed = True
+            while changed:
+                changed = False
+                for blk in order:
+                    deadline.tick()
+                    mask = was = found[blk]
+                    for s in succs[blk]:
+                        mask |= found[s]
+                    if mask != was:
+                        found[blk] = mask
+                        changed = True
+            self.reach = found
+        return found
+
+
+def _postorder(succs: dict[int, list[int]], entry: int) -> list[int]:
+    """Every block of `succs`, those the entry reaches in depth-first postorder (a block after
+    its successors but for loops' back edges), then the others."""
+    order: list[int] = []
+    seen: set[int] = set()
+    for root in [entry, *succs]:
+        if root in seen or root not in succs:
+            continue
+        seen.add(root)
+        stack: list[tuple[int, int]] = [(root, 0)]
+        while stack:
+            blk, k = stack[-1]
+            outs = succs[blk]
+            if k < len(outs):
+                stack[-1] = (blk, k + 1)
+                nxt = outs[k]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, 0))
+            else:
+                stack.pop()
+                order.append(blk)
+    return order
 
 
 def _index(cfg: CFG) -> _Index:
