@@ -255,3 +255,45 @@ void main(uint3 id : SV_DispatchThreadID)
     rev.add_edge(-1, cfg.exit)
     with_sink = nx.immediate_dominators(rev, -1)
     assert post_dominators(cfg) == {b: cfg.exit if d == -1 else d for b, d in with_sink.items()}
+    _meetings_are_as_defined(cfg)
+    # One side never leaves its loop: the post-dominator is not where two sides meet, so the
+    # sides are walked.
+    m = model(
+        src.replace("if (id.x == 7) { picked = 5; }", "if (id.x == 7) { while (true) { gOut[0] = 1; } }")
+    )
+    looping = build_cfg(m, m.entry_points[0])
+    uniformity(looping, "value")
+    _meetings_are_as_defined(looping)
+
+
+def _meetings_are_as_defined(cfg: object) -> None:
+    """Each branch's meetings and what follows them (`_after_joins`), by their definition:
+    blocks two sides reach before the post-dominator (or it), and every block after one."""
+    import networkx as nx
+
+    from hlsllint.analysis.ir import CFG
+    from hlsllint.analysis.uniformity import post_dominators
+
+    assert isinstance(cfg, CFG)
+    index = cfg.cache["uniformity_index"]
+    succs = cfg.successors()
+    ipdom = post_dominators(cfg)
+    assert index.branches
+    for branch in index.branches:
+        stop = ipdom.get(branch, cfg.exit)
+        sides: dict[int, int] = {}
+        for s in set(succs[branch]):
+            seen: set[int] = set()
+            stack = [s]
+            while stack:
+                x = stack.pop()
+                if x not in seen:
+                    seen.add(x)
+                    if x != stop:
+                        stack.extend(succs[x])
+            for x in seen:
+                sides[x] = sides.get(x, 0) + 1
+        meetings = {x for x, n in sides.items() if n > 1}
+        after = meetings.union(*(nx.descendants(cfg.graph, x) for x in meetings))
+        got = index._after_joins(cfg, branch)
+        assert {b for b, bit in index.bits.items() if (got >> bit) & 1} == after

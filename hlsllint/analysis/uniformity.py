@@ -278,6 +278,19 @@ class _Index:
         if self.ipdom is None:
             self.ipdom = post_dominators(cfg)
         stop = self.ipdom.get(b, cfg.exit)
+        reach = self._reachable(cfg)
+        outs = list(set(succs[b]))
+        stop_bit = self.bits.get(stop)
+        if stop_bit is not None and sum((reach[s] >> stop_bit) & 1 for s in outs) > 1:
+            # Two sides reach the post-dominator, so it is a meeting and all after it is too:
+            # a block two sides reach is then a meeting or after one (reached through the
+            # post-dominator), and every block after a meeting is reached from both its sides.
+            # The answer is the blocks two sides reach, with no walk.
+            after = 0
+            for i, s in enumerate(outs):
+                for t in outs[i + 1 :]:
+                    after |= reach[s] & reach[t]
+            return after
         deadline = current()
         sides: dict[int, int] = {}
         for s in set(succs[b]):
@@ -293,7 +306,6 @@ class _Index:
                     stack.extend(succs[x])
             for x in seen:
                 sides[x] = sides.get(x, 0) + 1
-        reach = self._reachable(cfg)
         after = 0
         for x, n in sides.items():
             if n > 1:
