@@ -105,3 +105,57 @@ def test_a_replayed_function_looks_its_types_and_names_up_in_its_own_unit(
     assert m.resolve(helper[-1]) is None  # no such function in this unit
     shade = m.function("shade")
     assert shade is not None and shade.calls == {"helper"}
+
+
+HEADER = """
+struct Light
+{
+    float3 color;
+    SCALE_MEMBER
+    float3 lit(float3 albedo)
+    {
+        float3 c = color * albedo;
+        return c * scale + this.color;
+    }
+};
+"""
+
+
+def _header_unit(scale_member: bool, main: str) -> str:
+    """A unit including HEADER in the state `SCALE_MEMBER` gives it: `float scale;` or nothing
+    (then `scale` is the cbuffer's, declared after the include)."""
+    text = HEADER.replace("SCALE_MEMBER", "float scale;" if scale_member else "")
+    return text + "cbuffer C { float scale; };\n" + main
+
+
+def _scale_in_lit(m: Model) -> str:
+    lit = m.function("Light::lit")
+    assert lit is not None and lit.body is not None
+    uses = [
+        n for n in m.tree.walk(lit.body) if n.type == "identifier" and m.tree.node_text(n) == "scale"
+    ]
+    assert len(uses) == 1
+    found = m.resolve(uses[0])
+    assert found is not None
+    return found.kind
+
+
+def test_a_method_of_a_header_is_read_once_per_state_of_its_struct(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plans_module, "USE_PLANS", True)
+    plans_module.PLANS.clear()
+    mains = ["float4 a() : SV_Target { return 1; }\n", "float4 b() : SV_Target { return 2; }\n"]
+    first = build_model(parse(_header_unit(True, mains[0])), AnalysisSettings())
+    before = dict(plans_module.STATS)
+    second = build_model(parse(_header_unit(True, mains[1])), AnalysisSettings())
+    # The same header in the same state: the method's body is replayed, `b`'s walked.
+    assert plans_module.STATS["replayed"] - before["replayed"] == 1
+    assert plans_module.STATS["walked"] - before["walked"] == 1
+    assert _scale_in_lit(first) == _scale_in_lit(second) == "member"
+    # Another state: the struct has no `scale`, so the method's `scale` is the cbuffer's; the
+    # method's text is the same, its steps are not replayed.
+    before = dict(plans_module.STATS)
+    other = build_model(parse(_header_unit(False, mains[0])), AnalysisSettings())
+    assert plans_module.STATS["walked"] - before["walked"] == 1  # Light::lit (`a` is replayed)
+    assert _scale_in_lit(other) == "cbuffer_member"
+    texts = [_header_unit(s, m) for s in (True, False, True, False) for m in mains]
+    assert _models(texts, True, monkeypatch) == _models(texts, False, monkeypatch)

@@ -67,20 +67,25 @@ class Functions(Expressions):
         for c in node.children:
             if c.type in ("hlsl_attribute", "attribute_declaration", "attribute_specifier"):
                 attrs.extend(self._attributes_in(c))
-        # A function whose text, parse and annotations were seen before: what is read from its
-        # own text comes from the plan, what the unit decides (types) is looked up here.
+        self._define_planned(node, attrs, None)
+
+    def _define_planned(self, node: Node, attrs: list[Attribute], owner: str | None) -> None:
+        """Define a function (a method of struct `owner` when one is named): a definition whose
+        text, parse and annotations were seen before (in the same struct) is replayed from its
+        plan, where what is read from its own text comes from the plan and what the unit decides
+        (types) is looked up here; any other is walked and recorded."""
         tree = self.tree
         at = tree.index_of(node) if plans.USE_PLANS else None
         if at is None:
-            return self._define_function_walk(node, attrs, None)
+            return self._define_function_walk(node, attrs, None, owner)
         s, e = tree.span(node)
-        key = (tree.text[s:e], tree.normalized[s:e])
+        key = (tree.text[s:e], tree.normalized[s:e], owner or "")
         plan = plans.PLANS.get(key)
         notes = notes_in(self.tree, node)
         if plan is not None and plan.fits(tree.node_types(), at, node.descendant_count, notes):
-            return self._replay_define(node, at, plan, attrs)
+            return self._replay_define(node, at, plan, attrs, owner)
         plan = FunctionPlan(tree.node_types()[at : at + node.descendant_count], notes)
-        self._define_function_walk(node, attrs, (plan, at))
+        self._define_function_walk(node, attrs, (plan, at), owner)
         if plan.define is not None:
             if len(plans.PLANS) >= PLAN_LIMIT:
                 plans.PLANS.clear()
@@ -97,7 +102,7 @@ class Functions(Expressions):
                 if not inner:
                     continue
                 node = inner[0]
-            self._define_function_walk(node, self._annotated_attributes(node), None, owner)
+            self._define_planned(node, self._annotated_attributes(node), owner)
 
     def _define_function_walk(
         self,
@@ -227,13 +232,20 @@ class Functions(Expressions):
             (name_at - base, rel_init, sym.name, sym.semantic, sym.register, sym.qualifiers, sym.direction),
         )
 
-    def _replay_define(self, node: Node, at: int, plan: FunctionPlan, attrs: list[Attribute]) -> None:
+    def _replay_define(
+        self, node: Node, at: int, plan: FunctionPlan, attrs: list[Attribute], owner: str | None
+    ) -> None:
         define = plan.define
         # `==`, not `is`: compiled, NO_FUNCTION is a native tuple boxed afresh at every use.
         if define is None or define == NO_FUNCTION:
             return
         written, ret_sem, entries, body_rel = define
-        name, owner = self._method_of_struct(written) if "::" in written else (written, None)
+        if owner is not None:  # a method of a struct's body: `written` is `Struct::name` already
+            name = written
+        elif "::" in written:
+            name, owner = self._method_of_struct(written)
+        else:
+            name = written
         nodes = self.tree.nodes()
         refs = self._refs
         ret_type = self.type_from_node(node.child_by_field_id(F_TYPE))

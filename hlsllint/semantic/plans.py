@@ -12,10 +12,11 @@ from typing import Any
 from hlsllint.semantic.symbols import Symbol
 from hlsllint.syntax import Node, SyntaxTree
 
-OP_DECLARE, OP_CALL, OP_FREE, OP_LOCAL, OP_PARAM = range(5)
+OP_DECLARE, OP_CALL, OP_FREE, OP_LOCAL, OP_PARAM, OP_MEMBER = range(6)
 """The steps of a body's resolution: (OP_DECLARE, declaration, skeleton or None), (OP_CALL, name),
 and references: (OP_FREE, identifier, name) looked up in the unit's globals and functions,
-(OP_LOCAL, identifier, declaration step, symbol) and (OP_PARAM, identifier, parameter).
+(OP_LOCAL, identifier, declaration step, symbol), (OP_PARAM, identifier, parameter) and, in a
+method, (OP_MEMBER, identifier, name) looked up among its struct's members (`this` for the object).
 Nodes are positions in `nodes()` relative to the body's."""
 
 
@@ -50,6 +51,10 @@ class FunctionPlan:
     define: Define | None = None
     body: list[tuple[Any, ...]] | None = None
     """The body's resolution steps (see `OP_DECLARE`)."""
+    scope: frozenset[str] | None = None
+    """A method's: the names its struct's members (and `this`) gave its body when the steps were
+    recorded. Whether a name of the body is a member or a global is the struct's to say, which
+    may read otherwise in another unit: the steps are replayed only under the same names."""
 
     def fits(self, types: list[str], start: int, count: int, notes: tuple[Any, ...]) -> bool:
         return (
@@ -63,26 +68,32 @@ class FunctionPlan:
 class Recording:
     """The steps of one body's walk, as they happen (see `FunctionPlan`)."""
 
-    def __init__(self, base: int, params: list[Symbol]) -> None:
+    def __init__(self, base: int, params: list[Symbol], members: dict[str, Symbol] | None = None) -> None:
         self.base = base
         self.ops: list[tuple[Any, ...]] = []
         self.params = {id(p): k for k, p in enumerate(params)}
+        self.members = {id(s): name for name, s in members.items()} if members is not None else {}
+        """A method's: id(member symbol, or `this`) -> the name its body sees it by."""
         self.locals: dict[int, tuple[int, int]] = {}
         self.declarations = 0
         self.ok = True
         """False when a step could not be recorded: no plan is kept."""
 
     def bound(self, at: int, sym: Symbol) -> None:
-        """A name found in the scopes: a parameter or a local of this body."""
+        """A name found in the scopes: a parameter or a local of this body, or a member of its struct."""
         k = self.params.get(id(sym))
         if k is not None:
             self.ops.append((OP_PARAM, at - self.base, k))
             return
         local = self.locals.get(id(sym))
-        if local is None:
+        if local is not None:
+            self.ops.append((OP_LOCAL, at - self.base, *local))
+            return
+        member = self.members.get(id(sym))
+        if member is None:
             self.ok = False
             return
-        self.ops.append((OP_LOCAL, at - self.base, *local))
+        self.ops.append((OP_MEMBER, at - self.base, member))
 
     def declaration(self, tree: SyntaxTree, at: int, declared: list[Symbol], arrays: bool) -> None:
         number = self.declarations
@@ -107,9 +118,12 @@ class Recording:
         self.ops.append((OP_DECLARE, at - self.base, skeleton))
 
 
-PLANS: dict[tuple[str, str], FunctionPlan] = {}
-"""Function definition text (as written, as parsed) -> how it was read, for every unit of the
-process (shared headers repeat the same functions in most units)."""
+PLANS: dict[tuple[str, str, str], FunctionPlan] = {}
+"""Function definition text (as written, as parsed) and the struct whose body holds it ("" for a
+function outside any) -> how it was read, for every unit of the process (shared headers repeat
+the same functions and methods in most units)."""
+STATS = {"replayed": 0, "walked": 0}
+"""Function bodies resolved by replaying a plan and by walking them (for the tests)."""
 PLAN_LIMIT = 2048
 USE_PLANS = True
 """Whether function definitions seen before are replayed from their plans (tests compare)."""

@@ -10,9 +10,10 @@ import bisect
 from collections.abc import Sequence
 from typing import Any
 
+from hlsllint.semantic import plans
 from hlsllint.semantic import types as T
 from hlsllint.semantic.functions import Functions
-from hlsllint.semantic.plans import OP_CALL, OP_DECLARE, OP_FREE, OP_LOCAL, Recording
+from hlsllint.semantic.plans import OP_CALL, OP_DECLARE, OP_FREE, OP_LOCAL, OP_PARAM, Recording
 from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
@@ -63,11 +64,22 @@ class Scopes(Functions):
         start = tree.index_of(fn.body)
         if start is None:
             return
+        outer: dict[str, Symbol] | None = None
+        if fn.owner is not None:  # a method: its struct's members, then `this`, then its parameters
+            outer = dict(self.member_symbols(fn.owner))
+            if fn.this is not None:
+                outer["this"] = fn.this
         planned = self._plans.get(id(fn))
-        if planned is not None and planned[0].body is not None:
-            self._replay(fn, planned[0].body, start)
-            return
-        rec = self._recording = Recording(start, fn.params) if planned is not None else None
+        recorded = planned[0].body if planned is not None else None
+        if planned is not None and recorded is not None:
+            scope = planned[0].scope
+            if outer is None or (scope is not None and scope == frozenset(outer)):
+                plans.STATS["replayed"] += 1
+                self._replay(fn, recorded, start, outer)
+                return
+            planned = None  # a method whose struct reads otherwise here: walked, not recorded
+        plans.STATS["walked"] += 1
+        rec = self._recording = Recording(start, fn.params, outer) if planned is not None else None
         # The positions of the nodes the walk looks at, in this body only.
         kinds = _RESOLVE_KINDS
         self._positions = [
@@ -76,10 +88,7 @@ class Scopes(Functions):
             if t in kinds
         ]
         scopes: list[dict[str, Symbol]] = [{p.name: p for p in fn.params}]
-        if fn.owner is not None:  # a method: its struct's members, then `this`, then its parameters
-            outer: dict[str, Symbol] = dict(self.member_symbols(fn.owner))
-            if fn.this is not None:
-                outer["this"] = fn.this
+        if outer is not None:
             scopes.insert(0, outer)
         try:
             self._resolve_range(fn, scopes, start)
@@ -88,10 +97,14 @@ class Scopes(Functions):
             self._positions = []
         if planned is not None and rec is not None and rec.ok:
             planned[0].body = rec.ops
+            planned[0].scope = frozenset(outer) if outer is not None else None
 
-    def _replay(self, fn: Function, ops: list[tuple[Any, ...]], base: int) -> None:
+    def _replay(
+        self, fn: Function, ops: list[tuple[Any, ...]], base: int, outer: dict[str, Symbol] | None
+    ) -> None:
         """Resolve a body by the recorded steps of an identical one: the same declarations
-        (their types looked up here), references, uses and calls, in the same order."""
+        (their types looked up here), references, uses and calls, in the same order. `outer`:
+        a method's members and `this`, by the names its body sees."""
         nodes = self.tree.nodes()
         refs = self._refs
         uses = self._pending_uses
@@ -142,8 +155,10 @@ class Scopes(Functions):
                         found = free[op[2]] = lookup(op[2], ())
                 elif code == OP_LOCAL:
                     found = declared[op[2]][op[3]]
-                else:
+                elif code == OP_PARAM:
                     found = params[op[2]]
+                else:  # OP_MEMBER
+                    found = outer.get(op[2]) if outer is not None else None
                 if found is not None:
                     r = node.byte_range
                     refs[r] = found
