@@ -58,6 +58,7 @@ def digest(m: Model) -> list[str]:
 def _models(texts: list[str], plans: bool, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     monkeypatch.setattr(plans_module, "USE_PLANS", plans)
     plans_module.PLANS.clear()
+    plans_module.STRUCT_PLANS.clear()
     return [digest(build_model(parse(t), AnalysisSettings())) for t in texts]
 
 
@@ -131,9 +132,7 @@ def _header_unit(scale_member: bool, main: str) -> str:
 def _scale_in_lit(m: Model) -> str:
     lit = m.function("Light::lit")
     assert lit is not None and lit.body is not None
-    uses = [
-        n for n in m.tree.walk(lit.body) if n.type == "identifier" and m.tree.node_text(n) == "scale"
-    ]
+    uses = [n for n in m.tree.walk(lit.body) if n.type == "identifier" and m.tree.node_text(n) == "scale"]
     assert len(uses) == 1
     found = m.resolve(uses[0])
     assert found is not None
@@ -159,3 +158,43 @@ def test_a_method_of_a_header_is_read_once_per_state_of_its_struct(monkeypatch: 
     assert _scale_in_lit(other) == "cbuffer_member"
     texts = [_header_unit(s, m) for s in (True, False, True, False) for m in mains]
     assert _models(texts, True, monkeypatch) == _models(texts, False, monkeypatch)
+
+
+SURFACE = """
+struct Surface
+{
+    Light light;
+    float3 normal : NORMAL;
+};
+"""
+
+
+def test_a_struct_of_a_header_is_read_once_per_state_of_its_fields_types(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`Surface`'s text is the same in every state; what `Light` is, a macro of the includer
+    decides (here: the text before it). The same state replays `Surface`; another one reads it
+    anew, and its member `light` has that state's members."""
+    monkeypatch.setattr(plans_module, "USE_PLANS", True)
+    plans_module.STRUCT_PLANS.clear()
+    rgb = "struct Light { float3 color; };\n"
+    mono = "struct Light { float intensity; uint mask; };\n"
+    stats = plans_module.STRUCT_STATS
+    first = build_model(parse(rgb + SURFACE), AnalysisSettings())
+    before = dict(stats)
+    second = build_model(parse(rgb + SURFACE + "float f() { return 1; }\n"), AnalysisSettings())
+    assert stats["replayed"] - before["replayed"] == 2  # Light and Surface
+    assert stats["walked"] == before["walked"]
+    assert repr(second.structs["Surface"]) == repr(first.structs["Surface"])
+    before = dict(stats)
+    other = build_model(parse(mono + SURFACE), AnalysisSettings())
+    assert stats["walked"] - before["walked"] == 2  # another Light, so another Surface
+    light = other.structs["Surface"].member("light")
+    assert light is not None
+    assert [m.name for m in light.type.members] == ["intensity", "mask"]
+    sized = "static const uint N = 4;\nstruct Taps { float w[N]; };\n"
+    texts = [rgb + SURFACE, mono + SURFACE, rgb + SURFACE, sized, sized.replace("4", "8")]
+    assert _models(texts, True, monkeypatch) == _models(texts, False, monkeypatch)
+    walked = build_model(parse(sized.replace("4", "8")), AnalysisSettings())
+    taps = walked.structs["Taps"].member("w")
+    assert taps is not None and taps.type.length == 8

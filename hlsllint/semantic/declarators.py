@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hlsllint.semantic import plans
 from hlsllint.semantic import types as T
 from hlsllint.semantic.constants import Constants
 from hlsllint.semantic.symbols import Symbol
@@ -151,7 +152,7 @@ class Declarators(Constants):
             name = f"{self._struct_scope[-1]}::{name}"
         self._struct_scope.append(name)
         try:
-            t = self._struct_members(node, name, name_node)
+            t = self._struct_planned(node, name, name_node)
         finally:
             self._struct_scope.pop()
         self.structs[name] = t
@@ -160,6 +161,93 @@ class Declarators(Constants):
             self.structs[short] = t  # in its outer struct's methods `Inner` names it too
         self._named_types.clear()
         return t
+
+    def _struct_planned(self, node: Node, name: str, name_node: Node | None) -> T.Type:
+        """The struct's type: a definition seen before (in any unit of the process) with the
+        same text, parse, annotations and name is replayed from its plan when its fields' types
+        are the same here (`plans.StructPlan`); else its members are read (and a plan recorded)."""
+        tree = self.tree
+        at = tree.index_of(node) if plans.USE_PLANS else None
+        if at is None:
+            return self._struct_members(node, name, name_node)
+        s, e = tree.span(node)
+        key = (tree.text[s:e], tree.normalized[s:e], name)
+        count = node.descendant_count
+        notes = plans.notes_in(tree, node)
+        plan = plans.STRUCT_PLANS.get(key)
+        if plan is not None and plan.fits(tree.node_types(), at, count, notes):
+            nodes = tree.nodes()
+            same = True
+            for rel, base in plan.fields:
+                t = self.type_from_node(nodes[at + rel]) if rel >= 0 else T.UNKNOWN
+                if not T.same_type(t, base):
+                    same = False
+                    break
+            if same:
+                plans.STRUCT_STATS["replayed"] += 1
+                for rel in plan.methods:
+                    fd = nodes[at + rel]
+                    if fd.id not in self._method_nodes:
+                        self._method_nodes.add(fd.id)
+                        self._pending_methods.append((fd, name))
+                self._struct_nesting[name] = plan.nesting
+                return plan.result
+        plans.STRUCT_STATS["walked"] += 1
+        problems = len(self.problems)
+        t = self._struct_members(node, name, name_node)
+        if len(self.problems) == problems:
+            made = self._struct_plan(node, at, count, notes, t, name)
+            if made is not None:
+                if len(plans.STRUCT_PLANS) >= plans.PLAN_LIMIT:
+                    plans.STRUCT_PLANS.clear()
+                plans.STRUCT_PLANS[key] = made
+        return t
+
+    def _struct_plan(
+        self, node: Node, at: int, count: int, notes: tuple[object, ...], t: T.Type, name: str
+    ) -> plans.StructPlan | None:
+        """The plan of a struct just read (`_struct_members` gave `t`), or None when reading it
+        depends on more of the unit than its fields' types (see `plans.StructPlan`)."""
+        tree = self.tree
+        types = tree.node_types()
+        fields: list[tuple[int, T.Type]] = []
+        methods: list[int] = []
+        for c in node.named_children:
+            if c.type == "base_class_clause":
+                return None
+        body = node.child_by_field_id(F_BODY)
+        if body is not None:
+            for fd in body.named_children:
+                kind = fd.type
+                if kind == "function_definition" or kind == "template_declaration":
+                    pos = tree.index_of(fd)
+                    if pos is None:
+                        return None
+                    methods.append(pos - at)
+                    continue
+                if kind not in ("field_declaration", "declaration"):
+                    continue
+                if any(c.type == "function_declarator" for c in fd.named_children):
+                    continue
+                first = tree.index_of(fd)
+                if first is None:
+                    return None
+                inside = types[first : first + fd.descendant_count]
+                if "array_declarator" in inside or "field_declaration_list" in inside:
+                    return None  # array sizes are the unit's constants; a struct defined in it
+                if "static" in self._qualifiers(fd):
+                    return None
+                type_node = fd.child_by_field_id(F_TYPE)
+                if type_node is None:
+                    fields.append((-1, T.UNKNOWN))
+                    continue
+                pos = tree.index_of(type_node)
+                if pos is None:
+                    return None
+                fields.append((pos - at, self.type_from_node(type_node)))
+        return plans.StructPlan(
+            types[at : at + count], notes, fields, methods, t, self._struct_nesting.get(name, 1)
+        )
 
     def _struct_members(self, node: Node, name: str, name_node: Node | None) -> T.Type:
         body = node.child_by_field_id(F_BODY)

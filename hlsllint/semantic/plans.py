@@ -9,6 +9,7 @@ import bisect
 from dataclasses import dataclass
 from typing import Any
 
+from hlsllint.semantic import types as T
 from hlsllint.semantic.symbols import Symbol
 from hlsllint.syntax import Node, SyntaxTree
 
@@ -117,6 +118,44 @@ class Recording:
                 skeleton = (tuple(entries), quals)
         self.ops.append((OP_DECLARE, at - self.base, skeleton))
 
+
+class StructPlan:
+    """How a struct definition was read, to read an identical one (same text as written and as
+    parsed, same node types, same annotations, same name and enclosing struct) without walking
+    it: where each field's type node lies and the type it named, where each method lies, its
+    type and how deep it nests. Only a struct whose reading depends on nothing of the unit but
+    its fields' types is planned: no base struct, no static member, no array (sizes are constants
+    of the unit), no struct defined in it, nothing found wrong with it. On replay each field's
+    type is looked up in the unit: when every one is what it was, the struct is the same type
+    (the one recorded, equal in value); else it is read anew. Nodes are positions in `nodes()`
+    relative to the struct's."""
+
+    def __init__(
+        self,
+        types: list[str],
+        notes: tuple[Any, ...],
+        fields: list[tuple[int, T.Type]],
+        methods: list[int],
+        result: T.Type,
+        nesting: int,
+    ) -> None:
+        self.types = types
+        self.notes = notes
+        self.fields = fields
+        """(position of a field declaration's type node or -1 for none, the type it named)."""
+        self.methods = methods
+        self.result = result
+        self.nesting = nesting
+
+    def fits(self, types: list[str], start: int, count: int, notes: tuple[Any, ...]) -> bool:
+        return len(self.types) == count and self.notes == notes and types[start : start + count] == self.types
+
+
+STRUCT_PLANS: dict[tuple[str, str, str], StructPlan] = {}
+"""Struct definition text (as written, as parsed) and its name (`Outer::Inner` in another
+struct) -> how it was read, for every unit of the process."""
+STRUCT_STATS = {"replayed": 0, "walked": 0}
+"""Struct definitions read from a plan and walked (for the tests)."""
 
 PLANS: dict[tuple[str, str, str], FunctionPlan] = {}
 """Function definition text (as written, as parsed) and the struct whose body holds it ("" for a

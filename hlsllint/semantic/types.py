@@ -325,6 +325,23 @@ def struct_type(name: str, members: tuple[Member, ...]) -> Type:
     return Type("struct", name, members=members)
 
 
+def same_type(a: Type, b: Type) -> bool:
+    """Whether two types are the same in every part, a struct's members included (`==` leaves
+    them out: two structs of one name are equal)."""
+    if a is b:
+        return True
+    if a != b or len(a.members) != len(b.members):
+        return False
+    for x, y in zip(a.members, b.members, strict=True):
+        if x.name != y.name or x.semantic != y.semantic or x.qualifiers != y.qualifiers:
+            return False
+        if not same_type(x.type, y.type):
+            return False
+    if a.element is not None and b.element is not None:
+        return same_type(a.element, b.element)
+    return True
+
+
 def common_type(a: Type, b: Type) -> Type:
     """The type of a binary arithmetic expression on a and b (HLSL's promotion, simplified)."""
     if not a.is_numeric:
