@@ -5,7 +5,6 @@ symbols of a declaration (`Declarators.declare`), on top of constant evaluation 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from hlsllint.semantic import plans
 from hlsllint.semantic import types as T
@@ -493,14 +492,25 @@ class Declarators(Constants):
         return out
 
 
-@dataclass
 class _Declarator:
-    name: str
-    node: Node
-    type: T.Type
-    init: Node | None
-    semantic: str | None
-    register: str | None
+    """What a declarator declares. A plain class with its own `__init__`: a compiled dataclass
+    keeps the generated one, a Python function (one per declared name of every unit)."""
+
+    def __init__(
+        self,
+        name: str,
+        node: Node,
+        type: T.Type,
+        init: Node | None,
+        semantic: str | None,
+        register: str | None,
+    ) -> None:
+        self.name = name
+        self.node = node
+        self.type = type
+        self.init = init
+        self.semantic = semantic
+        self.register = register
 
 
 def _index_of(parent: Node, child: Node) -> int:
