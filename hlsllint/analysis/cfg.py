@@ -36,10 +36,15 @@ import networkx as nx
 from hlsllint.analysis.components import number_components
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
-from hlsllint.analysis.liveness import unread_writes
 from hlsllint.analysis.lowering import MAX_STRUCT_DEPTH, Frame, _flatten
 from hlsllint.analysis.lowering_stmt import StmtLowerer
-from hlsllint.analysis.passes import common_values, dead_instructions, sink_constant_loads, sink_inputs
+from hlsllint.analysis.passes import (
+    common_values,
+    dead_instructions,
+    sink_constant_loads,
+    sink_inputs,
+    unread_writes,
+)
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import NODE_UNIFORM, object_base
 from hlsllint.semantic.model import Model

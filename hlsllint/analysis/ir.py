@@ -148,7 +148,7 @@ class CFG:
     """VGPRs the hardware fills before the first instruction (all live when the wave starts)."""
     dead: frozenset[Instr] = frozenset()
     """Instructions whose result reaches no output, store or other side effect, or that write
-    a value no later read sees (`liveness.unread_writes`): the compiler does not compute them,
+    a value no later read sees (`passes.unread_writes`): the compiler does not compute them,
     so liveness skips them (the rules still see them)."""
     replayed: int = 0
     """Inlined bodies replayed from an earlier lowering rather than walked again (`_body`)."""

@@ -26,7 +26,6 @@ from typing import TypeVar
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
-from hlsllint.analysis.passes import ROOT_OPS, dead_instructions
 from hlsllint.analysis.uniformity import Uniformity
 from hlsllint.analysis.value_classes import (
     cached_per_cfg,
@@ -144,64 +143,6 @@ def _backward(
                     queued.add(p)
                     work.append(p)
     return live_in, live_out
-
-
-def unread_writes(cfg: CFG) -> frozenset[Instr]:
-    """Instructions besides `cfg.dead` whose result no later read sees (the value is written
-    again, or never read, on every path from here): copies back into a struct after a call
-    that took it `inout` where the caller reads the members only before the call, a variable
-    overwritten before it is read. The compiler's SSA form has no such write, so neither has
-    what only it reads (each member copied in and out of the call stays live across the
-    call's body otherwise). Side effects and control flow always stay.
-
-    Only a value written more than once can have such a write beside a read (the others are
-    dead code by `dead_instructions` already), so each round's liveness covers those values
-    alone; what only the dropped writes read is then dead code too."""
-    dead = set(cfg.dead)
-    found: set[Instr] = set()
-    deadline = current()
-    blocks: list[int] = list(cfg.graph.nodes)
-    for _ in range(8):  # each round frees what only the last round's writes read
-        kept: dict[int, list[Instr]] = {b: [i for i in cfg.instrs(b) if i not in dead] for b in blocks}
-        writes: dict[Value, int] = {}
-        for instrs in kept.values():
-            for ins in instrs:
-                if ins.dest is not None:
-                    writes[ins.dest] = writes.get(ins.dest, 0) + 1
-        index = {v: i for i, v in enumerate(v for v, n in writes.items() if n > 1)}
-        if not index:
-            break
-        _, live_out = _backward(kept, cfg, index, None)
-        fresh: list[Instr] = []
-        for b, instrs in kept.items():
-            deadline.tick()
-            cur = live_out[b]
-            for ins in reversed(instrs):
-                d = ins.dest
-                i = index.get(d) if d is not None else None
-                if i is not None:
-                    if (
-                        not cur >> i & 1
-                        and ins.op not in ROOT_OPS
-                        and ins.rule != "effect"
-                        and ins.op != "undef"
-                    ):
-                        fresh.append(ins)
-                        continue
-                    cur &= ~(1 << i)
-                for r in ins.reads:
-                    j = index.get(r)
-                    if j is not None:
-                        cur |= 1 << j
-        if not fresh:
-            break
-        dead.update(fresh)
-        found.update(fresh)
-        rest = [i for instrs in kept.values() for i in instrs if i not in dead]
-        swept = dead_instructions(rest)
-        dead.update(swept)
-        found.update(swept)
-    return frozenset(found)
 
 
 @dataclass

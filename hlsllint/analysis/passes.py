@@ -1,7 +1,7 @@
 """Passes over a lowered control-flow graph, run once before analysis: stage inputs moved to
 their first use, repeated computations and fetches merged into the first (common
-subexpressions), constant-buffer loads moved to their first use, and the instructions no side
-effect depends on (dead code)."""
+subexpressions), constant-buffer loads moved to their first use, the instructions no side
+effect depends on (dead code), and the writes no later read sees (`unread_writes`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import networkx as nx
 
-from hlsllint.analysis.ir import Instr, LoopRecord, Value, dominates, dominator_tree
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, dominates, dominator_tree
 from hlsllint.deadline import current
 
 ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
@@ -85,6 +85,243 @@ def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
                 needed.add(r)
                 work.extend(defs.get(r, ()))
     return frozenset(i for i in instrs if i not in kept)
+
+
+MAX_UNREAD_ROUNDS = 8
+"""`unread_writes`' rounds: each frees what only the last round's writes read."""
+
+
+def unread_writes(cfg: CFG) -> frozenset[Instr]:
+    """Instructions besides `cfg.dead` whose result no later read sees (the value is written
+    again, or never read, on every path from here): copies back into a struct after a call
+    that took it `inout` where the caller reads the members only before the call, a variable
+    overwritten before it is read. The compiler's SSA form has no such write, so neither has
+    what only it reads (each member copied in and out of the call stays live across the
+    call's body otherwise). Side effects and control flow always stay.
+
+    In rounds: each finds the writes of a value written more than once that no later read
+    sees (the others are dead code by `dead_instructions` already), by liveness over those
+    values alone, and then what only the dropped writes read is dead code too
+    (`dead_instructions` over what is left). Liveness is per value, and a value's stays the
+    same while no instruction reading it is dropped (a dropped write of it had nothing live
+    after it), so each round after the first follows only the values whose readers the last
+    one dropped (SpartanEngine's entry points take up to 5 rounds)."""
+    dead0 = cfg.dead
+    order: list[Instr] = []  # the instructions besides cfg.dead, block by block (graph order)
+    block_at: list[int] = []
+    # values by number; per instruction (by number) the values it reads and the one it
+    # writes (-1: none); per value its writers and its readers, ascending
+    number: dict[Value, int] = {}
+    reads_of: list[list[int]] = []
+    dest_of: list[int] = []
+    writers: list[list[int]] = []
+    readers: list[list[int]] = []
+    keep = bytearray()  # never an unread write: side effects, control flow, declarations
+    roots: list[int] = []  # what `dead_instructions` starts from
+    holds = False
+    for b in cfg.graph.nodes:
+        for ins in cfg.instrs(b):
+            if ins in dead0:
+                continue
+            i = len(order)
+            order.append(ins)
+            block_at.append(b)
+            rs: list[int] = []
+            for r in ins.reads:
+                k = number.get(r)
+                if k is None:
+                    k = number[r] = len(writers)
+                    writers.append([])
+                    readers.append([])
+                rs.append(k)
+                readers[k].append(i)  # twice if it reads the value twice
+            reads_of.append(rs)
+            d = ins.dest
+            if d is None:
+                dest_of.append(-1)
+            else:
+                k = number.get(d)
+                if k is None:
+                    k = number[d] = len(writers)
+                    writers.append([])
+                    readers.append([])
+                dest_of.append(k)
+                writers[k].append(i)
+            op = ins.op
+            if op in ROOT_OPS or ins.rule == "effect":
+                keep.append(1)
+                roots.append(i)
+            else:
+                keep.append(1 if op == "undef" else 0)
+                if op == "hold":
+                    holds = True
+                elif d is None:
+                    roots.append(i)
+    wcount = [len(w) for w in writers]
+    follow = [v for v in range(len(writers)) if wcount[v] > 1]
+    if not follow:
+        return frozenset()
+    n = len(order)
+    alive = bytearray(b"\x01") * n
+    bit_of = [-1] * len(writers)
+    mark = bytearray(n)
+    succs = cfg.successors()
+    preds = cfg.predecessors()
+    found: list[int] = []
+    deadline = current()
+    for _ in range(MAX_UNREAD_ROUNDS):
+        index = [v for v in follow if wcount[v] > 1]
+        if not index:
+            break
+        for k in range(len(index)):
+            bit_of[index[k]] = k
+        # the instructions reading or writing them, block by block in order
+        touching: list[int] = []
+        for v in index:
+            for i in readers[v]:
+                if alive[i] and not mark[i]:
+                    mark[i] = 1
+                    touching.append(i)
+            for i in writers[v]:
+                if alive[i] and not mark[i]:
+                    mark[i] = 1
+                    touching.append(i)
+        touching.sort()
+        starts: list[int] = []
+        use: dict[int, int] = {}
+        defs: dict[int, int] = {}
+        at = 0
+        while at < len(touching):
+            deadline.tick()
+            b = block_at[touching[at]]
+            starts.append(at)
+            u = dd = 0
+            while at < len(touching) and block_at[touching[at]] == b:
+                i = touching[at]
+                mark[i] = 0
+                for r_at in reads_of[i]:
+                    j = bit_of[r_at]
+                    if j >= 0:
+                        rb = 1 << j
+                        if not dd & rb:
+                            u |= rb
+                w = dest_of[i]
+                if w >= 0:
+                    j = bit_of[w]
+                    if j >= 0:
+                        dd |= 1 << j
+                at += 1
+            use[b] = u
+            defs[b] = dd
+        starts.append(len(touching))
+        # their liveness: from the blocks that read one before writing it, backwards
+        live_in: dict[int, int] = {}
+        work = [b for b, u in use.items() if u]
+        queued = set(work)
+        while work:
+            deadline.tick()
+            b = work.pop()
+            queued.discard(b)
+            out = 0
+            for s in succs[b]:
+                out |= live_in.get(s, 0)
+            new_in = use.get(b, 0) | (out & ~defs.get(b, 0))
+            if new_in != live_in.get(b, 0):
+                live_in[b] = new_in
+                for p in preds[b]:
+                    if p not in queued:
+                        queued.add(p)
+                        work.append(p)
+        # the writes nothing live after them reads (what a dropped write reads does not count)
+        fresh: list[int] = []
+        for s_at in range(len(starts) - 1):
+            deadline.tick()
+            lo = starts[s_at]
+            b = block_at[touching[lo]]
+            if not defs[b]:
+                continue
+            cur = 0
+            for s in succs[b]:
+                cur |= live_in.get(s, 0)
+            for t in range(starts[s_at + 1] - 1, lo - 1, -1):
+                i = touching[t]
+                w = dest_of[i]
+                j = bit_of[w] if w >= 0 else -1
+                if j >= 0:
+                    if not cur >> j & 1 and not keep[i]:
+                        fresh.append(i)
+                        continue
+                    cur &= ~(1 << j)
+                for r_at in reads_of[i]:
+                    j = bit_of[r_at]
+                    if j >= 0:
+                        cur |= 1 << j
+        for v in index:
+            bit_of[v] = -1
+        if not fresh:
+            break
+        for i in fresh:
+            alive[i] = 0
+            if dest_of[i] >= 0:
+                wcount[dest_of[i]] -= 1
+        swept = _unreached(order, alive, roots, reads_of, writers, holds)
+        for i in swept:
+            alive[i] = 0
+            if dest_of[i] >= 0:
+                wcount[dest_of[i]] -= 1
+        found.extend(fresh)
+        found.extend(swept)
+        # the next round follows the values whose readers this one dropped
+        follow = []
+        picked = bytearray(len(writers))
+        for group in (fresh, swept):
+            for i in group:
+                for r_at in reads_of[i]:
+                    if not picked[r_at]:
+                        picked[r_at] = 1
+                        follow.append(r_at)
+    return frozenset([order[i] for i in found])
+
+
+def _unreached(
+    order: list[Instr],
+    alive: bytearray,
+    roots: list[int],
+    reads_of: list[list[int]],
+    writers: list[list[int]],
+    holds: bool,
+) -> list[int]:
+    """`dead_instructions` over the instructions `alive` marks (by number)."""
+    n = len(order)
+    attached: dict[int, list[int]] = {}
+    if holds:  # an instruction -> the holds just before it among those alive
+        pending: list[int] = []
+        for i in range(n):
+            if alive[i]:
+                if order[i].op == "hold":
+                    pending.append(i)
+                elif pending:
+                    attached[i] = pending
+                    pending = []
+    reached = bytearray(n)
+    needed = bytearray(len(writers))
+    work = [i for i in roots if alive[i]]
+    deadline = current()
+    while work:
+        deadline.tick()
+        i = work.pop()
+        if reached[i]:
+            continue
+        reached[i] = 1
+        if holds:
+            work.extend(attached.get(i, ()))
+        for r in reads_of[i]:
+            if not needed[r]:
+                needed[r] = 1
+                for w in writers[r]:
+                    if alive[w]:
+                        work.append(w)
+    return [i for i in range(n) if alive[i] and not reached[i]]
 
 
 _CSE_OPS = frozenset({"cbload", "load", "sample", "gather", "alu", "intrinsic", "copy"})
