@@ -48,6 +48,11 @@ def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
     """Instructions no side effect depends on (aggressive dead-code elimination on values:
     unused struct members, loads whose result is never read, computations only feeding them)."""
     defs: dict[Value, list[Instr]] = {}
+    # an instruction -> the holds just before it (`components.number_components`: what it
+    # needs of an earlier value), kept with it
+    holds: dict[Instr, list[Instr]] = {}
+    pending: list[Instr] = []
+    work: list[Instr] = []  # side effects, control flow (`ROOT_OPS`)
     for ins in instrs:
         d = ins.dest
         if d is not None:
@@ -56,19 +61,17 @@ def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
                 defs[d] = [ins]
             else:
                 found.append(ins)
-    # an instruction -> the holds just before it (`components.number_components`: what it
-    # needs of an earlier value), kept with it
-    holds: dict[Instr, list[Instr]] = {}
-    pending: list[Instr] = []
-    for ins in instrs:
-        if ins.op == "hold":
+        op = ins.op
+        if op == "hold":
             pending.append(ins)
-        elif pending:
+            if ins.rule == "effect":
+                work.append(ins)
+            continue
+        if pending:
             holds[ins] = pending
             pending = []
-    work = [
-        i for i in instrs if (i.dest is None and i.op != "hold") or i.op in ROOT_OPS or i.rule == "effect"
-    ]
+        if d is None or op in ROOT_OPS or ins.rule == "effect":
+            work.append(ins)
     kept: set[Instr] = set()
     needed: set[Value] = set()
     deadline = current()
@@ -84,7 +87,9 @@ def dead_instructions(instrs: list[Instr]) -> frozenset[Instr]:
             if r not in needed:
                 needed.add(r)
                 work.extend(defs.get(r, ()))
-    return frozenset(i for i in instrs if i not in kept)
+    if len(kept) == len(instrs):
+        return frozenset()
+    return frozenset([i for i in instrs if i not in kept])
 
 
 MAX_UNREAD_ROUNDS = 8
