@@ -6,7 +6,7 @@ from conftest import demand
 
 from hlsllint.analysis.cfg import build_cfg
 from hlsllint.analysis.costs import CostModel
-from hlsllint.analysis.pressure import analyse_entry
+from hlsllint.analysis.pressure import EntryDemand, analyse_entry
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import build_model
 from hlsllint.syntax import parse
@@ -628,3 +628,157 @@ void main(uint3 id : SV_DispatchThreadID)
     assert any(text[ins.span[0] : ins.span[1]].startswith("gMs.GetSamplePosition") for ins in queries)
     sizes = [ins for ins in queries if ins.dest is not None and ins.dest.name in ("w", "h", "levels")]
     assert sizes and all(any(r.name == "gMip" for r in ins.reads) for ins in sizes)
+
+
+COMPONENTWISE = CostModel(component_liveness=True)
+"""The liveness by component (`CostModel.component_liveness`), off by default until the
+estimate's under-counts it exposes are fixed (xenia's resolve, DiligentFX's TAA)."""
+
+
+def split_demand(text: str) -> EntryDemand:
+    """`demand` with each component of a vector dying after its own last use."""
+    m = build_model(parse(text), AnalysisSettings())
+    e = m.entry("main")
+    assert e is not None
+    return analyse_entry(m, e, 64, COMPONENTWISE)
+
+
+EARLY_XY = """
+Texture2D<float4> t0 : register(t0);
+RWStructuredBuffer<float4> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 a0 = t0.Load(int3(id.xy, 0));
+    float4 a1 = t0.Load(int3(id.xy + uint2(1, 0), 0));
+    float4 a2 = t0.Load(int3(id.xy + uint2(0, 1), 0));
+    float4 a3 = t0.Load(int3(id.xy + uint2(1, 1), 0));
+    int2 p = int2((a0.xy + a1.xy) * (a2.xy - a3.xy) * 64.0);
+    float4 b0 = t0.Load(int3(p, 0));
+    float4 b1 = t0.Load(int3(p + int2(1, 0), 0));
+    float4 b2 = t0.Load(int3(p + int2(0, 1), 0));
+    float4 b3 = t0.Load(int3(p + int2(1, 1), 0));
+    float4 b4 = t0.Load(int3(p + int2(2, 1), 0));
+    float4 b5 = t0.Load(int3(p + int2(1, 2), 0));
+    float4 s = b0 * b1 + b2 * b3 + b4 * b5;
+    o[id.x] = s * float4(a0.zw * a1.zw, a2.zw * a3.zw);
+}
+"""
+
+
+def test_components_of_a_vector_die_after_their_own_last_use() -> None:
+    # Four float4 loads of which `.xy` is read before six more loads and `.zw` after them:
+    # the compiler splits each into per-component registers, and `.xy`'s are free while the
+    # six loads are live. regtruth: presched_vgprs 33. Each vector live whole until its last
+    # read: 43.
+    assert 30 <= split_demand(EARLY_XY).max_live_vgprs <= 37
+
+
+def test_a_vector_read_whole_at_the_end_keeps_every_component() -> None:
+    # The same, but the last reads take the vectors whole (`s * a0 + a1 * a2 + a3`):
+    # every component stays live. regtruth: presched_vgprs 41.
+    text = EARLY_XY.replace("s * float4(a0.zw * a1.zw, a2.zw * a3.zw)", "s * a0 + a1 * a2 + a3")
+    assert text != EARLY_XY
+    assert 39 <= split_demand(text).max_live_vgprs <= 45
+
+
+HELPER_XY = """
+Texture2D<float4> t0 : register(t0);
+RWStructuredBuffer<float4> o : register(u0);
+int2 At(float4 q) { return int2(q.xy * 64.0); }
+float4 Finish(float4 s, float4 q) { return s * q.zwzw; }
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 a0 = t0.Load(int3(id.xy, 0));
+    float4 a1 = t0.Load(int3(id.xy + uint2(1, 0), 0));
+    float4 a2 = t0.Load(int3(id.xy + uint2(0, 1), 0));
+    float4 a3 = t0.Load(int3(id.xy + uint2(1, 1), 0));
+    int2 p = At(a0) + At(a1) + At(a2) + At(a3);
+    float4 b0 = t0.Load(int3(p, 0));
+    float4 b1 = t0.Load(int3(p + int2(1, 0), 0));
+    float4 b2 = t0.Load(int3(p + int2(0, 1), 0));
+    float4 b3 = t0.Load(int3(p + int2(1, 1), 0));
+    float4 b4 = t0.Load(int3(p + int2(2, 1), 0));
+    float4 b5 = t0.Load(int3(p + int2(1, 2), 0));
+    float4 s = b0 * b1 + b2 * b3 + b4 * b5;
+    o[id.x] = Finish(s, a0) + Finish(s, a1) + Finish(s, a2) + Finish(s, a3);
+}
+"""
+
+
+def test_a_helper_reading_part_of_its_argument_frees_the_rest() -> None:
+    # The same through helpers whose parameters are the arguments' registers: `At(a).xy`
+    # early, `Finish(s, a).zw` late. regtruth: presched_vgprs 33 (whole vectors: 43).
+    assert 30 <= split_demand(HELPER_XY).max_live_vgprs <= 37
+
+
+BLOCK_HALVES = """
+Texture2D<uint4> t0 : register(t0);
+RWTexture2D<float4> o : register(u0);
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint4 blk0 = t0.Load(int3(id.xy, 0));
+    uint4 blk1 = t0.Load(int3(id.xy + uint2(8, 0), 0));
+    float4 w0 = float4(blk0.x & 0xFF, (blk0.x >> 8) & 0xFF, blk0.z & 0xFF, (blk0.z >> 8) & 0xFF) / 255.0;
+    float4 w1 = float4(blk1.x & 0xFF, (blk1.x >> 8) & 0xFF, blk1.z & 0xFF, (blk1.z >> 8) & 0xFF) / 255.0;
+    float4 acc = 0;
+    [unroll] for (uint i = 0; i < 4; ++i) {
+        uint s0 = (blk0.y >> (i * 8)) & 0xFF;
+        uint s1 = (blk0.w >> (i * 8)) & 0xFF;
+        uint s2 = (blk1.y >> (i * 8)) & 0xFF;
+        uint s3 = (blk1.w >> (i * 8)) & 0xFF;
+        acc += w0 * float(s0) + w1 * float(s1) + w0.wzyx * float(s2) + w1.yxwz * float(s3);
+        o[id.xy * 4 + uint2(i, 0)] = acc;
+    }
+}
+"""
+
+
+def test_a_block_whose_xz_make_the_weights_keeps_only_yw() -> None:
+    # xenia's texture_load_dxn_rg8 pattern: a block's `.xz` make the weights and die there,
+    # its `.yw` (the selectors) are read to the end. regtruth: presched_vgprs 23; whole
+    # blocks live to the end: 29.
+    assert 21 <= split_demand(BLOCK_HALVES).max_live_vgprs <= 26
+
+
+UNPACK_LEADING_PART = """
+Texture2D<float4> t0 : register(t0);
+RWStructuredBuffer<float4> o : register(u0);
+float3 Decode(float2 p, const bool bSigned)
+{
+    p = bSigned ? p : (p * 2.0 - 1.0);
+    float3 n = float3(p.xy, 1.0 - abs(p.x) - abs(p.y));
+    float t = saturate(-n.z);
+    n.xy -= t * (step(0.0, n.xy) * 2.0 - 1.0);
+    return normalize(n);
+}
+float4 Unpack(float4 p, out float materialID)
+{
+    float4 r;
+    r.xyz = Decode(p.xy, false);
+    r.w = p.z;
+    materialID = p.w * 3.0;
+    r.w *= r.w;
+    return r;
+}
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float m0, m1, m2, m3;
+    float4 a = Unpack(t0.Load(int3(id.xy, 0)), m0);
+    float4 b = Unpack(t0.Load(int3(id.xy + uint2(1, 0), 0)), m1);
+    float4 c = Unpack(t0.Load(int3(id.xy + uint2(0, 1), 0)), m2);
+    float4 d = Unpack(t0.Load(int3(id.xy + uint2(1, 1), 0)), m3);
+    o[id.x] = a * m0 + b * m1 + c * m2 + d * m3;
+}
+"""
+
+
+def test_a_copy_of_some_components_reads_only_those() -> None:
+    # NRD's normal unpacking: a helper that writes its parameter copies the argument's `.xy`
+    # (`p = ...` in `Decode(p.xy)`), so the loads' other components are read later only.
+    # regtruth: presched_vgprs 24; the copy reading the whole load: 28 (main before
+    # component liveness: 31).
+    assert 22 <= split_demand(UNPACK_LEADING_PART).max_live_vgprs <= 27

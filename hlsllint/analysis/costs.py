@@ -69,8 +69,22 @@ class CostModel:
     hold_shared_components: bool = True
     """A component an earlier value computed already is that value's register, held from
     there to the later value's last use, and costs nothing in the later value."""
+    component_liveness: bool = False
+    """A vector's components each die after their own last use, as once the compiler splits
+    it into per-component registers (`liveness.component_liveness`): `v.xy` read early and
+    `v.zw` late frees two registers after the first read. A read the lowering cannot name
+    the components of (a fetch's coordinates, a store, a copy) reads the whole vector.
+    Off by default: it matches regtruth on its repros (tests/test_pressure_components.py) but
+    exposes under-counts elsewhere (xenia's resolve, DiligentFX's TAA: both sets' >= 24 medians
+    rise by 2-6 points), so it waits for those."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
+
+    @property
+    def records_components(self) -> bool:
+        """Whether the lowering records which components of its operands an operation reads
+        (`ops`: for the value numbering by component and the liveness by component)."""
+        return self.number_components or self.component_liveness
 
 
 DEFAULT_COSTS = CostModel()

@@ -159,6 +159,11 @@ class CFG:
     compile-time constants), from `components.number_components`: the first are that value's
     registers, held for it by extracts, the others folded; neither takes a register of its
     own."""
+    component_reads: dict[Instr, dict[Value, int]] = field(default_factory=dict, repr=False, compare=False)
+    """Instruction -> the vectors it reads only some components of -> those components (bit
+    i: component i), from the operands' swizzles the lowering records (`ops`, `picks`) and
+    component writes (`set`: the components kept); `liveness.component_reads`. Every other
+    read reads the whole value."""
     cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Derived facts the analyses share (successor lists, def-use indexes...), computed on first
     use; the graph and its instructions must not change once it is filled."""

@@ -11,6 +11,8 @@ SGPRs, and the peak). How a value counts:
 - values that only ever hold compile-time constants (arithmetic and intrinsics of constants):
   nothing (folded into their uses);
 - a vector temporary between two component-wise operations: one register;
+- a vector some instructions read only part of (`CFG.component_reads`): only its components
+  some later read takes (`costs.component_liveness`);
 - under divergent control flow the saved exec masks (one lane mask per divergent level);
 - `costs.base_sgprs` always.
 At an instruction the count covers its operands and its result (live-in plus definitions); an
@@ -119,6 +121,11 @@ def _backward(
                     values.append(dest)
                 d |= 1 << i
         use[b], defs[b] = u, d
+    return _solve(use, defs, cfg)
+
+
+def _solve(use: dict[int, int], defs: dict[int, int], cfg: CFG) -> tuple[dict[int, int], dict[int, int]]:
+    """Block live-in and live-out bit sets from each block's upward-exposed uses and definitions."""
     live_in = dict(use)
     live_out = dict.fromkeys(use, 0)
     preds = cfg.predecessors()
@@ -143,6 +150,90 @@ def _backward(
                     queued.add(p)
                     work.append(p)
     return live_in, live_out
+
+
+def _mask(sel: tuple[int, ...], width: int) -> int:
+    """The components `sel` names as a bit set; 0 when one is out of range (unknown)."""
+    m = 0
+    for c in sel:
+        if c < 0 or c >= width:
+            return 0
+        m |= 1 << c
+    return m
+
+
+def component_reads(
+    instrs: list[Instr], bound_views: set[Value] | frozenset[Value]
+) -> dict[Instr, dict[Value, int]]:
+    """Per instruction, the vectors it reads only some components of and which (`CFG.component_reads`):
+    from the operands' components the lowering records for pure operations (`ops`: a swizzle's
+    components, a parameter bound to the leading part of its argument), the components a
+    constructor picks (`picks`), the components a copy, a fetch or a store takes (`sels`) and the components a
+    write of some components keeps (`set`).
+    A parameter bound to another view of its argument (`f(v.yx)`, `bound_views`) reads it whole."""
+    out: dict[Instr, dict[Value, int]] = {}
+    for ins in instrs:
+        detail = ins.detail
+        reads = ins.reads
+        if not reads:
+            continue
+        masks: list[int] = []  # per read: its components, 0 for the whole value
+        ops = detail.get("ops")
+        sels = detail.get("sels") if ops is None else None
+        if sels is not None:
+            if len(sels) != len(reads):
+                continue
+            for r, o in zip(reads, sels, strict=True):
+                if o is None or (not o[4] and r in bound_views):
+                    masks.append(0)
+                elif o[1] is None:
+                    masks.append((1 << o[3]) - 1 if 0 < o[3] < r.width else 0)
+                else:
+                    masks.append(_mask(o[1], r.width))
+        elif ops is not None:
+            i = 0
+            for o in ops:
+                if o[0] != "v":
+                    continue
+                if i >= len(reads):
+                    break
+                r = reads[i]
+                i += 1
+                sel = o[1]
+                if not o[4] and r in bound_views:
+                    masks.append(0)
+                elif sel is None:
+                    masks.append((1 << o[3]) - 1 if 0 < o[3] < r.width else 0)
+                else:
+                    masks.append(_mask(sel, r.width))
+            if i != len(reads):
+                continue
+        elif "set" in detail and ins.op == "alu" and len(reads) == 2 and ins.dest is not None:
+            kept = (1 << reads[0].width) - 1
+            for c in detail["set"]:
+                kept &= ~(1 << c)
+            masks = [kept, 0]
+        elif "picks" in detail:
+            picks = detail["picks"]
+            if len(picks) != len(reads):
+                continue
+            for r, pick in zip(reads, picks, strict=True):
+                masks.append(0 if pick is None else _mask(pick, r.width))
+        else:
+            continue
+        found: dict[Value, int] = {}
+        whole: set[Value] = set()
+        for r, m in zip(reads, masks, strict=True):
+            full = (1 << r.width) - 1
+            if m == 0 or m == full:
+                whole.add(r)
+            else:
+                found[r] = found.get(r, 0) | m
+        for r in whole:
+            found.pop(r, None)
+        if found:
+            out[ins] = found
+    return out
 
 
 @dataclass
@@ -329,6 +420,12 @@ def register_demand(
                     if vsize[xi]:
                         extracts[xi] = 1 << index[ins.reads[0]]
                         extract_mask |= 1 << xi
+    # the components of a vector that only some reads take die after their own last use
+    comps = (
+        _component_liveness(cfg, cfg.component_reads, [v for v in values if vsize[index[v]]])
+        if costs.component_liveness and cfg.component_reads
+        else None
+    )
     vmask_items = [(n, int.from_bytes(b, "little")) for n, b in vbits.items()]
     smask_items = [(n, int.from_bytes(b, "little")) for n, b in sbits.items()]
     mask = 2 if wave_size == 64 else 1
@@ -358,6 +455,10 @@ def register_demand(
                 s_sum += n * (cur & m).bit_count()
         extra_s = base_sgprs + per_level * divergent_blocks.get(b, 0) + held_s.get(b, 0)
         extra_v = held_v.get(b, 0)
+        ccur = ded = 0
+        if comps is not None:
+            ccur = comps.live_out[b]
+            ded = comps.dead_registers(ccur, vsize, index)
         for ins in reversed(instrs):
             deadline.tick()
             # live before = (live after - dest) | reads; counted: live after | dest | reads.
@@ -406,6 +507,9 @@ def register_demand(
                 nv = preloaded
             elif op == "intrinsic" and d is not None and vsize[index[d]]:
                 nv += intrinsic_temps.get(ins.detail.get("name", ""), 0)
+            if comps is not None:
+                ccur, ded_here, ded = comps.step(ins, ccur, ded, vsize, index, operands or op == "export")
+                nv -= ded_here
             if extract_mask:
                 both = cur | (1 << index[d]) if d is not None else cur
                 live_x = both & extract_mask
@@ -443,6 +547,119 @@ def register_demand(
         _ordered(_counted(best[0], _decode(best[1], values), operands), sizes) if best is not None else []
     )
     return Demand(vg, sg, peak_v, peak_s, peak_instr, peak_live, classes, sizes, live_at)
+
+
+class _ComponentLiveness:
+    """Liveness by component of the vectors some instructions read only part of
+    (`CFG.component_reads`): bit `base[v] + c` stands for component c of v."""
+
+    def __init__(
+        self,
+        base: dict[Value, int],
+        owner: list[Value],
+        partial: dict[Instr, dict[Value, int]],
+        live_out: dict[int, int],
+    ) -> None:
+        self.base = base
+        self.owner = owner
+        """Bit -> the vector whose component it is."""
+        self.partial = partial
+        self.live_out = live_out
+
+    def dead_registers(self, bits: int, vsize: list[int], index: dict[Value, int]) -> int:
+        """The registers the vectors live in `bits` hold for components no later read takes."""
+        total = 0
+        seen: set[Value] = set()
+        for i in _bit_indices(bits):
+            v = self.owner[i]
+            if v not in seen:
+                seen.add(v)
+                total += _dead(vsize[index[v]], bits >> self.base[v] & ((1 << v.width) - 1))
+        return total
+
+    def step(
+        self, ins: Instr, bits: int, ded: int, vsize: list[int], index: dict[Value, int], reads_counted: bool
+    ) -> tuple[int, int, int]:
+        """Across `ins` backwards, from the components live after it (`bits`, of which `ded`
+        registers dead): (live before, registers dead at `ins`, registers dead before)."""
+        base = self.base
+        d = ins.dest
+        touched: dict[Value, int] = {}  # candidate -> components read here
+        partial = self.partial.get(ins)
+        for r in ins.reads:
+            if r in base:
+                full = (1 << r.width) - 1
+                m = partial.get(r, full) if partial is not None else full
+                touched[r] = touched.get(r, 0) | m
+        if d is not None and d in base and d not in touched:
+            touched[d] = 0
+        if not touched:
+            return bits, ded, ded
+        here = before_ded = ded
+        for v, rm in touched.items():
+            b = base[v]
+            full = (1 << v.width) - 1
+            after = bits >> b & full
+            dm = full if v is d else 0
+            counted = after | (dm if ins.op != "undef" else 0) | (rm if reads_counted else 0)
+            before = (after & ~dm) | rm
+            n = vsize[index[v]]
+            was = _dead(n, after)
+            here += _dead(n, counted) - was
+            before_ded += _dead(n, before) - was
+            bits = (bits & ~(full << b)) | (before << b)
+        return bits, here, before_ded
+
+
+def _dead(size: int, live: int) -> int:
+    """Registers of a vector of `size` registers held for components not in `live` (none
+    when no component is live: the value is not counted at all)."""
+    if not live:
+        return 0
+    return max(0, size - live.bit_count())
+
+
+def _component_liveness(
+    cfg: CFG, partial: dict[Instr, dict[Value, int]], counted: list[Value]
+) -> _ComponentLiveness | None:
+    """Backward liveness by component of the vectors among `counted` (VGPR values) that some
+    instruction reads only part of (32-bit components, one register each)."""
+    wanted = {v for reads in partial.values() for v in reads}
+    base: dict[Value, int] = {}
+    owner: list[Value] = []
+    for v in counted:
+        if (
+            v in wanted
+            and v.width > 1
+            and v.parts is None
+            and v.type.kind == "vector"
+            and v.type.count == v.width
+        ):
+            base[v] = len(owner)
+            owner.extend([v] * v.width)
+    if not base:
+        return None
+    kept = cfg.kept_instrs()
+    use: dict[int, int] = {}
+    defs: dict[int, int] = {}
+    for b, instrs in kept.items():
+        u = dd = 0
+        for ins in instrs:
+            p = partial.get(ins)
+            for r in ins.reads:
+                k = base.get(r)
+                if k is not None:
+                    full = (1 << r.width) - 1
+                    m = (p.get(r, full) if p is not None else full) << k
+                    u |= m & ~dd
+            d = ins.dest
+            if d is not None:
+                k = base.get(d)
+                if k is not None:
+                    dd |= ((1 << d.width) - 1) << k
+        use[b], defs[b] = u, dd
+    _, live_out = _solve(use, defs, cfg)
+    return _ComponentLiveness(base, owner, partial, live_out)
 
 
 def _decode(bits: int, values: list[Value]) -> set[Value]:

@@ -110,7 +110,7 @@ class CallLowerer(ExprLowerer):
             rule == "pure"
             and (spec is not None or lanes is not None)
             and fn is not None
-            and self.costs.number_components
+            and self.costs.records_components
         ):
             ops = self.operand_components(args, reads) if fn.type != "field_expression" else None
             if ops is not None:  # for value numbering by component
@@ -310,6 +310,7 @@ class CallLowerer(ExprLowerer):
         rv = self.expr_(obj)
         reads = [rv, *(self.expr_(a) for a in args)]
         name = self._res_name(obj)
+        sels = self.read_components([None, *args], reads)
         if access in ("sample", "gather", "load"):
             rule = "lane" if access != "load" else self._load_rule(res)
             t = self.m.type_of(node)
@@ -321,19 +322,19 @@ class CallLowerer(ExprLowerer):
                 return agg
             d = self.temp(node)
             ins = self.emit_expr(
-                access, d, reads, node, rule=rule, typed=res.typed, resource=name, method=method
+                access, d, reads, node, rule=rule, typed=res.typed, resource=name, method=method, **sels
             )
             return d
         if access == "lod":
             d = self.temp(node)
             ins = self.emit_expr(
-                "sample", d, reads, node, rule="lane", typed=True, resource=name, method=method
+                "sample", d, reads, node, rule="lane", typed=True, resource=name, method=method, **sels
             )
             return d
         if access == "query":
             return self._query(node, rv, res, method, args)
         op = "store" if access == "store" else "atomic"
-        ins = self.emit(op, None, reads, node, rule="lane", resource=name, method=method)
+        ins = self.emit(op, None, reads, node, rule="lane", resource=name, method=method, **sels)
         if access == "atomic" and method.startswith("Interlocked") and len(args) >= 3:
             self.store_to(args[-1], self.emit("atomic", None, [], node, rule="lane"), node)
         t = self.m.type_of(node)

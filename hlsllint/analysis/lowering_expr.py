@@ -138,7 +138,7 @@ class ExprLowerer(LowererBase):
         if kind == "binary_expression":
             opr = node.child_by_field_id(F_OPERATOR)
             # component by component; `opr`: the operator; `ops`: its operands' components
-            ops = self.operand_components(children, reads) if self.costs.number_components else None
+            ops = self.operand_components(children, reads) if self.costs.records_components else None
             o = opr.type if opr is not None else ""
             if ops is not None:
                 ins = self.emit_expr("alu", d, reads, node, cw=True, opr=o, ops=ops)
@@ -146,7 +146,7 @@ class ExprLowerer(LowererBase):
                 ins = self.emit_expr("alu", d, reads, node, cw=True, opr=o)
         elif kind == "unary_expression":
             opr = node.child_by_field_id(F_OPERATOR)
-            ops = self.operand_components(children, reads) if self.costs.number_components else None
+            ops = self.operand_components(children, reads) if self.costs.records_components else None
             if ops is not None and opr is not None and opr.type in ("-", "!", "~"):
                 ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True, opr="u" + opr.type, ops=ops)
             else:
@@ -799,10 +799,11 @@ class ExprLowerer(LowererBase):
                 s = srcs[i] if srcs is not None and i < len(srcs) else src
                 self.copy_into(d, s, node)
             return
-        self._define(dests[0], src, node)
+        self._define(dests[0], src, node, init)
 
-    def _define(self, dest: Value, src: Value | None, node: Node) -> None:
-        """dest = src; a temporary just computed is renamed instead of copied."""
+    def _define(self, dest: Value, src: Value | None, node: Node, init: Node | None = None) -> None:
+        """dest = src; a temporary just computed is renamed instead of copied (`init`: the
+        expression `src` is the value of, for the components a copy takes)."""
         blk = self.blocks[self.block]
         if src is not None and src.kind == "temp" and blk and blk[-1].dest is src:
             for rec in self.recordings:
@@ -810,7 +811,28 @@ class ExprLowerer(LowererBase):
                     rec.tainted = True  # renames an instruction from before the body
             blk[-1].dest = dest
             return
-        self.emit("copy", dest, [src], node)
+        self.emit("copy", dest, [src], node, **self.read_components([init], [src]))
+
+    def read_components(self, nodes: list[Node | None], reads: list[Value | None]) -> dict[str, Any]:
+        """The detail naming, per value an instruction reads (`reads` as `emit` keeps them:
+        no constants), the components its expression in `nodes` takes (`sels`: an `ops`
+        operand, or None for the whole value; for the liveness by component), or nothing."""
+        if not self.costs.component_liveness:
+            return {}
+        out: list[object] = []
+        found = False
+        for n, r in zip(nodes, reads, strict=True):
+            if r is None:
+                continue
+            if r.parts is not None:
+                return {}
+            ops = self.operand_components([n], [r]) if n is not None else None
+            if ops is None or not isinstance(ops[0], tuple) or ops[0][0] != "v":
+                out.append(None)
+            else:
+                out.append(ops[0])
+                found = True
+        return {"sels": tuple(out)} if found else {}
 
     def _struct_values(self, node: Node) -> list[Value] | None:
         """The member values of a struct-typed variable expression, if it is one."""
@@ -849,9 +871,9 @@ class ExprLowerer(LowererBase):
         d = self.temp(node, t)
         # `v += x` works component by component
         if op == "=":
-            ins = self.emit("copy", d, reads, node)
+            ins = self.emit("copy", d, reads, node, **self.read_components([right], reads))
         else:
-            numbered = right is not None and self.costs.number_components
+            numbered = right is not None and self.costs.records_components
             ops = self.operand_components([right, left], reads) if numbered and right is not None else None
             if ops is not None:  # `copr`: the operator, its operands read in reverse
                 ins = self.emit("alu", d, reads, node, cw=True, copr=op[:-1], ops=ops)
