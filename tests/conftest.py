@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import hlsllint
+from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.pressure import EntryDemand, analyse_entry
 from hlsllint.cli import main
 from hlsllint.config import ConfigResolver, Settings
@@ -123,10 +124,11 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     return code, out, err
 
 
-def demand(text: str, entry: str = "main") -> EntryDemand:
-    """The register demand of one entry point of `text` (navi21 wave64 default costs), as the
-    pressure tests compare with regtruth's presched figures."""
+def demand(text: str, entry: str = "main", costs: CostModel = DEFAULT_COSTS) -> EntryDemand:
+    """The register demand of one entry point of `text` (navi21 wave64, `costs`: the default
+    cost model unless a test switches one of its models on), as the pressure tests compare
+    with regtruth's presched figures."""
     m = build_model(parse(text), AnalysisSettings())
     e = m.entry(entry)
     assert e is not None
-    return analyse_entry(m, e, 64)
+    return analyse_entry(m, e, 64, costs)

@@ -6,7 +6,7 @@ from conftest import demand
 
 from hlsllint.analysis.cfg import build_cfg
 from hlsllint.analysis.costs import CostModel
-from hlsllint.analysis.pressure import EntryDemand, analyse_entry
+from hlsllint.analysis.pressure import EntryDemand
 from hlsllint.context import AnalysisSettings
 from hlsllint.semantic import build_model
 from hlsllint.syntax import parse
@@ -453,10 +453,7 @@ NUMBERED = CostModel(number_components=True)
 
 
 def numbered(text: str) -> int:
-    m = build_model(parse(text), AnalysisSettings())
-    e = m.entry("main")
-    assert e is not None
-    return analyse_entry(m, e, 64, NUMBERED).max_live_vgprs
+    return demand(text, costs=NUMBERED).max_live_vgprs
 
 
 NOISE_AT_NEIGHBOURS = """
@@ -637,10 +634,7 @@ estimate's under-counts it exposes are fixed (xenia's resolve, DiligentFX's TAA)
 
 def split_demand(text: str) -> EntryDemand:
     """`demand` with each component of a vector dying after its own last use."""
-    m = build_model(parse(text), AnalysisSettings())
-    e = m.entry("main")
-    assert e is not None
-    return analyse_entry(m, e, 64, COMPONENTWISE)
+    return demand(text, costs=COMPONENTWISE)
 
 
 EARLY_XY = """
