@@ -11,6 +11,7 @@ from typing import Any
 
 import networkx as nx
 
+from hlsllint.deadline import current
 from hlsllint.semantic import types as T
 from hlsllint.semantic.symbols import EntryPoint, Symbol
 
@@ -220,6 +221,34 @@ def dominator_tree(g: nx.DiGraph, entry: int, cache: dict[str, Any]) -> dict[int
         found = nx.immediate_dominators(g, entry)
         cache["idom"] = found
     return found
+
+
+def backward_live_in(cfg: CFG, use: dict[int, int], defs: dict[int, int], work: list[int]) -> dict[int, int]:
+    """Each block's live-in bit set, the least solution of `in = use | (out & ~defs)`, `out`
+    the union of the successors' `in`, by a worklist started from `work` (blocks popped from
+    its end) that holds every block whose `use` is not empty. `use` and `defs` may leave out
+    the blocks that neither read nor write a value followed (read as 0), and so may the
+    result: the liveness of a CFG and the unread writes' rounds (`passes.unread_writes`)."""
+    live_in: dict[int, int] = {}
+    preds = cfg.predecessors()
+    succs = cfg.successors()
+    queued = set(work)
+    deadline = current()
+    while work:
+        deadline.tick()
+        b = work.pop()
+        queued.discard(b)
+        out = 0
+        for s in succs[b]:
+            out |= live_in.get(s, 0)
+        new_in = use.get(b, 0) | (out & ~defs.get(b, 0))
+        if new_in != live_in.get(b, 0):
+            live_in[b] = new_in
+            for p in preds[b]:
+                if p not in queued:
+                    queued.add(p)
+                    work.append(p)
+    return live_in
 
 
 def dominates(idom: dict[int, int], a: int, b: int) -> bool:

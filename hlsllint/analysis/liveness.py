@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
-from hlsllint.analysis.ir import CFG, Instr, Value
+from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in
 from hlsllint.analysis.uniformity import Uniformity
 from hlsllint.analysis.value_classes import (
     cached_per_cfg,
@@ -91,11 +91,10 @@ def liveness(cfg: CFG) -> LiveSets:
 
 
 def _backward(
-    kept: dict[int, list[Instr]], cfg: CFG, index: dict[Value, int], values: list[Value] | None
+    kept: dict[int, list[Instr]], cfg: CFG, index: dict[Value, int], values: list[Value]
 ) -> tuple[dict[int, int], dict[int, int]]:
     """Block live-in and live-out bit sets over `kept`'s instructions (bit i: the value `index`
-    gives i). With `values`, each value met is numbered (appended there); without, only the
-    values `index` already numbers are followed."""
+    gives i; each value met is numbered, appended to `values`)."""
     use: dict[int, int] = {}
     defs: dict[int, int] = {}
     for b, instrs in kept.items():
@@ -104,8 +103,6 @@ def _backward(
             for r in ins.reads:
                 i = index.get(r)
                 if i is None:
-                    if values is None:
-                        continue
                     i = index[r] = len(values)
                     values.append(r)
                 rb = 1 << i
@@ -115,8 +112,6 @@ def _backward(
             if dest is not None:
                 i = index.get(dest)
                 if i is None:
-                    if values is None:
-                        continue
                     i = index[dest] = len(values)
                     values.append(dest)
                 d |= 1 << i
@@ -125,30 +120,18 @@ def _backward(
 
 
 def _solve(use: dict[int, int], defs: dict[int, int], cfg: CFG) -> tuple[dict[int, int], dict[int, int]]:
-    """Block live-in and live-out bit sets from each block's upward-exposed uses and definitions."""
-    live_in = dict(use)
-    live_out = dict.fromkeys(use, 0)
-    preds = cfg.predecessors()
-    succs = cfg.successors()
+    """Block live-in and live-out bit sets from each block's upward-exposed uses and definitions
+    (`use` and `defs` name every block)."""
     # Blocks are numbered roughly in program order: start from the end for fast convergence.
-    work = sorted(use)
-    queued = set(work)
-    deadline = current()
-    while work:
-        deadline.tick()
-        b = work.pop()
-        queued.discard(b)
+    found = backward_live_in(cfg, use, defs, sorted(use))
+    live_in = {b: found.get(b, 0) for b in use}
+    succs = cfg.successors()
+    live_out: dict[int, int] = {}
+    for b in use:
         out = 0
         for s in succs[b]:
             out |= live_in[s]
         live_out[b] = out
-        new_in = use[b] | (out & ~defs[b])
-        if new_in != live_in[b]:
-            live_in[b] = new_in
-            for p in preds[b]:
-                if p not in queued:
-                    queued.add(p)
-                    work.append(p)
     return live_in, live_out
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, dominates, dominator_tree
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, backward_live_in, dominates, dominator_tree
 from hlsllint.deadline import current
 
 ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
@@ -171,7 +171,6 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
     bit_of = [-1] * len(writers)
     mark = bytearray(n)
     succs = cfg.successors()
-    preds = cfg.predecessors()
     found: list[int] = []
     deadline = current()
     for _ in range(MAX_UNREAD_ROUNDS):
@@ -220,23 +219,7 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
             defs[b] = dd
         starts.append(len(touching))
         # their liveness: from the blocks that read one before writing it, backwards
-        live_in: dict[int, int] = {}
-        work = [b for b, u in use.items() if u]
-        queued = set(work)
-        while work:
-            deadline.tick()
-            b = work.pop()
-            queued.discard(b)
-            out = 0
-            for s in succs[b]:
-                out |= live_in.get(s, 0)
-            new_in = use.get(b, 0) | (out & ~defs.get(b, 0))
-            if new_in != live_in.get(b, 0):
-                live_in[b] = new_in
-                for p in preds[b]:
-                    if p not in queued:
-                        queued.add(p)
-                        work.append(p)
+        live_in = backward_live_in(cfg, use, defs, [b for b, u in use.items() if u])
         # the writes nothing live after them reads (what a dropped write reads does not count)
         fresh: list[int] = []
         for s_at in range(len(starts) - 1):
