@@ -212,6 +212,24 @@ def test_random_edits_of_fixtures_equal_a_fresh_lint(folder: Path, fixture: str)
     _walk(path, source.read_text(encoding="utf-8"), 6, seed=len(fixture))
 
 
+def test_a_name_the_edit_completes_reaches_the_function_it_now_calls(folder: Path) -> None:
+    """`loney(pos.x)` calls nothing (`lonely` goes from the blanked unit: no code names it); one
+    typed letter makes it `lonely`, which must be analysed (its HL105) though the letter alone
+    is no name of the unit."""
+    path = os.path.normpath(str(folder / "main.hlsl"))
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    typo = MAIN.replace("float v = lonely(pos.x);", "float v = loney(pos.x);")
+    done = lint_document(path, typo, resolver, settings)
+    assert done.context is not None
+    snap = snapshot(done.context, path, typo, settings, None, done.findings)
+    assert snap is not None
+    again = relint(snap, MAIN)
+    fresh = lint_document(path, MAIN, resolver, settings).diagnostics
+    assert any(d.code == "HL105" and "sign(z) == 0" in d.message for d in fresh)
+    assert again is None or publishable(again.findings, path, MAIN, resolver) == fresh
+
+
 def test_findings_at_one_place_are_published_in_one_order(folder: Path) -> None:
     """HL202 reports each entry point at the same declaration: the order must not depend on
     which part of the unit was analysed again."""

@@ -251,8 +251,9 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
             i = _owner(snap.functions, path, dg.start_offset)
             if i is not None and _quotes_row_from(dg, row):
                 seeds.add(i)
-    # The names the edit types may call functions or write globals the old body did not.
-    typed = frozenset(IDENT.findall(inserted)) & snap.names
+    # The names the edit types may call functions or write globals the old body did not: every
+    # identifier the new text has at the edit, whole (a letter typed or deleted completes one).
+    typed = frozenset(IDENT.findall(_words_at(text, change.start, change.new_end))) & snap.names
     doc_names = declared(snap.decls)
     units = frozenset(snap.entries)
     dirty, followed = affected(snap.functions, seeds, path, snap.shared, doc_names, typed, units)
@@ -438,6 +439,15 @@ def _owner(functions: list[Func], path: str, offset: int) -> int | None:
         if f.path == path and f.start <= offset < max(f.end, f.start + 1):
             return i
     return None
+
+
+def _words_at(text: str, start: int, end: int) -> str:
+    """`text[start:end]` widened to the whole identifiers it touches."""
+    while start > 0 and _word_char(text[start - 1]):
+        start -= 1
+    while end < len(text) and _word_char(text[end]):
+        end += 1
+    return text[start:end]
 
 
 def _quotes_row_from(d: Diagnostic, row: int) -> bool:
