@@ -184,9 +184,32 @@ class Edit:
         return any(d.code == PROBE_CODE and d.range.start.line == self.probe_line for d in diags)
 
 
+Hint = tuple[int, str, str]
+"""An inlay hint as compared: (0-based line, label, tooltip)."""
+
+
+@dataclasses.dataclass
+class Measured:
+    samples: list[float]
+    """Seconds from each didChange to its version's publishDiagnostics."""
+    received: dict[int, list[types.Diagnostic]]
+    stats: dict[str, object]
+    hint_samples: list[float] = dataclasses.field(default_factory=list)
+    """Seconds from each didChange to the answer of the inlay-hint request sent after it."""
+    hints: dict[int, list[Hint]] = dataclasses.field(default_factory=dict)
+
+
 async def measure(
-    main: Path, edit: Edit, edits: int, pause: float, profile: str | None = None, config: Path | None = None
-) -> tuple[list[float], dict[int, list[types.Diagnostic]], dict[str, object]]:
+    main: Path,
+    edit: Edit,
+    edits: int,
+    pause: float,
+    profile: str | None = None,
+    config: Path | None = None,
+    hints: float | None = None,
+) -> Measured:
+    """With `hints` (seconds), an inlay-hint request for the whole document follows each
+    didChange (and the open) after that delay, as an editor showing inlay hints sends one."""
     client = LanguageClient("lsp-latency-bench", "1")
     arrived: dict[int, float] = {}
     received: dict[int, list[types.Diagnostic]] = {}
@@ -225,8 +248,31 @@ async def measure(
             await asyncio.wait_for(event.wait(), 60)
         return arrived[version]
 
+    whole = types.Range(
+        start=types.Position(line=0, character=0), end=types.Position(line=10**6, character=0)
+    )
+    got_hints: dict[int, list[Hint]] = {}
+
+    async def ask_hints(version: int, delay: float) -> float:
+        await asyncio.sleep(delay)
+        answer = await client.text_document_inlay_hint_async(
+            types.InlayHintParams(text_document=types.TextDocumentIdentifier(uri=uri), range=whole)
+        )
+        got_hints[version] = [
+            (
+                h.position.line,
+                str(h.label),
+                h.tooltip.value if isinstance(h.tooltip, types.MarkupContent) else str(h.tooltip),
+            )
+            for h in answer or []
+        ]
+        return time.perf_counter()
+
+    if hints is not None:
+        await ask_hints(1, 0.0)
     await wait_for(1)
     samples = []
+    hint_samples = []
     for i in range(edits):
         version = i + 2
         await asyncio.sleep(pause)
@@ -237,12 +283,15 @@ async def measure(
                 content_changes=[edit.change(add=i % 2 == 0)],
             )
         )
+        asked = asyncio.ensure_future(ask_hints(version, hints)) if hints is not None else None
         samples.append((await wait_for(version)) - sent)
+        if asked is not None:
+            hint_samples.append((await asked) - sent)
     stats = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="hlsllint.stats"))
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return samples, received, stats if isinstance(stats, dict) else {}
+    return Measured(samples, received, stats if isinstance(stats, dict) else {}, hint_samples, got_hints)
 
 
 def reference(main: Path, text: str, config: Path | None = None) -> list[types.Diagnostic]:
@@ -258,6 +307,19 @@ def reference(main: Path, text: str, config: Path | None = None) -> list[types.D
     done = lint_document(path, text, resolver, settings)
     pos = Positions(SourceFile(path=path, text=text), PositionCodec(types.PositionEncodingKind.Utf16))
     return [to_lsp(d, pos, done.sources) for d in done.diagnostics]
+
+
+def reference_hints(main: Path, text: str, config: Path | None = None) -> list[Hint]:
+    """The inlay hints of a pressure view of `text` built from scratch (as the server answers,
+    UTF-16 positions at the end of each line)."""
+    from hlsllint.server.document_lint import unit_context
+    from hlsllint.server.pressure_view import build_pressure_view
+
+    path = os.path.normpath(str(main))
+    resolver = resolver_for(config)
+    settings = dataclasses.replace(resolver.for_path(path), time_budget=0)
+    view = build_pressure_view(path, unit_context(path, text, settings, resolver), settings)
+    return [(row - 1, label, tip) for row, label, tip in (view.hints(path) if view else [])]
 
 
 def _wire(diags: Sequence[types.Diagnostic | None]) -> object:
@@ -324,10 +386,17 @@ def run(
         else:
             name = main_file.name
         edit = Edit(main_file.read_text(encoding="utf-8"), line, args.edit)
-        samples, received, stats = asyncio.run(
-            measure(main_file, edit, args.edits, args.pause, args.profile, config)
-        )
+        got = asyncio.run(measure(main_file, edit, args.edits, args.pause, args.profile, config, args.hints))
+        samples, received, stats = got.samples, got.received, got.stats
         problems = check(edit, main_file, received, config)
+        if args.hints is not None:
+            want = {
+                p: reference_hints(main_file, edit.with_probe if p else edit.without, config)
+                for p in (False, True)
+            }
+            for version, hints in sorted(got.hints.items()):
+                if hints != want[version % 2 == 0]:
+                    problems.append(f"version {version}: the inlay hints differ from a fresh view's")
         floor = lint_time(main_file, edit, config=config)
         total, files = unit_size(main_file, config)
     ms = sorted(s * 1000 for s in samples)
@@ -346,6 +415,15 @@ def run(
     if isinstance(lint_ms, list) and len(lint_ms) > 1:
         own = statistics.median(lint_ms[1:])
         out.append(f"server: the lint itself (worker thread, edits only): median {own:.1f} ms")
+    if got.hint_samples:
+        hs = sorted(s * 1000 for s in got.hint_samples)
+        hp95 = hs[min(len(hs) - 1, round(0.95 * (len(hs) - 1)))]
+        out.append(
+            f"didChange -> inlay hints ({args.hints * 1000:.0f} ms after it): median"
+            f" {statistics.median(hs):.1f} ms, p95 {hp95:.1f} ms; the server built the unit again for"
+            f" {stats.get('pressureUnits', '?')} views, reused the last one for"
+            f" {stats.get('pressureReused', '?')}"
+        )
     if problems:
         out.append("\n  ".join([f"WRONG DIAGNOSTICS ({len(problems)}):", *problems[:10]]))
     else:
@@ -369,6 +447,14 @@ def main() -> None:
     parser.add_argument("--edit", choices=("inline", "newline"), default="inline")
     parser.add_argument("--pause", type=float, default=0.35, help="seconds between edits (> the debounce)")
     parser.add_argument("--profile", metavar="PATH", help="run the server under cProfile, stats to PATH")
+    parser.add_argument(
+        "--hints",
+        type=float,
+        metavar="SECONDS",
+        nargs="?",
+        const=0.05,
+        help="ask for inlay hints this long after each change, as an editor showing them does (default 0.05)",
+    )
     args = parser.parse_args()
     right = True
     if args.engines is not None:

@@ -12,7 +12,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
-from test_lsp_incremental import HEADER, MAIN
+from test_lsp_incremental import EDITED, HEADER, MAIN
 
 from hlsllint import rule_url
 
@@ -455,6 +455,58 @@ async def test_edits_publish_what_a_lint_from_scratch_does(client: LanguageClien
     )
     assert hints and any("VGPR" in str(h.label) for h in hints)
     close_doc(client, uri)
+
+
+async def test_pressure_after_an_edit_builds_no_unit_again(client: LanguageClient, workspace: Path) -> None:
+    """Inlay hints and hover after an incremental lint take its analyses and the last view
+    (`hlsllint.stats`: no unit built again for them) and answer as after a lint from scratch."""
+    from hlsllint.server.lsp import STATS_COMMAND
+
+    (workspace / "lib.hlsli").write_text(HEADER, encoding="utf-8")
+    whole = rng(0, 0, len(MAIN.split("\n")) + 2, 0)
+
+    async def hints(uri: str) -> list[tuple[int, str, str]]:
+        got = await client.text_document_inlay_hint_async(
+            types.InlayHintParams(text_document=types.TextDocumentIdentifier(uri=uri), range=whole)
+        )
+        return [(h.position.line, str(h.label), str(h.tooltip)) for h in got or []]
+
+    async def hovers(uri: str) -> list[str | None]:
+        out: list[str | None] = []
+        for line in range(whole.end.line):
+            h = await client.text_document_hover_async(
+                types.HoverParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    position=types.Position(line=line, character=4),
+                )
+            )
+            out.append(
+                h.contents.value if h is not None and isinstance(h.contents, types.MarkupContent) else None
+            )
+        return out
+
+    async def stats() -> dict[str, int]:
+        got = await client.workspace_execute_command_async(types.ExecuteCommandParams(command=STATS_COMMAND))
+        assert isinstance(got, dict)
+        return got
+
+    uri = open_doc(client, workspace / "reuse.hlsl", MAIN)
+    assert await hints(uri)  # from the lint's own analyses
+    before = await stats()
+    # A line added inside `lonely`, which only `ps` runs: `main`'s rows move down.
+    at = MAIN.split("\n").index("    return sign(z) == 0 ? 1.0 : z;")
+    change(client, uri, 2, rng(at, 0, at, 0), "    z = z * 0.5;\n")
+    edited = await hints(uri)
+    edited_hovers = await hovers(uri)
+    after = await stats()
+    assert after["relints"] - before["relints"] == 1, after
+    assert after["pressureUnits"] == before["pressureUnits"], after  # no unit built again
+    assert after["pressureReused"] - before["pressureReused"] == 1, after
+    fresh = open_doc(client, workspace / "reuse_fresh.hlsl", EDITED)
+    assert edited and edited == await hints(fresh)
+    assert any(edited_hovers) and edited_hovers == await hovers(fresh)
+    close_doc(client, uri)
+    close_doc(client, fresh)
 
 
 async def test_help_and_notes_follow_the_message(client: LanguageClient, workspace: Path) -> None:

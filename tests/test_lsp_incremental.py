@@ -112,11 +112,13 @@ def _edit(rng: random.Random, text: str, snap: Snapshot) -> str:
     return text[:at] + rng.choice(PIECES) + text[at:]
 
 
-def _walk(path: str, text: str, steps: int, seed: int) -> tuple[int, int]:
+def _walk(path: str, text: str, steps: int, seed: int, views: list[int] | None = None) -> tuple[int, int]:
     """Edit `text` `steps` times as the server would (an edit is often undone by the next, as
     typing is corrected, nearly always when it broke the syntax); every result must equal a
     fresh lint. Returns (incremental results,
-    from-scratch results)."""
+    from-scratch results). With `views`, each incremental result's pressure view (made from its
+    analyses and the last view, as the server's inlay hints are) must equal a fresh lint's too;
+    `views` gets how many were so made, and how many needed the unit built again."""
     resolver = ConfigResolver()
     settings = resolver.for_path(path)
     rng = random.Random(seed)
@@ -127,6 +129,11 @@ def _walk(path: str, text: str, steps: int, seed: int) -> tuple[int, int]:
     last = snap
     history = [text]
     incremental = full = 0
+    if views is not None:
+        from hlsllint.server.pressure_view import build_pressure_view, view_after_relint
+
+        viewed = {text: build_pressure_view(path, done.context, settings)}
+        views[:] = [0, 0]
     for _ in range(steps):
         if len(history) > 1 and rng.random() < (0.4 if snap is not None else 0.9):
             history.pop()
@@ -143,6 +150,16 @@ def _walk(path: str, text: str, steps: int, seed: int) -> tuple[int, int]:
             incremental += 1
             assert publishable(again.findings, path, text, resolver) == fresh.diagnostics, text
             snap = again.snapshot
+        if views is not None:
+            assert fresh.context is not None
+            want = build_pressure_view(path, fresh.context, settings)
+            basis = viewed.get(again.basis) if again is not None else None
+            made = None
+            if again is not None and basis is not None:
+                made = view_after_relint(path, again.context, settings, basis, again.shift, again.entries)
+                assert made is None or made == want, text
+            views[0 if made is not None else 1] += 1
+            viewed[text] = want
         last = snap or last
     return incremental, full
 
@@ -210,6 +227,64 @@ def test_random_edits_of_fixtures_equal_a_fresh_lint(folder: Path, fixture: str)
         pytest.skip(f"{fixture} is gone")
     path = os.path.normpath(str(folder / source.name))
     _walk(path, source.read_text(encoding="utf-8"), 6, seed=len(fixture))
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_pressure_views_after_relints_equal_a_fresh_lint(folder: Path, seed: int) -> None:
+    """The editor's inlay hints and hover after an incremental lint come from its analyses (the
+    entry points it analysed whole) and the last view (the others, rows moved), not from the
+    unit built again: equal to a fresh lint's view after every edit of a random walk."""
+    path = os.path.normpath(str(folder / "main.hlsl"))
+    views: list[int] = []
+    incremental, _ = _walk(path, MAIN, 30, seed, views)
+    assert views[0] == incremental >= 8, views  # every incremental result had its view made so
+
+
+@pytest.mark.parametrize("fixture", ["HL201/bad_many_accumulators.hlsl", "HL113/bad_neighbourhoods.hlsl"])
+def test_pressure_views_of_fixtures_after_relints_equal_a_fresh_lint(folder: Path, fixture: str) -> None:
+    source = FIXTURES / fixture
+    if not source.exists():
+        pytest.skip(f"{fixture} is gone")
+    path = os.path.normpath(str(folder / source.name))
+    views: list[int] = []
+    incremental, _ = _walk(path, source.read_text(encoding="utf-8"), 12, 3, views)
+    assert views[0] == incremental > 0, views
+
+
+def test_a_view_after_a_relint_keeps_the_entry_point_the_edit_does_not_run(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edit in `lonely` (which `ps` alone runs, a line added): `ps`'s figures come from the
+    incremental lint, `main`'s from the last view with its rows moved down; nothing is built
+    again (no unit linted, preprocessed or parsed) and the view equals a fresh lint's."""
+    from hlsllint.server import document_lint
+    from hlsllint.server.pressure_view import build_pressure_view, view_after_relint
+
+    path, resolver, snap = _main_snapshot(folder)
+    settings = snap.settings
+    first = lint_document(path, MAIN, resolver, settings)
+    assert first.context is not None
+    last = build_pressure_view(path, first.context, settings)
+    assert last is not None
+    again = relint(snap, EDITED)
+    assert again is not None and again.basis == MAIN
+    assert again.entries == {"ps"}
+    built: list[object] = []
+    for module, name in [
+        (document_lint, "front_end"),
+        (document_lint, "lint_unit"),
+        (incremental, "lint_unit"),
+    ]:
+        monkeypatch.setattr(module, name, lambda *a, **k: built.append(a))
+    view = view_after_relint(path, again.context, settings, last, again.shift, again.entries)
+    monkeypatch.undo()
+    assert built == []
+    fresh = lint_document(path, EDITED, resolver, settings)
+    assert fresh.context is not None
+    assert view is not None and view == build_pressure_view(path, fresh.context, settings)
+    main = next(e for e in view.entries if e.entry == "main")
+    old_main = next(e for e in last.entries if e.entry == "main")
+    assert main.peak_row == (old_main.peak_row or 0) + 1  # `main` lies below the added line
 
 
 def test_a_name_the_edit_completes_reaches_the_function_it_now_calls(folder: Path) -> None:
@@ -452,9 +527,11 @@ def test_a_word_is_found_where_the_identifier_pattern_finds_it() -> None:
 
 
 def test_no_garbage_collection_walks_an_incremental_lint_midway(folder: Path) -> None:
-    """The objects of a relint live until it returns, then reference counting frees them: a
-    cyclic collection in the middle only walks them in vain (50-70 ms an edit on an engine pixel
-    shader), so none runs inside; the collector is on again afterwards."""
+    """The objects of a relint live until it returns (and the analyses it hands the pressure
+    view after): a cyclic collection in the middle only walks them in vain (50-70 ms an edit on
+    an engine pixel shader), so none runs inside; the collector is on again afterwards. (The
+    first collection after it walks what it keeps: the server holds it off until the
+    publication, `hold_collection`, as here.)"""
     import gc
 
     _, _, snap = _main_snapshot(folder)
@@ -466,12 +543,49 @@ def test_no_garbage_collection_walks_an_incremental_lint_midway(folder: Path) ->
 
     assert gc.isenabled()
     gc.callbacks.append(seen)
+    release = incremental.hold_collection()
     try:
         again = relint(snap, EDITED)
     finally:
         gc.callbacks.remove(seen)
+        release()
     assert again is not None
     assert started == []
+    assert gc.isenabled()
+
+
+def test_the_collector_waits_for_the_publication_of_a_held_relint(folder: Path) -> None:
+    """The server holds the garbage collector off from an incremental lint to the publication
+    of its diagnostics (the lint's objects, kept for the pressure view, would be walked by the
+    next collection first): the relint's own hold does not end it, the server's release does
+    (once; a second call changes nothing)."""
+    import gc
+
+    _, _, snap = _main_snapshot(folder)
+    started: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    assert gc.isenabled()
+    release = incremental.hold_collection()
+    gc.callbacks.append(seen)
+    try:
+        again = relint(snap, EDITED)
+        assert again is not None and again.context is not None  # kept for the pressure view
+        assert not gc.isenabled()
+        garbage = [[] for _ in range(200_000)]  # past any threshold: still no collection
+        del garbage
+        assert started == []
+    finally:
+        gc.callbacks.remove(seen)
+        release()
+    assert gc.isenabled()
+    other = incremental.hold_collection()
+    release()  # already released: does not end the other hold
+    assert not gc.isenabled()
+    other()
     assert gc.isenabled()
 
 

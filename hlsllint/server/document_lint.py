@@ -4,6 +4,7 @@ stale (`Analysis`), and the result the server keeps and publishes (`Outcome`).""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lsprotocol import types
@@ -14,6 +15,7 @@ from hlsllint.deadline import Deadline
 from hlsllint.diagnostics import Diagnostic
 from hlsllint.lint import FileLoader, analysis_settings, apply_suppressions, front_end, lint_unit
 from hlsllint.server.convert import Positions
+from hlsllint.server.incremental import Relint
 from hlsllint.source import SourceFile
 
 
@@ -59,6 +61,12 @@ class Outcome:
     messages: list[tuple[types.MessageType, str]] = field(default_factory=list)
     """Messages for the client (sent from the event loop, not the worker thread)."""
     settings: Settings | None = None
+    relint: Relint | None = None
+    """The incremental lint that made it (then `context` is None): the pressure view takes the
+    entry points it analysed from it, the others from the last view."""
+    release: Callable[[], None] | None = None
+    """Lets the garbage collector run again (held off by an incremental lint until its
+    diagnostics are out: `incremental.hold_collection`)."""
 
     @property
     def result_id(self) -> str:
@@ -79,6 +87,10 @@ class DocumentLint:
     """The parse and model of the (first) unit linted, reused by the pressure view."""
     messages: list[tuple[types.MessageType, str]]
     """Internal errors for the client."""
+    relint: Relint | None = None
+    """The incremental lint that made it, if one did."""
+    release: Callable[[], None] | None = None
+    """Lets the garbage collector run again (`Outcome.release`)."""
 
 
 def lint_document(

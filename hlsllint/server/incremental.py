@@ -39,7 +39,7 @@ import gc
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +102,26 @@ class Snapshot:
     the edit and read nothing it changed (`hlsllint.analysis.lowering_reuse`)."""
 
 
+@dataclass(frozen=True)
+class RowShift:
+    """Where a row (1-based) of the last text is in the new one: the edit replaced the text
+    between rows `first` and `last`, which now end `delta` rows further down. A row the edit
+    touches is nowhere (None) unless the edit removed and inserted no line break."""
+
+    first: int
+    last: int
+    delta: int
+    same_lines: bool
+
+    def __call__(self, row: int) -> int | None:
+        if self.same_lines or row < self.first:
+            return row
+        return row + self.delta if row > self.last else None
+
+
+NO_SHIFT = RowShift(0, 0, 0, True)
+
+
 @dataclass
 class Relint:
     findings: list[Diagnostic]
@@ -109,6 +129,15 @@ class Relint:
     snapshot: Snapshot
     analysed: int
     """How many of the unit's functions were analysed again."""
+    context: RuleContext | None = None
+    """The blanked unit's parse, model and analyses (None when nothing was linted again)."""
+    entries: frozenset[str] = frozenset()
+    """The entry points `context` holds whole (each one and all it runs analysed again): their
+    analyses are a fresh lint's; the others' bodies may be blanked there, and did not change."""
+    basis: str = ""
+    """The last text (the snapshot's) this one was compared with."""
+    shift: RowShift = NO_SHIFT
+    """Where the rows of `basis` are in the new text."""
 
 
 def snapshot(
@@ -206,17 +235,36 @@ _collection_holds = 0
 def _no_collection() -> Iterator[None]:
     """No cyclic garbage collection inside (nor in the other threads meanwhile: the collector is
     the process's); it comes back when the last thread inside leaves."""
+    release = hold_collection()
+    try:
+        yield
+    finally:
+        release()
+
+
+def hold_collection() -> Callable[[], None]:
+    """No cyclic garbage collection until the function returned is called (once; from any
+    thread; further calls do nothing) and every other hold is released. The server holds it
+    from an incremental lint to the publication of its diagnostics: the lint's objects, kept
+    for the pressure view, are walked by the next collection (50-200 ms on an engine shader),
+    which so comes after the diagnostics instead of before."""
     global _collection_holds
     with _collection_lock:
         _collection_holds += 1
         gc.disable()
-    try:
-        yield
-    finally:
+    held = [True]
+
+    def release() -> None:
+        global _collection_holds
         with _collection_lock:
+            if not held:
+                return
+            held.clear()
             _collection_holds -= 1
             if _collection_holds == 0:
                 gc.enable()
+
+    return release
 
 
 def _relint(snap: Snapshot, text: str) -> Relint | None:
@@ -225,7 +273,8 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
         same = _current_files(snap)
         if same is None:
             return _give_up("an included file changed or appeared")
-        return Relint(list(snap.findings), {**same, path: SourceFile(path=path, text=text)}, snap, 0)
+        sources = {**same, path: SourceFile(path=path, text=text)}
+        return Relint(list(snap.findings), sources, snap, 0, basis=snap.text)
     change = _diff(snap.text, text)
     removed, inserted = snap.text[change.start : change.old_end], text[change.start : change.new_end]
     if _risky(snap.text, change.start, change.old_end) or _risky(text, change.start, change.new_end):
@@ -430,7 +479,20 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
         ctx.tree,
         lowering,
     )
-    return Relint(found, sources, fresh, sum(dirty))
+    # The entry points analysed whole: each one and every function it may run there again.
+    whole = frozenset(
+        name
+        for name in snap.entries
+        if (own := [i for i, f in enumerate(snap.functions) if f.name == name and not f.method])
+        and all(dirty[i] and followed[i] for i in own)
+    )
+    shift = RowShift(
+        old_src.location(change.start).row,
+        old_src.location(change.old_end).row,
+        inserted.count("\n") - removed.count("\n"),
+        "\n" not in removed and "\n" not in inserted,
+    )
+    return Relint(found, sources, fresh, sum(dirty), ctx, whole, snap.text, shift)
 
 
 def _owner(functions: list[Func], path: str, offset: int) -> int | None:

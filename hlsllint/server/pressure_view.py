@@ -2,13 +2,17 @@
 
 Reads `hlsllint.pressure_report.analyse_model` (the report `hlsllint pressure` prints), run on the
 parse and model the lint of the same version already built: one report per entry point with the
-live VGPRs/SGPRs of every source line and the values live at the peak.
+live VGPRs/SGPRs of every source line and the values live at the peak. After an incremental lint,
+the entry points it analysed come from its analyses and the others from the last view
+(`view_after_relint`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from hlsllint.analysis.occupancy import reachable_functions
@@ -169,17 +173,25 @@ def _row(pp: PreprocessResult, span: tuple[int, int], path: str) -> int | None:
     return src.location(mapped.start).row
 
 
-def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> PressureView | None:
+def build_pressure_view(
+    path: str, context: RuleContext, settings: Settings, only: Collection[str] | None = None
+) -> PressureView | None:
     """The pressure view of a linted buffer, from the parse and model its lint already built
-    (`context`); None when the analysis fails."""
+    (`context`; the analyses its rules made serve again); None when the analysis fails. With
+    `only`, the entry points of those names alone (`view_after_relint`)."""
     try:
-        unit = analyse_model(path, context.pp, context.model, settings)
+        reports = [
+            analyse_model(path, context.pp, context.model, settings, entry=ep.name).reports[0]
+            for ep in context.model.entry_points
+            if only is None or ep.name in only
+        ]
     except Exception:  # the pressure view is an extra: never let it break the server
         log.exception("pressure analysis failed for %s", path)
         return None
     entries = []
     model = context.model
-    for r, ep in zip(unit.reports, model.entry_points, strict=True):
+    chosen = [ep for ep in model.entry_points if only is None or ep.name in only]
+    for r, ep in zip(reports, chosen, strict=True):
         occ = r.occupancy
         values = ", ".join(
             f"`{v.name}` ({v.vgprs} VGPR)" if v.vgprs else f"`{v.name}` ({v.sgprs} SGPR)"
@@ -191,17 +203,17 @@ def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> 
         )
         if not r.complete:
             summary += f"; {r.incomplete} (not in these figures)"
-        rows = r.lines.get(unit.path, {})
-        peak_row = r.peak_row if r.peak_path == unit.path else None
+        rows = r.lines.get(path, {})
+        peak_row = r.peak_row if r.peak_path == path else None
         try:
-            helpers = helpers_of(context.pp, model, ep, unit.path)
+            helpers = helpers_of(context.pp, model, ep, path)
         except Exception:  # an extra as well
             log.exception("helper rows failed for %s", path)
             helpers = ()
         start, end = model.tree.span(ep.function.node)
         first, last = (
-            _row(context.pp, (start, start + 1), unit.path),
-            _row(context.pp, (max(start, end - 1), end), unit.path),
+            _row(context.pp, (start, start + 1), path),
+            _row(context.pp, (max(start, end - 1), end), path),
         )
         figures: dict[str, object] = {
             "name": r.entry,
@@ -230,4 +242,71 @@ def build_pressure_view(path: str, context: RuleContext, settings: Settings) -> 
                 figures,
             )
         )
-    return PressureView(unit.path, tuple(entries))
+    return PressureView(path, tuple(entries))
+
+
+def view_after_relint(
+    path: str,
+    context: RuleContext | None,
+    settings: Settings,
+    last: PressureView,
+    shift: Callable[[int], int | None],
+    analysed: Collection[str],
+) -> PressureView | None:
+    """The pressure view after an incremental lint, without building the unit again: the entry
+    points it analysed whole (`analysed`, every function each runs) from its `context`, whose
+    analyses its rules already made; every other one from the `last` view of the text it was
+    compared with, its rows moved (`shift`): the edit changed nothing such an entry point runs.
+    None when that cannot be done (an entry point missing from `last`, or one with a row the
+    edit touched): then the unit is built afresh."""
+    old = {e.entry: e for e in last.entries}
+    names = [ep.name for ep in context.model.entry_points] if context is not None else list(old)
+    fresh: dict[str, EntryLines] = {}
+    redo = [n for n in names if n in analysed]
+    if redo:
+        assert context is not None
+        part = build_pressure_view(path, context, settings, only=frozenset(redo))
+        if part is None or len(part.entries) != len(redo):
+            return None
+        fresh = {e.entry: e for e in part.entries}
+    entries = []
+    for name in names:
+        got = fresh.get(name)
+        if got is None:
+            kept = old.get(name)
+            got = _moved(kept, shift) if kept is not None else None
+        if got is None:
+            return None
+        entries.append(got)
+    return PressureView(path, tuple(entries))
+
+
+def _moved(e: EntryLines, shift: Callable[[int], int | None]) -> EntryLines | None:
+    """`e` with its rows where `shift` puts them; None when one of them has no place."""
+    rows: dict[int, tuple[int, int]] = {}
+    for row, counts in e.rows.items():
+        at = shift(row)
+        if at is None:
+            return None
+        rows[at] = counts
+    peak = shift(e.peak_row) if e.peak_row is not None else None
+    if e.peak_row is not None and peak is None:
+        return None
+    helpers = []
+    for h in e.helpers:
+        first, last, calls = shift(h.first), shift(h.last), [shift(r) for r in h.calls]
+        if first is None or last is None or None in calls:
+            return None
+        helpers.append(Helper(h.name, first, last, tuple(r for r in calls if r is not None)))
+    own = e.rows_of_entry
+    if own is not None:
+        first, last = shift(own[0]), shift(own[1])
+        if first is None or last is None:
+            return None
+        own = (first, last)
+    figures = dict(e.figures)
+    if peak is not None:
+        figures["peakLine"] = peak - 1
+    return dataclasses.replace(
+        e, peak_row=peak, rows=rows, helpers=tuple(helpers), rows_of_entry=own, figures=figures
+    )
