@@ -776,3 +776,26 @@ def test_a_copy_of_some_components_reads_only_those() -> None:
     # regtruth: presched_vgprs 24; the copy reading the whole load: 28 (main before
     # component liveness: 31).
     assert 22 <= split_demand(UNPACK_LEADING_PART).max_live_vgprs <= 27
+
+
+FLOAT_TEXEL = """
+RWTexture2D<float> gOut : register(u0);
+Texture2D<float> gIn : register(t0);
+cbuffer C : register(b0) { float gK; };
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float v = 1.0 / (gK * gIn[id.xy] + 1.0);
+    gOut[id.xy] = v;
+}
+"""
+
+
+def test_a_float_stored_to_a_typed_texture_is_written_as_four_copies() -> None:
+    # The texel of a `float` store is `float4(v)` (v_mov_b32 three times before image_store
+    # dmask 0xf): the address and four data registers are live at the store. regtruth:
+    # presched_vgprs 6; a `uint` texel 3 (one data register), `float2(v, 2 * v)` 4. Estimate
+    # before: 3 (4 with the dispatch ID's unread z).
+    assert 5 <= demand(FLOAT_TEXEL).max_live_vgprs <= 7
+    uint_texel = FLOAT_TEXEL.replace("RWTexture2D<float>", "RWTexture2D<uint>").replace("= v;", "= uint(v);")
+    assert demand(uint_texel).max_live_vgprs <= 4

@@ -82,7 +82,10 @@ class Instr:
     """Uniformity of the result: `pure` (uniform iff every read is), `uniform`, `lane`,
     `readlane` (uniform iff the second read is)."""
     detail: dict[str, Any]
-    """For fetches: `resource` (name), `typed`, `method`."""
+    """For fetches: `resource` (name), `typed`, `method`. For a store of a `float` into a typed
+    resource: `splat`, the value stored (None for a constant): the texel is written as four
+    copies of it (the SPIR-V front end's `float4(v)`; regtruth: `RWTexture2D<float>` 6
+    presched VGPRs where `RWTexture2D<uint>` takes 3)."""
     block: int
 
     def __init__(

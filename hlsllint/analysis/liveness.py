@@ -486,6 +486,11 @@ def register_demand(
                     for x in dict.fromkeys(ins.reads)
                     if classes[x] == "vgpr" and x not in constant
                 )
+            elif op == "store" and "splat" in ins.detail:
+                # the operands and four copies of a float texel (`Instr.detail`), the value's
+                # own register one of them
+                x = ins.detail["splat"]
+                nv = v_sum + add_v + 4 - (vsize[index[x]] if isinstance(x, Value) and x in index else 0)
             elif op == "preload" and nv < preloaded:
                 nv = preloaded
             elif op == "intrinsic" and d is not None and vsize[index[d]]:

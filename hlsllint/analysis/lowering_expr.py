@@ -956,7 +956,13 @@ class ExprLowerer(LowererBase):
                 return
             if t.is_resource:
                 res = self.expr_(arg)
-                self.emit("store", None, [res, src, *idx], node, rule="effect", resource=self._res_name(arg))
+                store = self.emit(
+                    "store", None, [res, src, *idx], node, rule="effect", resource=self._res_name(arg)
+                )
+                el = t.element
+                float_texel = el is not None and el.kind == "scalar" and el.scalar == "float"
+                if t.resource is not None and t.resource.typed and float_texel:
+                    store.detail["splat"] = src  # see `Instr.detail`
                 return
             base = self.expr_(arg)
             if base is not None and base.parts is not None:
