@@ -863,10 +863,13 @@ class ExprLowerer(LowererBase):
                 self.assign_values(list(mv.parts), right, node)
                 self.record(left, mv)
                 return None
+        # `t[p] += x` loads the texel before it computes `x` (regtruth: both loads of
+        # `t[p] += float4(s.rgb * (1 - s.a), 0)` come first, 10 presched VGPRs)
+        old = self.expr_(left) if op != "=" else None
         src = self.expr_(right)
         reads: list[Value | None] = [src]
         if op != "=":
-            reads.append(self.expr_(left))
+            reads.append(old)
         t = self.m.type_of(left)
         d = self.temp(node, t)
         # `v += x` works component by component
