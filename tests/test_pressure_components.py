@@ -818,3 +818,35 @@ def test_a_compound_assignment_to_a_texel_loads_it_before_the_right_side() -> No
     # computed, so the loaded texel and `s` are live together. regtruth: presched_vgprs 10
     # (estimate 8 with the texel loaded after the right side).
     assert 10 <= demand(TEXEL_UPDATE).max_live_vgprs <= 12
+
+
+CONVERTED_SIZE = """
+Texture2D<float4> gIn : register(t0);
+RWTexture2DArray<uint> gOut : register(u0);
+SamplerState gS : register(s0);
+[numthreads(8, 4, 2)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint2 res;
+    uint layers;
+    gOut.GetDimensions(res.x, res.y, layers);
+    if (any(id.xy >= res))
+        return;
+    float2 uv = (id.xy + 0.5) / float2(res);
+    float3 c = gIn.SampleLevel(gS, uv, 0).rgb;
+    float l = dot(c, float3(0.3, 0.6, 0.1));
+    uint rate = 0;
+    if (l < 0.01)
+        rate = 10;
+    else if (l < 0.1)
+        rate = 5;
+    gOut[id] = rate;
+}
+"""
+
+
+def test_a_converted_vector_is_held_whole_until_its_reader() -> None:
+    # `float2(res)` is converted component by component (v_cvt_f32_u32 twice) before the
+    # division starts: both are live beside `id.xy + 0.5` and the dispatch ID. regtruth:
+    # presched_vgprs 7 (estimate 6 with the conversion streamed into the division).
+    assert 7 <= demand(CONVERTED_SIZE).max_live_vgprs <= 8

@@ -74,7 +74,10 @@ def streamed_temps(du: DefUse) -> set[Value]:
     """Vector temporaries computed and consumed component by component within one expression:
     `saturate(dot(l, n) * color)` feeding `+=` never holds all four components of the product,
     the compiler finishes one component before the next (regtruth: two lights accumulated into a
-    float4 hold 6 VGPRs, not the 11 of whole vectors). Such a temporary costs one register."""
+    float4 hold 6 VGPRs, not the 11 of whole vectors). Such a temporary costs one register.
+    A conversion is not streamed: no reader takes it as an operand modifier, and each
+    component is converted before the reader starts (regtruth: `(id.xy + 0.5) / float2(size)`
+    holds both converted components, 6 presched VGPRs, 5 with `float2(size)` streamed)."""
     out: set[Value] = set()
     for v, ds in du.defs.items():
         if v.kind != "temp" or v.width <= 1 or v.reg_class is not None or v.parts is not None:
@@ -82,6 +85,8 @@ def streamed_temps(du: DefUse) -> set[Value]:
         ins = ds[-1]
         rs = du.readers.get(v, [])
         if len(rs) == 1 and rs[0].block == ins.block and _componentwise(ins) and _componentwise(rs[0]):
+            if _conversion(ins, v):
+                continue  # every component of it before its reader
             out.add(v)
     return out
 
@@ -348,6 +353,11 @@ def _vector_alu(ins: Instr, d: Value) -> bool:
     return any(_converts(d.type, r.type) for r in reads)
 
 
+def _conversion(ins: Instr, d: Value) -> bool:
+    """Whether `ins` converts its operands into `d` (`float2(size)` of a `uint2`)."""
+    return ins.op == "alu" and any(_converts(d.type, r.type) for r in ins.reads)
+
+
 def _converts(to: T.Type, src: T.Type) -> bool:
     """Whether a value of type `src` made into one of type `to` takes a conversion instruction
     of the vector ALU: between floating-point and integer or bool values, or to or from double."""
@@ -414,12 +424,13 @@ def vector_alu_uniforms(du: DefUse, divergent: set[Value], constant: set[Value])
     # A value defined once and read once in the same block is folded into its reader
     # (`x - 0.5 * r` is one fused multiply-add reading `r` from SGPRs; `ambient + diffuse` of
     # `ambient = c.rgb * 0.5` too): it holds no VGPR of its own (regtruth: such a pixel shader,
-    # presched_vgprs 4; 5 with the product in a VGPR).
+    # presched_vgprs 4; 5 with the product in a VGPR). Not a conversion: no reader takes one
+    # as an operand (`float2(size)` read by a division is in VGPRs: 7, not 5).
     readers, defs = du.readers, du.defs
     for v in list(found):
         rs = readers.get(v, ())
         ds = defs[v]
-        if len(rs) == 1 and len(ds) == 1 and rs[0].block == ds[0].block:
+        if len(rs) == 1 and len(ds) == 1 and rs[0].block == ds[0].block and not _conversion(ds[0], v):
             found.discard(v)
     return found
 
