@@ -850,3 +850,29 @@ def test_a_converted_vector_is_held_whole_until_its_reader() -> None:
     # division starts: both are live beside `id.xy + 0.5` and the dispatch ID. regtruth:
     # presched_vgprs 7 (estimate 6 with the conversion streamed into the division).
     assert 7 <= demand(CONVERTED_SIZE).max_live_vgprs <= 8
+
+
+STORED_TWICE = """
+Texture2D<uint> gIn : register(t0);
+RWTexture2D<uint> gA : register(u0);
+RWTexture2D<uint> gB : register(u1);
+RWStructuredBuffer<uint> gC : register(u2);
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint v = gIn[id.xy];
+    uint w = gIn[id.xy + 2];
+    gA[id.xy] = v;
+    gB[id.xy + 1] = v;
+    gC[id.x + id.y * 64] = v * w;
+}
+"""
+
+
+def test_a_scalar_stored_to_a_texture_is_stored_from_its_own_register() -> None:
+    # `gA[p] = v` stores v's register: the assignment's value is no copy beside it while v
+    # lives on. regtruth: presched_vgprs 6 (estimate before: 8). A float4 stored whole is
+    # held beside its components when they are read later (the same with float4s: 16).
+    assert 5 <= demand(STORED_TWICE).max_live_vgprs <= 7
+    vectors = STORED_TWICE.replace("uint", "float4").replace("float43", "uint3")
+    assert 15 <= demand(vectors).max_live_vgprs <= 17

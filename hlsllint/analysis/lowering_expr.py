@@ -951,6 +951,7 @@ class ExprLowerer(LowererBase):
                 return
             arg = target.child_by_field_id(F_ARGUMENT)
             idx_node = target.child_by_field_id(F_INDICES)
+            block, first = self.block, len(self.blocks[self.block])
             idx = [self.expr_(i) for i in (idx_node.named_children if idx_node else [])]
             sym = self._base_symbol(arg)
             t = self.m.type_of(arg)
@@ -958,6 +959,16 @@ class ExprLowerer(LowererBase):
                 self.emit("lds_store", None, [src, *idx], node, rule="effect")
                 return
             if t.is_resource:
+                # `t[p] = s` of a scalar stores `s`'s own register: the assignment's copy of it
+                # is no register of its own (regtruth: a uint stored to two textures, then
+                # multiplied, 6 presched VGPRs; the copy beside it counted 8). A vector keeps
+                # its copy: the compiler holds a vector stored whole beside its components
+                # (the same with float4s: 16 presched VGPRs)
+                emitted = self.blocks[block]
+                if _plain_copy(ins) and block == self.block and first and emitted[first - 1] is ins:
+                    value = ins.reads[0]
+                    if all(later.dest is not value for later in emitted[first:]):
+                        src = value  # (the index expressions do not write it)
                 res = self.expr_(arg)
                 store = self.emit(
                     "store", None, [res, src, *idx], node, rule="effect", resource=self._res_name(arg)
@@ -996,6 +1007,18 @@ def swizzle_components(name: str) -> tuple[int, ...] | None:
         if name and all(c in letters for c in name):
             return tuple(letters.index(c) for c in name)
     return None
+
+
+def _plain_copy(ins: Instr) -> bool:
+    """Whether `ins` copies one scalar value into a temporary (an assignment's value)."""
+    return (
+        ins.op == "copy"
+        and len(ins.reads) == 1
+        and "sels" not in ins.detail
+        and ins.dest is not None
+        and ins.dest.kind == "temp"
+        and ins.dest.width == 1
+    )
 
 
 def _lanes_set(t: T.Type, comps: tuple[int, ...] | None) -> dict[str, Any]:
