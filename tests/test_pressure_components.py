@@ -876,3 +876,33 @@ def test_a_scalar_stored_to_a_texture_is_stored_from_its_own_register() -> None:
     assert 5 <= demand(STORED_TWICE).max_live_vgprs <= 7
     vectors = STORED_TWICE.replace("uint", "float4").replace("float43", "uint3")
     assert 15 <= demand(vectors).max_live_vgprs <= 17
+
+
+HELD_SUMS = """
+Buffer<float4> t0 : register(t0);
+RWStructuredBuffer<float4> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint i = id.x;
+    float4 a = t0[i];
+    float4 b = t0[i + 64];
+    float4 c = t0[i + 128];
+    float4 d = b * rcp(1.0 + b);
+    o[i] = d * c + a;
+}
+"""
+
+
+def test_a_temporary_the_reader_cannot_fuse_is_held_by_component() -> None:
+    # The compiler scalarises each vector operation where it stands: all four `1.0 + b` are
+    # computed before the first `rcp` (regtruth: presched_vgprs 17; the sum streamed as one
+    # register: 14). So are `saturate(2.0 * b)` read by a product (17) and `1.0 + b * b`
+    # (17: the product fuses into the sum, the sum is held); a product read by a sum is one
+    # fused multiply-add per component (`d = a * b; a = rcp(d + 1.0)`: 13). With the
+    # liveness by component only (DiligentFX TAA's `c * rcp(1.0 + c)`: 24 -> 26, truth 26).
+    assert 16 <= split_demand(HELD_SUMS).max_live_vgprs <= 18
+    for body in ("b * saturate(2.0 * b)", "b * (1.0 + b * b)"):
+        assert 16 <= split_demand(HELD_SUMS.replace("b * rcp(1.0 + b)", body)).max_live_vgprs <= 18
+    fused = HELD_SUMS.replace("float4 d = b * rcp(1.0 + b);", "float4 d = a * b; a = rcp(d + 1.0);")
+    assert 12 <= split_demand(fused).max_live_vgprs <= 14

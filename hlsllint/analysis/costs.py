@@ -73,7 +73,10 @@ class CostModel:
     """A vector's components each die after their own last use, as once the compiler splits
     it into per-component registers (`liveness.component_liveness`): `v.xy` read early and
     `v.zw` late frees two registers after the first read. A read the lowering cannot name
-    the components of (a fetch's coordinates, a store, a copy) reads the whole vector.
+    the components of (a fetch's coordinates, a store, a copy) reads the whole vector. A vector
+    temporary streams into its reader only when the reader fuses it (a product into a sum, an
+    output clamp, an input negation: `value_classes.fused_temps`); the others are held by
+    component.
     Off by default: it matches regtruth on its repros (tests/test_pressure_components.py) but
     exposes under-counts elsewhere (xenia's resolve, DiligentFX's TAA: both sets' >= 24 medians
     rise by 2-6 points), so it waits for those."""

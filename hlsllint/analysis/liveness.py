@@ -34,6 +34,7 @@ from hlsllint.analysis.value_classes import (
     constant_components,
     constant_values,
     def_use,
+    fused_temps,
     kept_loop_blocks,
     streamed_temps,
     unpicked_components,
@@ -324,7 +325,11 @@ def register_demand(
     *,
     record_live: bool = False,
 ) -> Demand:
-    streamed = cached_per_cfg(cfg, "streamed", streamed_temps) if costs.stream_componentwise_temps else set()
+    streamed: set[Value] = set()
+    if costs.stream_componentwise_temps and costs.component_liveness:
+        streamed = cached_per_cfg(cfg, "fused", fused_temps)  # the others held by component
+    elif costs.stream_componentwise_temps:
+        streamed = cached_per_cfg(cfg, "streamed", streamed_temps)
     constant = (
         cached_per_cfg(cfg, "constant", lambda du: constant_values(du, kept_loop_blocks(cfg)))
         if costs.fold_constant_values

@@ -881,7 +881,7 @@ class ExprLowerer(LowererBase):
             if ops is not None:  # `copr`: the operator, its operands read in reverse
                 ins = self.emit("alu", d, reads, node, cw=True, copr=op[:-1], ops=ops)
             else:
-                ins = self.emit("alu", d, reads, node, cw=True)
+                ins = self.emit("alu", d, reads, node, cw=True, copr=op[:-1])
         self.store_to(left, ins, node)
         return ins.dest
 

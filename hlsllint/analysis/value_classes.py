@@ -70,14 +70,16 @@ def cached_per_cfg(cfg: CFG, key: str, make: Callable[[DefUse], _T]) -> _T:
     return found
 
 
-def streamed_temps(du: DefUse) -> set[Value]:
+def streamed_temps(du: DefUse, fused_only: bool = False) -> set[Value]:
     """Vector temporaries computed and consumed component by component within one expression:
     `saturate(dot(l, n) * color)` feeding `+=` never holds all four components of the product,
     the compiler finishes one component before the next (regtruth: two lights accumulated into a
     float4 hold 6 VGPRs, not the 11 of whole vectors). Such a temporary costs one register.
     A conversion is not streamed: no reader takes it as an operand modifier, and each
     component is converted before the reader starts (regtruth: `(id.xy + 0.5) / float2(size)`
-    holds both converted components, 6 presched VGPRs, 5 with `float2(size)` streamed)."""
+    holds both converted components, 6 presched VGPRs, 5 with `float2(size)` streamed).
+    `fused_only`: only a temporary its reader fuses (`_fused`) streams; with the liveness by
+    component, which holds each of the others' components as a register of its own."""
     out: set[Value] = set()
     for v, ds in du.defs.items():
         if v.kind != "temp" or v.width <= 1 or v.reg_class is not None or v.parts is not None:
@@ -87,8 +89,46 @@ def streamed_temps(du: DefUse) -> set[Value]:
         if len(rs) == 1 and rs[0].block == ins.block and _componentwise(ins) and _componentwise(rs[0]):
             if _conversion(ins, v):
                 continue  # every component of it before its reader
+            if fused_only and not _fused(ins, rs[0]):
+                continue  # every component of it before its reader
             out.add(v)
     return out
+
+
+def fused_temps(du: DefUse) -> set[Value]:
+    """`streamed_temps` of the temporaries their readers fuse only."""
+    return streamed_temps(du, fused_only=True)
+
+
+_MODIFIERS = frozenset({"saturate", "abs"})
+"""Intrinsics the compiler applies as a modifier of the instruction that computes their
+operand (`saturate`: an output clamp) or reads their result (`abs`: an input modifier)."""
+
+
+def _operator(ins: Instr) -> object:
+    """The operator of an ALU instruction (`+` of `a + b` and of `v += x`), else None."""
+    detail = ins.detail
+    return detail.get("opr", detail.get("copr"))
+
+
+def _fused(ins: Instr, reader: Instr) -> bool:
+    """Whether the compiler folds `ins`'s result into `reader`'s instruction instead of holding
+    every component of it: a product read by an addition or subtraction (one fused multiply-add
+    per component), a product or sum clamped by `saturate` (an output modifier), a negation or
+    `abs` (input modifiers of the reader).
+    Anything else is computed for every component before the reader starts (the compiler
+    scalarises each vector operation where it stands; regtruth: `b * rcp(1.0 + b)` of a loaded
+    float4 holds all four sums, presched_vgprs 17, 14 with the sum streamed)."""
+    if ins.op == "intrinsic" and ins.detail.get("name") == "abs":
+        return True
+    if reader.op == "intrinsic" and reader.detail.get("name") in _MODIFIERS:
+        return True
+    if "unary" in ins.detail or "unary" in reader.detail:
+        return True
+    if ins.op == "copy" or reader.op == "copy":
+        return True
+    product = ins.op == "alu" and _operator(ins) == "*"
+    return product and reader.op == "alu" and _operator(reader) in ("+", "-")
 
 
 _FOLDABLE_OPS = frozenset({"alu", "copy", "undef"})
