@@ -179,18 +179,21 @@ def build_pressure_view(
     """The pressure view of a linted buffer, from the parse and model its lint already built
     (`context`; the analyses its rules made serve again); None when the analysis fails. With
     `only`, the entry points of those names alone (`view_after_relint`)."""
+    model = context.model
+    chosen = [ep for ep in model.entry_points if only is None or ep.name in only]
     try:
-        reports = [
-            analyse_model(path, context.pp, context.model, settings, entry=ep.name).reports[0]
-            for ep in context.model.entry_points
-            if only is None or ep.name in only
-        ]
+        if only is None:
+            reports = analyse_model(path, context.pp, model, settings).reports
+        else:  # the reports of each name, in the entry points' order
+            named = {
+                name: iter(analyse_model(path, context.pp, model, settings, entry=name).reports)
+                for name in dict.fromkeys(ep.name for ep in chosen)
+            }
+            reports = [next(named[ep.name]) for ep in chosen]
     except Exception:  # the pressure view is an extra: never let it break the server
         log.exception("pressure analysis failed for %s", path)
         return None
     entries = []
-    model = context.model
-    chosen = [ep for ep in model.entry_points if only is None or ep.name in only]
     for r, ep in zip(reports, chosen, strict=True):
         occ = r.occupancy
         values = ", ".join(
@@ -257,10 +260,12 @@ def view_after_relint(
     points it analysed whole (`analysed`, every function each runs) from its `context`, whose
     analyses its rules already made; every other one from the `last` view of the text it was
     compared with, its rows moved (`shift`): the edit changed nothing such an entry point runs.
-    None when that cannot be done (an entry point missing from `last`, or one with a row the
-    edit touched): then the unit is built afresh."""
+    None when that cannot be done (an entry point missing from `last`, two of one name, or one
+    with a row the edit touched): then the unit is built afresh."""
     old = {e.entry: e for e in last.entries}
     names = [ep.name for ep in context.model.entry_points] if context is not None else list(old)
+    if len(set(names)) != len(names) or len(old) != len(last.entries):
+        return None  # entry points by name: one of each
     fresh: dict[str, EntryLines] = {}
     redo = [n for n in names if n in analysed]
     if redo:
