@@ -23,6 +23,7 @@ from hlsllint.analysis.lowering_memo import facts as lowering_facts
 from hlsllint.analysis.lowering_reuse import entry_reuse
 from hlsllint.deadline import current
 from hlsllint.semantic import types as T
+from hlsllint.semantic.constants import FoldMemo
 from hlsllint.semantic.intrinsics import RAY_PAYLOAD_WRITERS
 from hlsllint.semantic.loops import trip_count, unrolled
 from hlsllint.semantic.model import Model
@@ -89,7 +90,18 @@ class Frame:
         self.exit = exit_block
         self.consts: dict[int, int | float | bool] = {}
         """id(parameter) -> the compile-time constant this inlined copy was passed."""
-        self.const_memo: dict[int, int | float | bool | None] = {}
+        self.const_memo: ConstMemo | None = None
+        """What `const_value` folded in this copy, shared with every copy bound to the same
+        constants (`LowererBase.const_memos`); made at the first question."""
+
+
+class ConstMemo:
+    """The constants folded under one set of parameter bindings: each expression asked
+    (`values`, by node id) and, for the model, what folding them folded (`fold`)."""
+
+    def __init__(self) -> None:
+        self.values: dict[int, int | float | bool | None] = {}
+        self.fold = FoldMemo()
 
 
 class LowererBase:
@@ -158,6 +170,9 @@ class LowererBase:
         self.portable_keys: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         """With `reuse`: each template key's form that the next version can look up."""
         self.reused = 0
+        self.const_memos: dict[tuple[tuple[int, str, str], ...], ConstMemo] = {}
+        """The bindings of a frame's constant parameters (id, type and text of each value) ->
+        what was folded under them, for every inlined copy so bound."""
 
     def const_value(self, node: Node | None) -> int | float | bool | None:
         """The compile-time value of an expression in this inlined copy: the model's (memoised
@@ -168,10 +183,17 @@ class LowererBase:
         if node is None:
             return None
         memo = frame.const_memo
+        if memo is None:
+            bound = tuple([(k, type(v).__name__, repr(v)) for k, v in frame.consts.items()])
+            memo = self.const_memos.get(bound)
+            if memo is None:
+                memo = self.const_memos[bound] = ConstMemo()
+            frame.const_memo = memo
+        values = memo.values
         key = node.id
-        if key in memo:
-            return memo[key]
-        value = memo[key] = self.m.const_value_with(node, frame.consts)
+        if key in values:
+            return values[key]
+        value = values[key] = self.m.const_value_with(node, frame.consts, memo.fold)
         return value
 
     # -- building blocks ------------------------------------------------------------------

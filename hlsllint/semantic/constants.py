@@ -86,6 +86,16 @@ FOLD_DEPTH: Final = 64
 constant that needs more (a chain of locals, each set from the one before) is unknown."""
 
 
+class FoldMemo:
+    """What `Constants.const_value_with` folded under one set of bindings, for the next question
+    under the same bindings (an inlined copy's expressions, asked outermost first, share their
+    operands): the values and their heights, as the model's own memo keeps them."""
+
+    def __init__(self) -> None:
+        self.values: dict[int, int | float | bool | None] = {}
+        self.heights: dict[int, int] = {}
+
+
 class Constants(ModelBase):
     """The model with constant evaluation (see the module docstring)."""
 
@@ -106,7 +116,13 @@ class Constants(ModelBase):
         """Expressions evaluated (not answered from the memo): for the tests."""
         self._bindings: dict[int, int | float | bool] | None = None
         """While `const_value_with` runs: id(parameter) -> the constant it is bound to (what is
-        folded then holds for one inlined copy only: not memoised)."""
+        folded then holds for these bindings only: not in the model's memo, in `_bound_memo`)."""
+        self._bound_memo: FoldMemo | None = None
+        """While `const_value_with` runs: its caller's memo for those bindings, if any."""
+        self._never_written_memo: dict[int, bool] = {}
+        """id(symbol) -> `_never_written`, once the bodies are resolved."""
+        self.use_walks = 0
+        """Symbols whose uses `_never_written` walked (not answered from its memo): for the tests."""
 
     def const_value(self, node: Node | None) -> int | float | bool | None:
         """The compile-time value of an expression (literals, static consts, arithmetic)."""
@@ -133,9 +149,14 @@ class Constants(ModelBase):
             if depth > self._reach:
                 self._reach = depth
             return None
-        memo = self._consts if self._bindings is None else None
+        memo = self._consts
+        heights = self._const_heights
+        if self._bindings is not None:
+            bound = self._bound_memo
+            memo = bound.values if bound is not None and memo is not None else None
+            heights = bound.heights if bound is not None else heights
         if memo is not None and key in memo:
-            reach = depth + self._const_heights[key]
+            reach = depth + heights[key]
             if reach > self._reach:
                 self._reach = reach
             return memo[key] if reach <= FOLD_DEPTH else None
@@ -146,27 +167,33 @@ class Constants(ModelBase):
         reach = self._reach
         if memo is not None and (reach <= FOLD_DEPTH or reach - depth > FOLD_DEPTH):
             memo[key] = value
-            self._const_heights[key] = reach - depth
+            heights[key] = reach - depth
         if outer > reach:
             self._reach = outer
         return value
 
     def const_value_with(
-        self, node: Node | None, bindings: dict[int, int | float | bool]
+        self, node: Node | None, bindings: dict[int, int | float | bool], memo: FoldMemo | None = None
     ) -> int | float | bool | None:
         """`const_value` in an inlined copy of a function whose parameters `bindings` names
         (id(parameter) -> value) were passed compile-time constants: the compiler folds each
-        copy with its own arguments (`filter(uv, 2)`: a loop to `radius` has 5 iterations)."""
+        copy with its own arguments (`filter(uv, 2)`: a loop to `radius` has 5 iterations).
+        `memo`, kept by the caller for these same bindings, holds what the questions before
+        folded (the operands of an expression asked before), as the model's memo does without
+        bindings."""
         if node is None:
             return None
         if not bindings:
             return self.const_value(node)
         saved = self._bindings
+        saved_memo = self._bound_memo
         self._bindings = bindings
+        self._bound_memo = memo
         try:
             return self._const_value_guarded(node)
         finally:
             self._bindings = saved
+            self._bound_memo = saved_memo
 
     def static_member(self, name: str) -> Symbol | None:
         """The static member a scoped name names (`Tile::kSize`, `Outer::Inner::kSize`: a
@@ -214,6 +241,13 @@ class Constants(ModelBase):
         False."""
         if self._consts is None or sym.node is None:
             return False
+        found = self._never_written_memo.get(id(sym))
+        if found is None:
+            found = self._never_written_memo[id(sym)] = self._no_use_written(sym)
+        return found
+
+    def _no_use_written(self, sym: Symbol) -> bool:
+        self.use_walks += 1
         tree = self.tree
         for use in self._uses.get(id(sym), []):
             if is_written(tree, use):
