@@ -77,13 +77,14 @@ class ExprLowerer(LowererBase):
         operands = operator_operands(self.m.tree, node) if kind in OPERATOR_EXPRESSIONS else None
         if operands is not None:
             obj, args, op_name = operands
-            overload = self.m.operator_method(node)
-            if overload is not None and overload.body is not None:
-                # `a + b`, `-a`, `a[i]` on a struct value call `a`'s `operator+(b)`,
-                # `operator-()`, `operator[](i)`: inlined as a call
-                return self.inline(node, overload, args, obj)
+            # only an operand of a struct type has operator methods (`operator_method`)
             obj_t = self.m.type_of(obj)
             if obj_t.kind == "struct":
+                overload = self.m.operator_method(node)
+                if overload is not None and overload.body is not None:
+                    # `a + b`, `-a`, `a[i]` on a struct value call `a`'s `operator+(b)`,
+                    # `operator-()`, `operator[](i)`: inlined as a call
+                    return self.inline(node, overload, args, obj)
                 # HLSL has no built-in operator on structs: an operator declared without a body
                 # (or not declared at all) is a call the estimate cannot see into
                 self.emit("call", None, [], node, rule="effect", blind=("call", f"{obj_t.name}::{op_name}"))
