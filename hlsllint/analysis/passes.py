@@ -121,7 +121,9 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
     dest_of: list[int] = []
     writers: list[list[int]] = []
     readers: list[list[int]] = []
-    keep = bytearray()  # never an unread write: side effects, control flow, declarations
+    # never an unread write: side effects, control flow, declarations (lists of bools, not
+    # bytearrays: mypyc indexes a list natively, a bytearray through the generic protocol)
+    keep: list[bool] = []
     roots: list[int] = []  # what `dead_instructions` starts from
     holds = False
     for b in cfg.graph.nodes:
@@ -154,10 +156,10 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
                 writers[k].append(i)
             op = ins.op
             if op in ROOT_OPS or ins.rule == "effect":
-                keep.append(1)
+                keep.append(True)
                 roots.append(i)
             else:
-                keep.append(1 if op == "undef" else 0)
+                keep.append(op == "undef")
                 if op == "hold":
                     holds = True
                 elif d is None:
@@ -167,9 +169,9 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
     if not follow:
         return frozenset()
     n = len(order)
-    alive = bytearray(b"\x01") * n
+    alive = [True] * n
     bit_of = [-1] * len(writers)
-    mark = bytearray(n)
+    mark = [False] * n
     succs = cfg.successors()
     found: list[int] = []
     deadline = current()
@@ -184,11 +186,11 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
         for v in index:
             for i in readers[v]:
                 if alive[i] and not mark[i]:
-                    mark[i] = 1
+                    mark[i] = True
                     touching.append(i)
             for i in writers[v]:
                 if alive[i] and not mark[i]:
-                    mark[i] = 1
+                    mark[i] = True
                     touching.append(i)
         touching.sort()
         starts: list[int] = []
@@ -202,7 +204,7 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
             u = dd = 0
             while at < len(touching) and block_at[touching[at]] == b:
                 i = touching[at]
-                mark[i] = 0
+                mark[i] = False
                 for r_at in reads_of[i]:
                     j = bit_of[r_at]
                     if j >= 0:
@@ -249,31 +251,31 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
         if not fresh:
             break
         for i in fresh:
-            alive[i] = 0
+            alive[i] = False
             if dest_of[i] >= 0:
                 wcount[dest_of[i]] -= 1
         swept = _unreached(order, alive, roots, reads_of, writers, holds)
         for i in swept:
-            alive[i] = 0
+            alive[i] = False
             if dest_of[i] >= 0:
                 wcount[dest_of[i]] -= 1
         found.extend(fresh)
         found.extend(swept)
         # the next round follows the values whose readers this one dropped
         follow = []
-        picked = bytearray(len(writers))
+        picked = [False] * len(writers)
         for group in (fresh, swept):
             for i in group:
                 for r_at in reads_of[i]:
                     if not picked[r_at]:
-                        picked[r_at] = 1
+                        picked[r_at] = True
                         follow.append(r_at)
     return frozenset([order[i] for i in found])
 
 
 def _unreached(
     order: list[Instr],
-    alive: bytearray,
+    alive: list[bool],
     roots: list[int],
     reads_of: list[list[int]],
     writers: list[list[int]],
@@ -291,8 +293,8 @@ def _unreached(
                 elif pending:
                     attached[i] = pending
                     pending = []
-    reached = bytearray(n)
-    needed = bytearray(len(writers))
+    reached = [False] * n
+    needed = [False] * len(writers)
     work = [i for i in roots if alive[i]]
     deadline = current()
     while work:
@@ -300,12 +302,12 @@ def _unreached(
         i = work.pop()
         if reached[i]:
             continue
-        reached[i] = 1
+        reached[i] = True
         if holds:
             work.extend(attached.get(i, ()))
         for r in reads_of[i]:
             if not needed[r]:
-                needed[r] = 1
+                needed[r] = True
                 for w in writers[r]:
                     if alive[w]:
                         work.append(w)
@@ -353,38 +355,12 @@ def common_values(
     written_twice = {v for v, n in defs.items() if n > 1}
     unmergeable = written_twice | set(viewed)  # as operands
 
-    def key(ins: Instr) -> tuple[object, ...] | None:
-        op = ins.op
-        if op == "descriptor" and ins.dest is not None and not ins.reads:
-            return (op, ins.dest.name, ins.dest.width)
-        if op not in _CSE_OPS:
-            return None
-        d = ins.dest
-        if d is None or d in written_twice or d.parts is not None:
-            return None
-        reads = ins.reads
-        if any(r in unmergeable for r in reads):
-            return None
-        if op in _SPAN_FREE:
-            res = reads[0].type.resource if reads else None
-            if res is None or res.writable:
-                return None
-            where: object = ins.detail.get("method")
-        else:
-            # the expression (its operator and constants), or for a member of a memory copy
-            # loaded where it is read, the copy's (`lowering_expr.memory_member`)
-            where = ins.detail.get("at", ins.span)
-        # operands by identity (a Value compares by identity): no int made per operand; a
-        # struct's member loads differ by the member they read
-        member = (ins.detail.get("member"), "at" in ins.detail)
-        return (op, where, member, ins.rule, d.width, tuple([same.get(r, r) for r in reads]))
-
     # Nothing repeats: nothing to merge (the common case, without building dominators).
     keys: dict[Instr, tuple[object, ...]] = {}
     seen: set[tuple[object, ...]] = set()
     repeats = False
     for ins in instrs:
-        k = key(ins)
+        k = _cse_key(ins, written_twice, unmergeable, same)
         if k is not None:
             keys[ins] = k
             repeats = repeats or k in seen
@@ -402,6 +378,7 @@ def common_values(
     scope: dict[tuple[object, ...], Value] = {}
     added: dict[int, list[tuple[object, ...]]] = {}
     path: list[int] = []  # the dominator tree from its root to the block being visited
+    node_data: dict[int, dict[str, Any]] = g._node  # not `g.nodes`, interpreted at each lookup
     stack = [entry]
     while stack:  # the dominator tree, depth first: what is in scope dominates the block
         b = stack.pop()
@@ -411,10 +388,11 @@ def common_values(
                 del scope[gone]
         path.append(b)
         mine = added[b] = []
-        for ins in g.nodes[b]["instrs"]:
+        block: list[Instr] = node_data[b]["instrs"]
+        for ins in block:
             if alias and any(r in alias for r in ins.reads):
                 ins.reads = [alias.get(r, r) for r in ins.reads]
-                k = key(ins)  # its operands changed
+                k = _cse_key(ins, written_twice, unmergeable, same)  # its operands changed
             else:
                 k = keys.get(ins)
                 if k is not None and grew and any(r in unmergeable for r in ins.reads):
@@ -422,7 +400,7 @@ def common_values(
             if k is None:
                 continue
             d = ins.dest
-            assert d is not None  # key() is None without one
+            assert d is not None  # _cse_key() is None without one
             found = scope.get(k)
             if found is not None:
                 alias[d] = found
@@ -440,6 +418,45 @@ def common_values(
             if any(r in alias for r in ins.reads):
                 ins.reads = [alias.get(r, r) for r in ins.reads]
     return frozenset(dropped)
+
+
+def _cse_key(
+    ins: Instr, written_twice: set[Value], unmergeable: set[Value], same: dict[Value, Value]
+) -> tuple[object, ...] | None:
+    """What `common_values` merges `ins` by: equal keys, one value (None: never merged)."""
+    op = ins.op
+    if op == "descriptor" and ins.dest is not None and not ins.reads:
+        return (op, ins.dest.name, ins.dest.width)
+    if op not in _CSE_OPS:
+        return None
+    d = ins.dest
+    if d is None or d in written_twice or d.parts is not None:
+        return None
+    reads = ins.reads
+    for r in reads:
+        if r in unmergeable:
+            return None
+    detail = ins.detail
+    if op in _SPAN_FREE:
+        res = reads[0].type.resource if reads else None
+        if res is None or res.writable:
+            return None
+        where: object = detail.get("method")
+    else:
+        # the expression (its operator and constants), or for a member of a memory copy
+        # loaded where it is read, the copy's (`lowering_expr.memory_member`)
+        where = detail.get("at", ins.span)
+    # operands by identity (a Value compares by identity): no int made per operand; a
+    # struct's member loads differ by the member they read
+    return (
+        op,
+        where,
+        detail.get("member"),
+        "at" in detail,
+        ins.rule,
+        d.width,
+        tuple([same.get(r, r) for r in reads]),
+    )
 
 
 def sink_constant_loads(
