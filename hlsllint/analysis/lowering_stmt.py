@@ -251,32 +251,41 @@ class StmtLowerer(InlineLowerer):
         if isinstance(known, int) and not isinstance(known, bool):
             self._constant_switch(cases, known)
             return
-        self.emit("branch", None, [c], node)
-        head = self.block
-        exit_b = self.new_block()
-        prev: int | None = None
-        has_default = False
-        self.loop_targets.append((None, exit_b))
+        # The compiler tests the cases one after another (SPIR-V's OpSwitch becomes a chain of
+        # `if`s in NIR): the case last in the source is tested first, the default last, and
+        # what a case tested later reads stays live through the cases tested before it.
+        arms: list[list[Node]] = []
         for case in cases:
-            b = self.new_block()
-            self.edge(head, b)
-            if prev is not None:
-                self.edge(prev, b)  # fall-through
-            self.block = b
-            if self.text(case).lstrip().startswith("default"):
-                has_default = True
-            value = case.child_by_field_id(F_VALUE)
-            for s in case.named_children:
-                if value is not None and s.id == value.id:
-                    continue
-                self.stmt(s)
-            prev = self.block
-        self.loop_targets.pop()
-        if prev is not None:
-            self.edge(prev, exit_b)
-        if not has_default:
-            self.edge(head, exit_b)
-        self.block = exit_b
+            if not arms or any(self._case_body(c) for c in arms[-1]):
+                arms.append([])
+            arms[-1].append(case)
+        text = self.text
+        plain = [a for a in arms if not any(text(c).lstrip().startswith("default") for c in a)]
+        for arm in plain[::-1] + [a for a in arms if a not in plain]:
+            self.emit("branch", None, [c], node)
+            test = self.block
+            skip = self.new_block()
+            self.edge(test, skip)
+            self.block = self.new_block()
+            self.edge(test, self.block)
+            self.loop_targets.append((None, skip))
+            for case in arm:
+                for s in self._case_body(case):
+                    self.stmt(s)
+            self.loop_targets.pop()
+            self.edge(self.block, skip)  # falls off its end (into the next case: rare)
+            self.block = skip
+        ret = self.frames[-1].ret if self.frames else None
+        if ret and len(plain) < len(arms) and _returns(body):
+            # with a default some case runs, but the chain has a path past every case: the
+            # return value holds nothing on it (nothing was returned before the switch)
+            for r in _flatten(ret):
+                self.emit("undef", r, [], node, rule="uniform")
+
+    def _case_body(self, case: Node) -> list[Node]:
+        """The statements of a `case`/`default` label (its value left out)."""
+        value = case.child_by_field_id(F_VALUE)
+        return [s for s in case.named_children if value is None or s.id != value.id]
 
     def _constant_switch(self, cases: list[Node], known: int) -> None:
         """A switch on a compile-time value (a specialization constant, a macro) runs one case
@@ -312,3 +321,12 @@ class StmtLowerer(InlineLowerer):
             self.expr_(values[0])
         self.edge(self.block, frame.exit)
         self.block = self.new_block()
+
+
+def _returns(node: Node | None) -> bool:
+    """Does `node` hold a `return` statement?"""
+    if node is None:
+        return False
+    if node.type == "return_statement":
+        return True
+    return any(_returns(c) for c in node.named_children)
