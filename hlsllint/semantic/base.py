@@ -47,9 +47,6 @@ class ModelBase:
         """id(symbol) -> the identifiers in function bodies that refer to it (its declaration
         excluded), in document order per function; filled while the bodies are resolved
         (`hlsllint.semantic.queries.uses_of`)."""
-        self._deferred = 0
-        """How many function bodies are left to resolve until something asks about them
-        (`hlsllint.semantic.scopes`): 0 once every body is resolved."""
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -59,22 +56,11 @@ class ModelBase:
 
     def resolve(self, node: Node) -> Symbol | None:
         """The symbol an identifier (use or declaration) refers to."""
-        found = self._refs.get(node.byte_range)
-        if found is None and self._deferred:
-            return self._resolve_deferred(node.byte_range)
-        return found
+        return self._refs.get(node.byte_range)
 
     def resolve_range(self, byte_range: tuple[int, int]) -> Symbol | None:
         """`resolve` of the identifier at `byte_range`."""
-        found = self._refs.get(byte_range)
-        if found is None and self._deferred:
-            return self._resolve_deferred(byte_range)
-        return found
-
-    def _resolve_deferred(self, byte_range: tuple[int, int]) -> Symbol | None:
-        """`resolve` of an identifier not resolved yet: its body is resolved first when it was
-        left for later (`Scopes._resolve_deferred`)."""
-        raise NotImplementedError
+        return self._refs.get(byte_range)
 
     def function(self, name: str, nargs: int | None = None) -> Function | None:
         """The definition of `name` (the overload with `nargs` parameters when there are many)."""

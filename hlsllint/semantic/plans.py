@@ -56,15 +56,6 @@ class FunctionPlan:
     """A method's: the names its struct's members (and `this`) gave its body when the steps were
     recorded. Whether a name of the body is a member or a global is the struct's to say, which
     may read otherwise in another unit: the steps are replayed only under the same names."""
-    deferrable: bool | None = None
-    """Whether a body replayed from the steps can wait until asked about
-    (`hlsllint.semantic.scopes`), once known."""
-    has_struct: bool | None = None
-    """Whether the body holds a struct specifier, once known."""
-    calls: list[str] | None = None
-    """The names the steps call, in their order, once asked."""
-    names: list[str] | None = None
-    """The names the steps look up in the unit or among the struct's members, once asked."""
 
     def fits(self, types: list[str], start: int, count: int, notes: tuple[Any, ...]) -> bool:
         return (
@@ -170,9 +161,8 @@ PLANS: dict[tuple[str, str, str], FunctionPlan] = {}
 """Function definition text (as written, as parsed) and the struct whose body holds it ("" for a
 function outside any) -> how it was read, for every unit of the process (shared headers repeat
 the same functions and methods in most units)."""
-STATS = {"replayed": 0, "walked": 0, "deferred": 0, "later": 0}
-"""Function bodies resolved by replaying a plan and by walking them, left for later when the
-model was built, and resolved later (for the tests)."""
+STATS = {"replayed": 0, "walked": 0}
+"""Function bodies resolved by replaying a plan and by walking them (for the tests)."""
 PLAN_LIMIT = 2048
 USE_PLANS = True
 """Whether function definitions seen before are replayed from their plans (tests compare)."""

@@ -31,9 +31,8 @@ def functions(model: Model) -> Iterator[Function]:
 
 def uses_of(model: Model, sym: Symbol) -> list[Node]:
     """Identifier nodes in function bodies that refer to `sym` (its declaration excluded), in
-    document order per function; indexed once while the model resolved the bodies (a body left
-    for later is resolved first when it may hold one)."""
-    return model.uses(sym)
+    document order; indexed once while the model resolved the bodies."""
+    return model._uses.get(id(sym), [])
 
 
 _NAMES = frozenset({"identifier", "field_identifier", "type_identifier"})

@@ -13,7 +13,7 @@ from typing import Any
 from hlsllint.semantic import plans
 from hlsllint.semantic import types as T
 from hlsllint.semantic.functions import Functions
-from hlsllint.semantic.plans import OP_CALL, OP_DECLARE, OP_FREE, OP_LOCAL, OP_MEMBER, OP_PARAM, Recording
+from hlsllint.semantic.plans import OP_CALL, OP_DECLARE, OP_FREE, OP_LOCAL, OP_PARAM, Recording
 from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
@@ -35,204 +35,22 @@ class Scopes(Functions):
         not change then)."""
         self._positions: list[int] = []
         """While a body is walked: the positions in `nodes()` of its nodes of `_RESOLVE_KINDS`."""
-        self._later_starts: list[int] = []
-        """The bodies left for later (`_resolve_bodies`), by start byte in ascending order, ..."""
-        self._later: list[Function | None] = []
-        """... their functions (None once resolved), ..."""
-        self._later_names: dict[str, list[int]] = {}
-        """... the names free in them or their struct's members they mention -> their places
-        above, ..."""
-        self._later_params: dict[int, int] = {}
-        """... and id(parameter or `this`) -> the place of its function above."""
-        self._body_starts: list[int] = []
-        """When bodies are left for later: the start byte of every resolved or deferred body,
-        ascending, ..."""
-        self._body_order: list[int] = []
-        """... and its function's place in the order `_resolve_bodies` goes through them (the
-        order of each symbol's uses)."""
-        self._unordered: set[int] = set()
-        """id(symbol) whose uses got those of a body resolved later appended: sorted when asked."""
 
     def _resolve_bodies(self) -> None:
         """Resolve every function's body and index the uses found (in document order per
         function), once the top-level declarations are read: a body may use any global or
-        function.
-
-        A body that would be replayed from its plan and whose replay changes nothing but its own
-        references, uses and calls (no struct defined in it, no array declared in it: an array
-        size may be a problem the model reports) is left for later (`DEFER_BODIES`): its calls
-        are taken from the plan, and it is replayed when something asks about it (`resolve` of
-        an identifier in it, `uses_of` a name it mentions), exactly as here."""
-        defer = DEFER_BODIES and plans.USE_PLANS and not self._struct_in_a_body()
-        later: list[tuple[int, int, Function]] = []
-        order = 0
+        function."""
         for overloads in self.functions.values():
             for f in overloads:
-                order += 1
-                if defer and f.body is not None and self._deferrable(f):
-                    later.append((f.body.start_byte, order, f))
-                    continue
                 self._pending_uses = []
                 self._resolve_body(f)
                 self._pending_uses.sort(key=lambda u: u[0])
                 for _start, node, sym in self._pending_uses:
                     self._uses.setdefault(id(sym), []).append(node)
         self._pending_uses = []
+        self._free = {}
         for name in self.functions:
-            self._function_symbols.setdefault(name, Symbol(name, "function", T.UNKNOWN))
-        if not later:
-            self._free = {}
-            return
-        later.sort(key=lambda x: x[0])
-        for k, (start, _order, f) in enumerate(later):
-            self._later_starts.append(start)
-            self._later.append(f)
-            planned = self._plans[id(f)][0]
-            for name in _plan_names(planned):
-                self._later_names.setdefault(name, []).append(k)
-            for p in f.params:
-                self._later_params[id(p)] = k
-            if f.this is not None:
-                self._later_params[id(f.this)] = k
-        self._deferred = len(later)
-        plans.STATS["deferred"] += len(later)
-        bodies: list[tuple[int, int]] = []
-        order = 0
-        for overloads in self.functions.values():
-            for f in overloads:
-                order += 1
-                if f.body is not None:
-                    bodies.append((f.body.start_byte, order))
-        bodies.sort()
-        self._body_starts = [b[0] for b in bodies]
-        self._body_order = [b[1] for b in bodies]
-
-    def _struct_in_a_body(self) -> bool:
-        """Whether a function body holds a struct specifier (a local `struct S { ... }`): resolving
-        it may add to the unit's structs, so no body of the unit waits (a body resolved later
-        would see it). Known per plan once; a body without one is looked through (it is walked
-        anyway)."""
-        tree = self.tree
-        types = tree.node_types()
-        for overloads in self.functions.values():
-            for f in overloads:
-                if f.body is None:
-                    continue
-                planned = self._plans.get(id(f))
-                if planned is not None and planned[0].body is not None:
-                    if _plan_has_struct(planned[0], f.body.descendant_count):
-                        return True
-                    continue
-                at = tree.index_of(f.body)
-                if at is not None and not _STRUCTS.isdisjoint(types[at : at + f.body.descendant_count]):
-                    return True
-        return False
-
-    def _deferrable(self, fn: Function) -> bool:
-        """Whether `fn`'s body can wait (see `_resolve_bodies`); if so its calls are noted."""
-        planned = self._plans.get(id(fn))
-        if planned is None or fn.body is None:
-            return False
-        plan = planned[0]
-        ops = plan.body
-        if ops is None or not _plan_deferrable(plan, fn.body.descendant_count):
-            return False
-        if fn.owner is not None:
-            outer = set(self.member_symbols(fn.owner))
-            if fn.this is not None:
-                outer.add("this")
-            if plan.scope is None or plan.scope != frozenset(outer):
-                return False
-        if self.tree.index_of(fn.body) is None:
-            return False
-        calls = fn.calls
-        for name in _plan_calls(plan):
-            calls.add(name)
-        return True
-
-    def _resolve_deferred(self, byte_range: tuple[int, int]) -> Symbol | None:
-        k = bisect.bisect_right(self._later_starts, byte_range[0]) - 1
-        if k >= 0:
-            fn = self._later[k]
-            if fn is not None and fn.body is not None and byte_range[0] < fn.body.end_byte:
-                self._resolve_later(k)
-        return self._refs.get(byte_range)
-
-    def uses(self, sym: Symbol) -> list[Node]:
-        """The identifiers in function bodies that refer to `sym` (`queries.uses_of`): the bodies
-        left for later that may hold one are resolved first."""
-        key = id(sym)
-        if self._deferred:
-            k = self._later_params.get(key)
-            if k is not None:
-                if self._later[k] is not None:
-                    self._resolve_later(k)
-            elif sym.kind != "local" and sym.kind != "param":  # not of a body left for later
-                places = self._later_names.get(sym.name)
-                if places is not None:
-                    for k in places:
-                        if self._later[k] is not None:
-                            self._resolve_later(k)
-        found = self._uses.get(key)
-        if found is None:
-            return []
-        if key in self._unordered:
-            self._unordered.discard(key)
-            starts = self._body_starts
-            order = self._body_order
-            found.sort(key=lambda n: (order[bisect.bisect_right(starts, n.start_byte) - 1], n.start_byte))
-        return found
-
-    def resolve_all(self) -> None:
-        """Resolve every body left for later (for comparisons with a model resolved at once)."""
-        for k in range(len(self._later)):
-            if self._later[k] is not None:
-                self._resolve_later(k)
-
-    def _resolve_later(self, k: int) -> None:
-        """Resolve the body left for later at place `k`, as `_resolve_bodies` would have: the
-        constants evaluated as they are while the model is built (no memo, no locals known to
-        keep their value, no bindings), whatever evaluation in progress asked."""
-        fn = self._later[k]
-        if fn is None:
-            return
-        self._later[k] = None  # first: what its replay asks of its own body is not asked again
-        self._deferred -= 1
-        plans.STATS["later"] += 1
-        pending = self._pending_uses
-        consts = self._consts
-        guard = self._const_guard
-        reach = self._reach
-        bindings = self._bindings
-        self._pending_uses = []
-        self._consts = None
-        self._const_guard = set()
-        self._reach = 0
-        self._bindings = None
-        try:
-            self._resolve_body(fn)
-            found = self._pending_uses
-            found.sort(key=lambda u: u[0])
-            uses = self._uses
-            unordered = self._unordered
-            for _start, node, sym in found:
-                key = id(sym)
-                known = uses.get(key)
-                if known is None:
-                    uses[key] = [node]
-                else:
-                    unordered.add(key)
-                    known.append(node)
-        finally:
-            self._pending_uses = pending
-            self._consts = consts
-            self._const_guard = guard
-            self._reach = reach
-            self._bindings = bindings
-        if not self._deferred:
-            self._free = {}
-            self._later_names = {}
-            self._later_params = {}
+            self._function_symbols[name] = Symbol(name, "function", T.UNKNOWN)
 
     def _resolve_body(self, fn: Function) -> None:
         """Resolve every identifier of a body, following block scopes.
@@ -485,56 +303,6 @@ class Scopes(Functions):
                 self._function_symbols[name] = fs
             return fs
         return None
-
-
-DEFER_BODIES = True
-"""Whether bodies replayed from plans wait until something asks about them (tests compare)."""
-
-_NOT_DEFERRED = frozenset({"array_declarator", "struct_specifier", "class_specifier", "sizeof_expression"})
-"""A body holding one of these is resolved at once (see `Scopes._resolve_bodies`)."""
-
-
-_STRUCTS = frozenset({"struct_specifier", "class_specifier"})
-
-
-def _plan_has_struct(plan: plans.FunctionPlan, count: int) -> bool:
-    """Whether the body of `plan` (`count` nodes) holds a struct specifier."""
-    known = plan.has_struct
-    if known is None:
-        define = plan.define
-        rel = define[3] if define is not None else -1
-        known = rel >= 0 and not _STRUCTS.isdisjoint(plan.types[rel : rel + count])
-        plan.has_struct = known
-    return known
-
-
-def _plan_deferrable(plan: plans.FunctionPlan, count: int) -> bool:
-    """Whether a body replayed from `plan` (`count` nodes) can wait (see `_resolve_bodies`)."""
-    known = plan.deferrable
-    if known is None:
-        define = plan.define
-        rel = define[3] if define is not None else -1
-        known = rel >= 0 and _NOT_DEFERRED.isdisjoint(plan.types[rel : rel + count])
-        plan.deferrable = known
-    return known
-
-
-def _plan_calls(plan: plans.FunctionPlan) -> list[str]:
-    """The names a body replayed from `plan` calls, in the order the replay notes them."""
-    calls = plan.calls
-    if calls is None:
-        calls = plan.calls = [op[1] for op in plan.body or () if op[0] == OP_CALL]
-    return calls
-
-
-def _plan_names(plan: plans.FunctionPlan) -> list[str]:
-    """The names a body replayed from `plan` looks up among the unit's globals and functions or
-    its struct's members (a use of anything but its own parameters and locals is one of them)."""
-    names = plan.names
-    if names is None:
-        found = {op[2] for op in plan.body or () if op[0] == OP_FREE or op[0] == OP_MEMBER}
-        names = plan.names = sorted(found)
-    return names
 
 
 def _callee_name(tree: SyntaxTree, c: Node) -> str:
