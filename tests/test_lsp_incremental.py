@@ -3,8 +3,11 @@ publishes equals a lint of the new text from scratch."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -526,28 +529,35 @@ def test_a_word_is_found_where_the_identifier_pattern_finds_it() -> None:
             assert holds_word(text, name) == (name in words), (text, name)
 
 
-def test_no_garbage_collection_walks_an_incremental_lint_midway(folder: Path) -> None:
-    """The objects of a relint live until it returns (and the analyses it hands the pressure
-    view after): a cyclic collection in the middle only walks them in vain (50-70 ms an edit on
-    an engine pixel shader), so none runs inside; the collector is on again afterwards. (The
-    first collection after it walks what it keeps: the server holds it off until the
-    publication, `hold_collection`, as here.)"""
-    import gc
-
-    _, _, snap = _main_snapshot(folder)
+@contextlib.contextmanager
+def collections_started() -> Iterator[list[int]]:
+    """The generations of the cyclic garbage collections that start inside the block."""
     started: list[int] = []
 
     def seen(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             started.append(info["generation"])
 
-    assert gc.isenabled()
     gc.callbacks.append(seen)
-    release = incremental.hold_collection()
     try:
-        again = relint(snap, EDITED)
+        yield started
     finally:
         gc.callbacks.remove(seen)
+
+
+def test_no_garbage_collection_walks_an_incremental_lint_midway(folder: Path) -> None:
+    """The objects of a relint live until it returns (and the analyses it hands the pressure
+    view after): a cyclic collection in the middle only walks them in vain (50-70 ms an edit on
+    an engine pixel shader), so none runs inside; the collector is on again afterwards. (The
+    first collection after it walks what it keeps: the server holds it off until the
+    publication, `hold_collection`, as here.)"""
+    _, _, snap = _main_snapshot(folder)
+    assert gc.isenabled()
+    release = incremental.hold_collection()
+    try:
+        with collections_started() as started:
+            again = relint(snap, EDITED)
+    finally:
         release()
     assert again is not None
     assert started == []
@@ -559,27 +569,18 @@ def test_the_collector_waits_for_the_publication_of_a_held_relint(folder: Path) 
     of its diagnostics (the lint's objects, kept for the pressure view, would be walked by the
     next collection first): the relint's own hold does not end it, the server's release does
     (once; a second call changes nothing)."""
-    import gc
-
     _, _, snap = _main_snapshot(folder)
-    started: list[int] = []
-
-    def seen(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            started.append(info["generation"])
-
     assert gc.isenabled()
     release = incremental.hold_collection()
-    gc.callbacks.append(seen)
     try:
-        again = relint(snap, EDITED)
-        assert again is not None and again.context is not None  # kept for the pressure view
-        assert not gc.isenabled()
-        garbage = [[] for _ in range(200_000)]  # past any threshold: still no collection
-        del garbage
+        with collections_started() as started:
+            again = relint(snap, EDITED)
+            assert again is not None and again.context is not None  # kept for the pressure view
+            assert not gc.isenabled()
+            garbage = [[] for _ in range(200_000)]  # past any threshold: still no collection
+            del garbage
         assert started == []
     finally:
-        gc.callbacks.remove(seen)
         release()
     assert gc.isenabled()
     other = incremental.hold_collection()
