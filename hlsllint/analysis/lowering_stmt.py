@@ -259,9 +259,12 @@ class StmtLowerer(InlineLowerer):
             if not arms or any(self._case_body(c) for c in arms[-1]):
                 arms.append([])
             arms[-1].append(case)
-        text = self.text
-        plain = [a for a in arms if not any(text(c).lstrip().startswith("default") for c in a)]
-        for arm in plain[::-1] + [a for a in arms if a not in plain]:
+        plain: list[list[Node]] = []
+        defaults: list[list[Node]] = []
+        for arm in arms:
+            default = any(self.text(c).lstrip().startswith("default") for c in arm)
+            (defaults if default else plain).append(arm)
+        for arm in plain[::-1] + defaults:
             self.emit("branch", None, [c], node)
             test = self.block
             skip = self.new_block()
@@ -276,7 +279,7 @@ class StmtLowerer(InlineLowerer):
             self.edge(self.block, skip)  # falls off its end (into the next case: rare)
             self.block = skip
         ret = self.frames[-1].ret if self.frames else None
-        if ret and len(plain) < len(arms) and _returns(body):
+        if ret and defaults and _returns(body):
             # with a default some case runs, but the chain has a path past every case: the
             # return value holds nothing on it (nothing was returned before the switch)
             for r in _flatten(ret):
