@@ -908,6 +908,123 @@ def test_a_temporary_the_reader_cannot_fuse_is_held_by_component() -> None:
     assert 12 <= split_demand(fused).max_live_vgprs <= 14
 
 
+TAPS_5X5 = """
+Texture2D<float4> gIn : register(t0);
+Texture2D<float> gZ : register(t1);
+RWTexture2D<float4> gOut : register(u0);
+cbuffer C : register(b0) { int2 gRectMax; float gStride; float gScale; };
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    int2 pixelPos = int2(id.xy);
+    float z0 = gZ[pixelPos];
+    int stridei = int(gStride * (1.0 + z0));
+    float4 sum = gIn[pixelPos];
+    float sumw = 1.0;
+    [unroll]
+    for (int j = -2; j <= 2; j++)
+    {
+        [unroll]
+        for (int i = -2; i <= 2; i++)
+        {
+            if (i == 0 && j == 0)
+                continue;
+            int2 pos = clamp(pixelPos + int2(i, j) * stridei, 0, gRectMax);
+            float z = gZ[pos];
+            float w = exp(-abs(z - z0) * gScale);
+            float4 s = gIn[pos];
+            sum += s * w;
+            sumw += w;
+        }
+    }
+    gOut[pixelPos] = sum / sumw;
+}
+"""
+
+
+def test_a_branch_the_counters_decide_is_decided_in_each_unrolled_copy() -> None:
+    # NRD's history fix skips the centre of its 5x5 taps (`if (i == 0 && j == 0) continue;`).
+    # Unrolled, each copy either skips or not, decided at compile time: the taps behind the
+    # branch belong to the unrolled body, and the coordinates their rows and columns share are
+    # held as without the branch. regtruth: presched_vgprs 21, with or without the branch;
+    # the estimate was 14 with the branch (what the blocks behind it compute counted as
+    # computed again in every copy), 20 without. With the liveness by component only.
+    assert 18 <= split_demand(TAPS_5X5).max_live_vgprs <= 23
+    unbranched = TAPS_5X5.replace("if (i == 0 && j == 0)\n                continue;", "")
+    assert unbranched != TAPS_5X5
+    assert split_demand(TAPS_5X5).max_live_vgprs == split_demand(unbranched).max_live_vgprs
+
+
+WORLD_POSITIONS = """
+Texture2D<float4> gIn : register(t0);
+Texture2D<float> gZ : register(t1);
+RWTexture2D<float4> gOut : register(u0);
+cbuffer C : register(b0)
+{
+    int2 gRectSize; float2 gRectSizeInv; float4 gF; float4 gR; float4 gU; float gStride;
+    uint gOrthoMode; float3 gN;
+};
+float3 WorldPos(int2 p, float z)
+{
+    float2 c = ((float2)p + 0.5) * gRectSizeInv * 2.0 - 1.0;
+    return POSITION;
+}
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    int2 pixelPos = int2(id.xy);
+    float z0 = gZ[pixelPos];
+    float3 X0 = WorldPos(pixelPos, z0);
+    float r = floor(gStride / (1.0 + z0) + 0.5);
+    float4 sum = gIn[pixelPos];
+    float sumw = 1.0;
+    [unroll]
+    for (int j = -2; j <= 2; j++)
+    {
+        [unroll]
+        for (int i = -2; i <= 2; i++)
+        {
+            int2 pos = pixelPos + int2((int)(i * r), (int)(j * r));
+            if (i == 0 && j == 0)
+                continue;
+            float z = gZ[pos];
+            float3 X = WorldPos(pos, z);
+            float w = exp(-abs(dot(gN, X - X0)));
+            if (w > 1e-4)
+            {
+                sum += gIn[pos] * w;
+                sumw += w;
+            }
+        }
+    }
+    gOut[pixelPos] = sum / sumw;
+}
+"""
+PERSPECTIVE = "z * (gF.xyz + gR.xyz * c.x - gU.xyz * c.y)"
+EITHER = f"gOrthoMode == 0 ? {PERSPECTIVE} : z * gF.xyz + gR.xyz * c.x - gU.xyz * c.y"
+
+
+def test_a_swizzled_operand_in_an_unrolled_loop_is_the_component_it_names() -> None:
+    # RELAX's world position from a pixel over 24 taps: `gF.xyz + gR.xyz * c.x` depends on the
+    # column only (`c.x`), so the compiler computes it once per column and holds the five
+    # columns' through the rows. regtruth: presched_vgprs 39; the estimate was 22 (26 with the
+    # branch on the counters decided), reading `c.y` for the product's `y` and `z`, so that
+    # it seemed to change with the row.
+    assert 30 <= split_demand(WORLD_POSITIONS.replace("POSITION", PERSPECTIVE)).max_live_vgprs <= 42
+
+
+def test_a_long_arm_of_a_ternary_is_computed_again_in_each_unrolled_copy() -> None:
+    # The same with RELAX's `gOrthoMode == 0 ? ... : ...`: HLSL 2021 evaluates only the arm
+    # chosen, and an arm of more than 8 operations stays a branch in the compiler, so its
+    # `gF.xyz + gR.xyz * c.x` is computed again in every tap, not held across the rows.
+    # regtruth: presched_vgprs 19, not 39; the estimate, 48 with the arms held as the
+    # others, is 28 (the body's own peak, 20, and the holds of the first row, 8, are counted
+    # together: an over-count left).
+    either = split_demand(WORLD_POSITIONS.replace("POSITION", EITHER)).max_live_vgprs
+    assert either <= 30
+    assert either < split_demand(WORLD_POSITIONS.replace("POSITION", PERSPECTIVE)).max_live_vgprs
+
+
 SWITCH_CASES = """
 cbuffer C : register(b0) { uint fmt; };
 ByteAddressBuffer src : register(t0);

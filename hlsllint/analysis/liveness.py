@@ -358,7 +358,9 @@ def register_demand(
     held_v: dict[int, int] = {}  # block -> VGPRs an unrolled loop around it holds besides
     held_s: dict[int, int] = {}
     if costs.hold_unrolled_common_values:
-        for loop_blocks, holds in cached_per_cfg(cfg, "unrolled_holds", lambda du: unrolled_holds(cfg)):
+        split = costs.component_liveness  # `unrolled_holds(by_component=)`
+        key = "unrolled_holds_split" if split else "unrolled_holds"
+        for loop_blocks, holds in cached_per_cfg(cfg, key, lambda du: unrolled_holds(cfg, split)):
             most_v = most_s = 0
             for held in holds:
                 hv = sum(n for v, n in held.items() if classes.get(v) == "vgpr" and sizes.get(v))

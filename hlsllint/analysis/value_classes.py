@@ -484,7 +484,9 @@ _NEST_ITERATIONS = 64
 3x3 neighbourhood in two loops: 9)."""
 
 
-def unrolled_holds(cfg: CFG) -> list[tuple[frozenset[int], list[dict[Value, int]]]]:
+def unrolled_holds(
+    cfg: CFG, by_component: bool = False
+) -> list[tuple[frozenset[int], list[dict[Value, int]]]]:
     """Registers an unrolled loop holds across its iterations for values the compiler computes
     once and reuses: per loop (its blocks) and per iteration, the registers of each value beyond
     the one copy the loop's body counts.
@@ -503,7 +505,17 @@ def unrolled_holds(cfg: CFG) -> list[tuple[frozenset[int], list[dict[Value, int]
     component of such a value is named by what it is computed from (the table's number or the
     counter's value in that iteration, the loop-invariant values' components) in every
     iteration; a name held from its first iteration to its last use counts in the iterations
-    between."""
+    between.
+
+    `by_component` (with the liveness by component, `CostModel.component_liveness`; without
+    it the body's count is of whole vectors, and these holds on top of it overshoot elsewhere):
+    a branch whose condition the counters (or tables read at them) alone decide
+    (`if (i == 0 && j == 0) continue;`) is decided in each unrolled copy at compile time, so
+    its blocks belong to the unrolled body, their values held as the others' (regtruth: a 5x5
+    neighbourhood skipping its centre, presched_vgprs 21; 14 with the blocks behind the branch
+    computed anew in every iteration, 20 without the branch); an operand's swizzle names the
+    component each lane reads (`gR.xyz * c.x`: `c.x` in every lane, `_operand_picks`); and
+    the long arms of a `?:` are branches, computed anew in each iteration (`_branched_arms`)."""
     found: list[tuple[frozenset[int], list[dict[Value, int]]]] = []
     tables: list[Instr] = []
     for instrs in cfg.kept_instrs().values():
@@ -554,22 +566,102 @@ def unrolled_holds(cfg: CFG) -> list[tuple[frozenset[int], list[dict[Value, int]
         # later iteration may reuse; a branch's block does not dominate the next iteration, so
         # what it computes is computed again)
         every: set[int] = set()
+        decided = _counter_branches(cfg, du, nest[0].blocks) if by_component else set()
         for depth, lp in enumerate(nest):
             inner = nest[depth + 1].blocks if depth + 1 < len(nest) else frozenset()
             latches = [p for p in cfg.graph.predecessors(lp.header) if p in lp.blocks]
-            every |= {b for b in lp.blocks - inner if all(dominates(idom, b, la) for la in latches)}
-        holds = _loop_holds(cfg, du, nest, roots, every)
+            runs = {b for b in lp.blocks - inner if all(dominates(idom, b, la) for la in latches)}
+            if decided & lp.blocks:
+                runs = _every_iteration(cfg, lp, lp.blocks - inner, latches, decided & lp.blocks, runs)
+            every |= runs
+        holds = _loop_holds(cfg, du, nest, roots, every, by_component)
         if holds:
             found.append((nest[0].blocks, holds))
     return found
 
 
+def _counter_branches(cfg: CFG, du: DefUse, blocks: frozenset[int]) -> set[int]:
+    """The blocks of `blocks` ending in a branch whose condition is computed from the unrolled
+    counters, tables read at them and literals alone (`i == 0 && j == 0`): each unrolled copy
+    takes one arm, decided at compile time."""
+    known: dict[Value, bool] = {}
+
+    def decided(v: Value) -> bool:
+        found = known.get(v)
+        if found is not None:
+            return found
+        known[v] = False  # a cycle is not decided
+        ds = du.defs.get(v, [])
+        ok = (
+            len(ds) == 1
+            and ds[0].block in blocks
+            and (
+                ("rows" in ds[0].detail and ds[0].op in ("alu", "cbload"))
+                or (ds[0].op in _CHAIN_OPS and all(decided(r) for r in ds[0].reads))
+            )
+        )
+        known[v] = ok
+        return ok
+
+    out: set[int] = set()
+    kept = cfg.kept_instrs()
+    for b in blocks:
+        instrs = kept.get(b)
+        if not instrs or instrs[-1].op != "branch" or not instrs[-1].reads:
+            continue
+        if all(decided(r) for r in instrs[-1].reads):
+            out.add(b)
+    return out
+
+
+def _every_iteration(
+    cfg: CFG, lp: LoopRecord, body: frozenset[int], latches: list[int], decided: set[int], every: set[int]
+) -> set[int]:
+    """`every` (the blocks of `body` that dominate the `latches` of `lp`) with the blocks that
+    every iteration runs once the arms of the `decided` branches that avoid them are not taken:
+    a block behind `if (i == 0 && j == 0) continue;` runs in every unrolled copy but one."""
+    succ = cfg.graph.succ
+    blocks = lp.blocks
+    header = lp.header
+
+    def reach(start: int, avoid: int, cut: set[tuple[int, int]]) -> set[int]:
+        """The blocks of the loop one iteration reaches from `start` without `avoid`, the
+        header or the edges `cut`."""
+        seen = {start}
+        work = [start]
+        while work:
+            b = work.pop()
+            for s in succ[b]:
+                if s in blocks and s not in seen and s != avoid and s != header and (b, s) not in cut:
+                    seen.add(s)
+                    work.append(s)
+        return seen
+
+    arms = {(x, s): reach(s, -1, set()) for x in decided for s in succ[x] if s in blocks}
+    after = {x: reach(x, -1, set()) for x in decided}
+    out = set(every)
+    for b in body - every:
+        # the arms that never lead to `b` are the iterations that skip it
+        cut = {(x, s) for (x, s), seen in arms.items() if b not in seen and b in after[x]}
+        if not cut:
+            continue
+        seen = reach(header, b, cut)
+        if not any(la in seen for la in latches if la != b):
+            out.add(b)
+    return out
+
+
 def _loop_holds(
-    cfg: CFG, du: DefUse, nest: list[LoopRecord], roots: list[tuple[Instr, int]], every: set[int]
+    cfg: CFG,
+    du: DefUse,
+    nest: list[LoopRecord],
+    roots: list[tuple[Instr, int]],
+    every: set[int],
+    by_component: bool = False,
 ) -> list[dict[Value, int]]:
     """`unrolled_holds` of one nest of loops (outermost first; `roots`: the instructions that
     read a table or counter, with the position in `nest` of the loop whose iterations they
-    follow); `every`: the blocks every iteration runs."""
+    follow); `every`: the blocks every iteration runs; `by_component`: see `unrolled_holds`."""
     defs = du.defs
     blocks = nest[0].blocks
     deadline = current()
@@ -631,6 +723,8 @@ def _loop_holds(
                 order.append(ins)
     if not order:
         return []
+    picked = {ins: sels for ins in order if (sels := _operand_picks(ins)) is not None} if by_component else {}
+    branched = _branched_arms(cfg, du, blocks) if by_component else set()
     sizes = [lp.trip_count or 1 for lp in nest]
     trips = 1
     for n in sizes:
@@ -689,20 +783,27 @@ def _loop_holds(
                             out.append(part)
                 out = out[:width]
             else:
-                widest = max((r.width for r in ins.reads), default=1)
+                sels = picked.get(ins)
+                widest = max((_picked_width(r, sels, n) for n, r in enumerate(ins.reads)), default=1)
                 whole = not _componentwise(ins) or (width == 1 and widest > 1)
                 every_part: tuple[object, ...] = ()
                 if whole:
                     every_part = tuple(
-                        _component(r, c, comps, varies, digits) for r in ins.reads for c in range(r.width)
+                        _component(r, _pick(sels, n, c), comps, varies, digits)
+                        for n, r in enumerate(ins.reads)
+                        for c in range(_picked_width(r, sels, n))
                     )
-                again = k if ins.block not in every else -1  # not reused by a later iteration
+                # not reused by a later iteration
+                again = k if ins.block not in every or ins in branched else -1
                 for c in range(width):
                     if whole:
                         parts: tuple[object, ...] = every_part
                         key = (position[ins], again, c, every_part)
                     else:
-                        parts = tuple(_component(r, c, comps, varies, digits) for r in ins.reads)
+                        parts = tuple(
+                            _component(r, _pick(sels, n, c), comps, varies, digits)
+                            for n, r in enumerate(ins.reads)
+                        )
                         same = _identity(ins.detail.get("opr"), parts, numbers)
                         if same is not None:  # `x + 0`, `x * 1`: the operand itself
                             if not isinstance(same, int):
@@ -729,7 +830,13 @@ def _loop_holds(
     # its operand, another reader all of them); a constructor's components are its operands'
     # own names, needed where the constructor's are
     whole_reader = {
-        ins: not _componentwise(ins) or (ins.dest is not None and ins.dest.width == 1) for ins in order
+        ins: not _componentwise(ins)
+        or (
+            ins.dest is not None
+            and ins.dest.width == 1
+            and any(_picked_width(r, picked.get(ins), n) > 1 for n, r in enumerate(ins.reads))
+        )
+        for ins in order
     }
     for k in range(trips):
         deadline.tick()
@@ -748,10 +855,17 @@ def _loop_holds(
                 new_comps = new_at[k].get(rd, set())
                 if not new_comps:
                     continue
-                if whole_reader[rd]:
-                    needed = set(range(len(mine)))
-                    break
-                needed.update(min(c, len(mine) - 1) for c in new_comps)
+                sels = picked.get(rd)
+                if sels is None:
+                    if whole_reader[rd]:
+                        needed = set(range(len(mine)))
+                        break
+                    needed.update(min(c, len(mine) - 1) for c in new_comps)
+                    continue
+                for n, r in enumerate(rd.reads):
+                    if r is d:
+                        taken = range(_picked_width(r, sels, n)) if whole_reader[rd] else new_comps
+                        needed.update(min(_pick(sels, n, c), len(mine) - 1) for c in taken)
             for c in needed:
                 n = mine[c]
                 if last.get(n, -1) < k:
@@ -780,6 +894,97 @@ def _loop_holds(
                 held[v] = held.get(v, 0) - shared
         out_holds.append(held)
     return out_holds if any(out_holds) else []
+
+
+_FLATTENED_ARM = 8
+"""The most operations an arm of a `?:` may take for the compiler to compute both arms and
+select (NIR's peephole select in RADV: 8 instructions); a longer arm is a branch."""
+
+
+def _branched_arms(cfg: CFG, du: DefUse, blocks: frozenset[int]) -> set[Instr]:
+    """The instructions of `blocks` that compute only an arm of a `?:` with a scalar condition
+    and more than `_FLATTENED_ARM` operations in an arm: HLSL 2021 evaluates only the arm
+    chosen (the front end emits a branch), and an arm of that size stays one, so what it
+    computes is computed again in each iteration of an unrolled loop, never reused by a later
+    one (regtruth: RELAX's world position from a pixel, `gOrthoMode == 0 ? z * (F + R * c.x -
+    U * c.y) : ...`, over 24 taps: presched_vgprs 19; 39 without the `?:`, where each
+    column's `F + R * c.x` is held across the rows)."""
+    out: set[Instr] = set()
+    kept = cfg.kept_instrs()
+    for b in blocks:
+        for sel in kept.get(b, []):
+            if "select" not in sel.detail or sel.dest is None:
+                continue
+            conds = [r for r in sel.reads if r.type.is_bool]
+            if sel.dest.type.is_bool or len(conds) != 1 or conds[0].width != 1:
+                continue
+            arms: list[set[Instr]] = []
+            for a in sel.reads:
+                if a is conds[0]:
+                    continue
+                # the arm's value, and each value only the arm reads (to a fixpoint: a value
+                # two of the arm's operations read joins once both have)
+                arm: set[Instr] = set()
+                waiting = [a]
+                grew = True
+                while grew:
+                    grew = False
+                    later: list[Value] = []
+                    for v in waiting:
+                        ds = du.defs.get(v, [])
+                        if len(ds) != 1 or ds[0] in arm or ds[0].block != b or ds[0].op not in _CHAIN_OPS:
+                            continue
+                        if v is not a and not all(r in arm for r in du.readers.get(v, [])):
+                            later.append(v)
+                            continue
+                        arm.add(ds[0])
+                        later.extend(ds[0].reads)
+                        grew = True
+                    waiting = later
+                arms.append(arm)
+            if any(sum(i.dest.width for i in arm if i.dest is not None) > _FLATTENED_ARM for arm in arms):
+                for arm in arms:
+                    out |= arm
+    return out
+
+
+def _operand_picks(ins: Instr) -> list[tuple[int, ...] | None] | None:
+    """Per read of a pure operation, the components of it the operation takes, as the lowering
+    records its operands (`ops`, with the liveness by component): `c.x` of `gR.xyz * c.x` is
+    component 0 for every lane of the product (None: lane c takes component c); None when not
+    recorded."""
+    ops = ins.detail.get("ops")
+    if ops is None:
+        return None
+    out: list[tuple[int, ...] | None] = []
+    reads = ins.reads
+    for o in ops:
+        if o[0] != "v":
+            continue
+        if len(out) >= len(reads):
+            return None
+        sel = o[1]
+        if sel is None and o[3] == 1 and reads[len(out)].width > 1:
+            sel = (0,)  # a scalar view of a vector: its first component in every lane
+        out.append(tuple(sel) if sel is not None else None)
+    return out if len(out) == len(reads) else None
+
+
+def _pick(sels: list[tuple[int, ...] | None] | None, n: int, c: int) -> int:
+    """The component of read `n` that lane `c` takes (`_operand_picks`)."""
+    if sels is None:
+        return c
+    sel = sels[n]
+    if sel is None:
+        return c
+    return sel[min(c, len(sel) - 1)]
+
+
+def _picked_width(r: Value, sels: list[tuple[int, ...] | None] | None, n: int) -> int:
+    """The number of components of read `n` (`r`) the operation takes."""
+    if sels is None or sels[n] is None:
+        return r.width
+    return len(sels[n] or ())
 
 
 def _identity(opr: object, parts: tuple[object, ...], numbers: dict[int, int | float]) -> object:
