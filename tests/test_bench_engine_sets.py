@@ -174,6 +174,23 @@ def test_a_set_without_stage_from_name_keeps_one_group_and_the_hash_sample(tmp_p
     assert got["groups"] == [[got["files"], None]]
 
 
+def test_a_set_can_list_its_files_as_the_build_names_them(tmp_path: Path) -> None:
+    """kajiya's renderer names each compute pass in its Rust code, and its headers are `.hlsl`
+    files beside them: no glob tells them apart, so the set lists the passes (`files`), in
+    place of a glob, and samples them in path order like any set."""
+    sub = tmp_path / "corpus" / "Engine" / "sub"
+    sub.mkdir(parents=True)
+    (sub / "pass.hlsl").write_text("[numthreads(8, 8, 1)] void main() {}\n")
+    listed = ["sub/pass.hlsl", "iCS.hlsl", "cVS.hlsl", "bPS_prepass.hlsl"]
+    one = {"repo": "Engine", "split": "held-out", "root": "Engine", "files": listed}
+    one |= {"entry": "main", "stage": "comp"}
+    got = _probe(tmp_path, [one | {"every": 1}])["Engine"]
+    # path order, and no file but the listed ones
+    assert got["files"] == ["bPS_prepass.hlsl", "cVS.hlsl", "iCS.hlsl", "pass.hlsl"]
+    assert got["groups"] == [[got["files"], ["main", "comp"]]]
+    assert _probe(tmp_path, [one | {"every": 2}])["Engine"]["files"] == ["bPS_prepass.hlsl", "iCS.hlsl"]
+
+
 BUDGET_PROBE = """\
 import sys
 sys.path.insert(0, sys.argv[1])

@@ -246,6 +246,8 @@ def load_sets(
 ) -> list[EngineSet]:
     """The sets of `spec_path` (engine_sets.json): their files, build and sample.
 
+    A set's files are the ones `glob` picks, or the paths `files` lists (the shaders a build
+    names one by one, e.g. kajiya's compute passes among its headers, all named `.hlsl`).
     A set's sample is `every` k-th of its files in path order (its own rule; --limit does not
     cut it) or else the --limit files whose path hashes lowest. `stage_from_name` (with `entry`)
     keeps the files whose name carries a stage token and measures each in that stage.
@@ -259,9 +261,10 @@ def load_sets(
         root = base / s["root"]
         if s.get("include_aliases"):
             root = aliased_root(s["repo"], root, s["include_aliases"])
+        listed: list[str] = s.get("files", [])
         if s.get("prelude"):
             root = prelude_root(s["repo"], root, s["prelude"], s["glob"])
-        found = sorted(root.glob(s["glob"]))
+        found = sorted(root / f for f in listed) if listed else sorted(root.glob(s["glob"]))
         by_token: dict[str, str] = s.get("stage_from_name", {})
         stages = {f: st for f in found if (st := stage_of(f.name, by_token))} if by_token else {}
         if by_token:
