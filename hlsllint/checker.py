@@ -50,13 +50,18 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
+Again = tuple[int, str, object]
+"""A visit that said it needs the unit (`RuleContext.needs_unit`): its place, its rule and the
+fact it gave (None: every unit visits the node again; else every unit calls the rule's `replay`
+with it)."""
+
+
 class Recorded:
     """What the function-local rules gave in one header function: each finding with the place of
     the visit that made it (the node's index in the walk, from the function's body), and the
-    visits that said they need the unit (`RuleContext.needs_unit`: place, rule), which every
-    unit makes again."""
+    visits that said they need the unit (`Again`), which every unit makes again or replays."""
 
-    def __init__(self, found: list[tuple[int, Diagnostic]], again: list[tuple[int, str]]) -> None:
+    def __init__(self, found: list[tuple[int, Diagnostic]], again: list[Again]) -> None:
         self.found = found
         self.again = again
 
@@ -88,7 +93,8 @@ class FunctionFindings:
 
     `told` is what the rules are told besides the unit (`run_rules` passes the settings, the
     variant and the function-local rules with their options). `hits` and `stores` count what
-    was reused and kept (tests observe them)."""
+    was reused and kept, `revisits` and `replays` the visits that said they need the unit made
+    again and replayed from their facts in functions taken so (tests observe them)."""
 
     LIMIT = 50_000
     """Functions kept at most (the table starts over past it)."""
@@ -101,12 +107,14 @@ class FunctionFindings:
         self._found: dict[Key, Recorded] = {}
         self.hits = 0
         self.stores = 0
+        self.revisits = 0
+        self.replays = 0
 
     def clear(self) -> None:
         self._states.clear()
         self._words.clear()
         self._found.clear()
-        self.hits = self.stores = 0
+        self.hits = self.stores = self.revisits = self.replays = 0
 
     def get(self, key: Key) -> Recorded | None:
         found = self._found.get(key)
@@ -322,10 +330,33 @@ def _visit(
                 table[k] = tuple(s for s in subs if s[0].code not in failed)
 
 
+def _replay(
+    ctx: RuleContext,
+    rule: Rule,
+    fact: object,
+    node: Node,
+    path: str,
+    failed: set[str],
+    errors: list[str],
+    *tables: dict[str, tuple[tuple[Rule, _Visit], ...]],
+) -> None:
+    """`rule.replay(ctx, node, fact)`, dropped for the rest of the unit as `_visit` drops a rule
+    when it raises."""
+    ctx.rule = rule
+    try:
+        rule.replay(ctx, node, fact)
+    except Exception:  # a rule bug must not take the run down
+        failed.add(rule.code)
+        errors.append(_crash(rule, path))
+        for table in tables:
+            for k, subs in table.items():
+                table[k] = tuple(s for s in subs if s[0].code not in failed)
+
+
 def _keep(
     key: Key,
     found: list[tuple[int, Diagnostic]],
-    again: list[tuple[int, str]],
+    again: list[Again],
     failed: set[str],
     included: set[str],
 ) -> None:
@@ -349,7 +380,8 @@ def run_rules(
     In a body of a header function met before in the same state (`FunctionFindings`), the
     function-local rules are not visited, but where one said it needs the unit
     (`RuleContext.needs_unit`): their findings there are taken from `FUNCTIONS`, each at the
-    place of the visit that made it."""
+    place of the visit that made it, and where a visit gave a fact the rule's `replay` is called
+    with it instead of visiting again."""
     errors: list[str] = []
     failed: set[str] = set()
     lists: dict[str, list[tuple[Rule, _Visit]]] = {}
@@ -382,9 +414,9 @@ def run_rules(
         shared_end = -1
         recording = False
         found_at: list[tuple[int, Diagnostic]] = []
-        again_at: list[tuple[int, str]] = []
+        again_at: list[Again] = []
         taken = 0
-        again: dict[int, list[str]] = {}
+        again: dict[int, list[tuple[str, object]]] = {}
         nodes = ctx.tree.nodes()
         # The function of a node is that of the innermost body around it; a body's subtree is
         # the run of `descendant_count` nodes that starts at it in document order.
@@ -418,8 +450,8 @@ def run_rules(
                             found_at = earlier.found
                             taken = 0
                             again = {}
-                            for at, code in earlier.again:
-                                again.setdefault(at, []).append(code)
+                            for at, code, fact in earlier.again:
+                                again.setdefault(at, []).append((code, fact))
                             table = rest
                         else:
                             recording = True
@@ -433,12 +465,25 @@ def run_rules(
                 codes = again.get(place)
                 if codes is not None:
                     ctx.function = fn
-                    for code in codes:
+                    for code, fact in codes:
                         if code not in failed:
                             again_rule, again_visit = local_visits[code]
-                            _visit(
-                                ctx, again_rule, again_visit, nodes[i], path, failed, errors, dispatch, rest
-                            )
+                            if fact is None:
+                                FUNCTIONS.revisits += 1
+                                _visit(
+                                    ctx,
+                                    again_rule,
+                                    again_visit,
+                                    nodes[i],
+                                    path,
+                                    failed,
+                                    errors,
+                                    dispatch,
+                                    rest,
+                                )
+                            else:
+                                FUNCTIONS.replays += 1
+                                _replay(ctx, again_rule, fact, nodes[i], path, failed, errors, dispatch, rest)
             subscribers = table.get(kind)
             if subscribers:
                 node = nodes[i]
@@ -446,10 +491,10 @@ def run_rules(
                 for rule, visit in subscribers:
                     if recording and rule.code in local_codes:
                         before = len(ctx.diagnostics)
-                        ctx.needs_unit_asked = False
+                        ctx.needs_unit_asked = False  # `needs_unit` sets `unit_fact` too
                         _visit(ctx, rule, visit, node, path, failed, errors, dispatch, rest)
                         if ctx.needs_unit_asked:
-                            again_at.append((place, rule.code))
+                            again_at.append((place, rule.code, ctx.unit_fact))
                         else:
                             found_at += [(place, d) for d in ctx.diagnostics[before:]]
                     else:

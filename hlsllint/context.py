@@ -53,6 +53,8 @@ class RuleContext:
     (`hlsllint.analysis.lowering_reuse`)."""
     needs_unit_asked: bool = False
     """Set by `needs_unit()` (the walk reads and resets it around a function-local rule's visit)."""
+    unit_fact: object = None
+    """The fact the last `needs_unit(fact)` gave (None: the visit is made again)."""
     _scratch: dict[str, Any] = field(default_factory=dict, repr=False)
     _model: Model | None = field(default=None, repr=False)
 
@@ -65,14 +67,22 @@ class RuleContext:
             found = self._scratch[self.rule.code] = factory()
         return found
 
-    def needs_unit(self) -> None:
+    def needs_unit(self, fact: object = None) -> None:
         """Said by the `visit` of a `function_local` rule before it reads more than the function
         and the declarations before it (an entry point's analysis, the unit's later code, what
         its earlier visits left in `scratch`): what this visit finds is then the unit's own, and
         in a header function met before in the same state (`hlsllint.checker.FunctionFindings`)
         the walk visits this node again instead of taking the findings of the earlier unit.
-        What the visit did before saying so must depend on the function only."""
+        What the visit did before saying so must depend on the function only.
+
+        With a `fact`, what the visit computed from the function alone (plain immutable data:
+        ints, strings, tuples of them, no node, symbol or type of the unit), the walk calls the
+        rule's `replay(ctx, node, fact)` there instead of visiting again: the visit does the rest
+        by calling `replay` itself, so that every unit does the same (HL101: the places of a
+        loop's load's address and loop conditions, whose uniformity each unit asks). Said once
+        per visit."""
         self.needs_unit_asked = True
+        self.unit_fact = fact
 
     @property
     def text(self) -> str:

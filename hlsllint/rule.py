@@ -81,9 +81,10 @@ class Rule:
     declares after it) and `visit` leaves nothing there for `check`, up to where a visit says
     otherwise with `ctx.needs_unit()`: the walk then skips its visits in a header function met
     before in the same state, takes the findings they gave then, and makes again only the
-    visits that said they need the unit (`hlsllint.checker.FunctionFindings`). False
-    (entry-dependent) for a rule whose visits read entry points or analyses, or gather for
-    `check`: it visits every header function in every unit."""
+    visits that said they need the unit (`hlsllint.checker.FunctionFindings`), or, where the
+    visit gave a fact (`ctx.needs_unit(fact)`), calls `replay` with it. False (entry-dependent)
+    for a rule whose visits read entry points or analyses, or gather for `check`: it visits
+    every header function in every unit."""
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         values = {k: o.default for k, o in self.options.items()}
@@ -94,6 +95,15 @@ class Rule:
         """Called for each node whose type is in `node_kinds`, in document order, during the
         driver's single walk. `ctx.function` is the function whose body holds `node` (None at
         global scope); per-unit state goes in `ctx.scratch(...)`."""
+
+    def replay(self, ctx: RuleContext, node: Node, fact: object) -> None:
+        """The part of a `visit` of `node` that depends on the unit, from the `fact` the visit
+        computed from the function alone and gave `ctx.needs_unit(fact)`: in a header function
+        met before in the same state the walk calls this instead of `visit` (a function-local
+        rule that gives facts defines it, and its `visit` ends by calling it). The fact may come
+        from another unit: positions in it are relative (`ctx.tree.index_of(node)` plus an
+        offset in `ctx.tree.nodes()`)."""
+        raise NotImplementedError(f"{self.code} gave ctx.needs_unit a fact but defines no replay")
 
     def check(self, ctx: RuleContext) -> None:
         """Called once per unit after the walk: whole-unit questions (entry points, the

@@ -195,8 +195,11 @@ void main(uint3 px : SV_DispatchThreadID, uint3 tile : SV_GroupID)
     )
 
     function_local = True
-    """Up to the address's uniformity, which the entry points' analyses answer: a typed load
-    that reaches it asks `ctx.needs_unit()` (so does `_single_lane`, which reads them too)."""
+    """Up to the uniformity of the address and of the loop conditions, which the entry points'
+    analyses answer (and `_single_lane`, which reads them too): a typed load in a loop its
+    address moves in gives the places of those expressions and of the loop, which the function
+    alone gives, as its fact (`ctx.needs_unit(fact)`), and `replay` asks the unit about them, so
+    a header function's fetches are read once per header state."""
     node_kinds = frozenset({"call_expression", "subscript_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
@@ -207,16 +210,51 @@ void main(uint3 px : SV_DispatchThreadID, uint3 tile : SV_GroupID)
             return
         if is_written(ctx.tree, node) or _atomic_operand(ctx, node):
             return  # a store, read-modify-write or atomic through a RW resource
-        ctx.needs_unit()
-        if not fetch.address or not all(_wave_uniform(ctx, a) for a in fetch.address):
+        if not fetch.address:
             return
         if fetch.kind != "load":
             return  # a sample's coordinate cannot be spread over the lanes the same way
-        loop = _iterating_loop(ctx, fetch)
-        if loop is None:
+        found = _moving_loop(ctx, fetch)
+        if found is None:
             return  # a one-off load: the compiler moves the value to SGPRs itself (v_readfirstlane)
-        if _single_lane(ctx, fetch.node):
+        conditions, loop = found
+        tree = ctx.tree
+        at = tree.index_of(node)
+        places = [tree.index_of(n) for n in [*fetch.address, *conditions, loop]]
+        if at is None or any(p is None for p in places):
+            ctx.needs_unit()  # no place to give: visited again
+            self._judge(ctx, node, fetch.address, conditions, loop)
+            return
+        offsets = tuple(p - at for p in places if p is not None)
+        fact = (len(fetch.address), offsets)
+        ctx.needs_unit(fact)
+        self.replay(ctx, node, fact)
+
+    def replay(self, ctx: RuleContext, node: Node, fact: object) -> None:
+        """Judge the load `node` from its `fact`: (the number of address operands, the offsets
+        in the walk from `node` of the address operands, the loop conditions and the loop)."""
+        assert isinstance(fact, tuple)
+        n_address, offsets = fact
+        at = ctx.tree.index_of(node)
+        assert at is not None
+        nodes = ctx.tree.nodes()
+        found = [nodes[at + k] for k in offsets]
+        self._judge(ctx, node, found[:n_address], found[n_address:-1], found[-1])
+
+    def _judge(
+        self, ctx: RuleContext, node: Node, address: list[Node], conditions: list[Node], loop: Node
+    ) -> None:
+        """What depends on the unit: is the address wave-uniform, and every condition of the
+        loops out to `loop`, the innermost one the address moves in (the uniform list walk), and
+        do more lanes than one run it?"""
+        if not all(_wave_uniform(ctx, a) for a in address):
+            return
+        if not all(_wave_uniform(ctx, c) for c in conditions):
+            return  # lanes leave at different times: not the uniform list walk
+        if _single_lane(ctx, node):
             return  # a one-thread group: there are no other lanes to share the load with
+        fetch = as_fetch(ctx.model, node)
+        assert fetch is not None
         self._report(ctx, fetch, loop)
 
     @staticmethod
@@ -258,17 +296,21 @@ void main(uint3 px : SV_DispatchThreadID, uint3 tile : SV_GroupID)
         )
 
 
-def _iterating_loop(ctx: RuleContext, fetch: Fetch) -> Node | None:
-    """The innermost loop around the fetch whose condition is wave-uniform and whose iterations
-    change the (uniform) address: every lane loads the same element, a new one each iteration
-    (a per-tile light list). None for a one-off load, or a load the loop does not move."""
+def _moving_loop(ctx: RuleContext, fetch: Fetch) -> tuple[list[Node], Node] | None:
+    """The innermost loop around the fetch whose iterations change its address, with the
+    conditions of the loops out to it (each one's and its own), when each of them has one: if
+    the address and these conditions are wave-uniform, every lane loads the same element, a new
+    one each iteration (a per-tile light list). None for a one-off load, a load no loop moves, or
+    a loop without a condition on the way."""
+    conditions: list[Node] = []
     loop = loop_of(fetch.node)
     while loop is not None:
         cond = loop.child_by_field_name("condition")
-        if cond is None or not _wave_uniform(ctx, cond):
-            return None  # lanes leave at different times: not the uniform list walk
+        if cond is None:
+            return None
+        conditions.append(cond)
         if any(_varies_in(ctx, loop, a, 0) for a in fetch.address):
-            return loop
+            return conditions, loop
         loop = loop_of(loop)
     return None
 

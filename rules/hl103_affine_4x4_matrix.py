@@ -21,8 +21,9 @@ class _UnitState:
     member_uses: dict[str, dict[str, list[Node]] | None] = field(default_factory=dict)
     holders: dict[str, tuple[str, int | None, str]] = field(default_factory=dict)
     """struct name -> (holder name, element count or None, storage `constant`/`structured`)."""
-    locals: list[tuple[Node, Symbol]] = field(default_factory=list)
-    """Locals of a struct type, with their name nodes, as the walk found their declarations."""
+    copied: set[str] = field(default_factory=set)
+    """Structs held by a local that is named or used (a copy: the struct's members are then not
+    followed), as the walk found the locals' declarations."""
 
 
 # How a use reads the matrix.
@@ -213,16 +214,30 @@ float3 skin(float3 p, uint bone)
 
     function_local = True
     """Up to a local that holds a struct, which `visit` keeps for `check` (weighing every read of
-    the unit's struct holders): it asks `ctx.needs_unit()` first."""
+    the unit's struct holders): the structs such locals copy, which the function alone gives,
+    are its fact (`ctx.needs_unit(fact)`), and `replay` notes them for the unit's `check`, so a
+    header function's declarations are read once per header state."""
     node_kinds = frozenset({"declaration"})
 
     def visit(self, ctx: RuleContext, decl: Node) -> None:
         if ctx.function is None:
             return
+        copied: list[str] = []
         for n, sym in declared_symbols(ctx.model, decl):
-            if sym.kind == "local" and _struct_holder(sym)[0] is not None:
-                ctx.needs_unit()
-                ctx.scratch(_UnitState).locals.append((n, sym))
+            struct = _struct_holder(sym)[0] if sym.kind == "local" else None
+            # A local of a struct type copies it (its members are not followed) when its name is
+            # an identifier or it is used (what `check` would meet of it).
+            if struct is not None and (n.type == "identifier" or uses_of(ctx.model, sym)):
+                copied.append(struct.name)
+        if copied:
+            fact = tuple(copied)
+            ctx.needs_unit(fact)
+            self.replay(ctx, decl, fact)
+
+    def replay(self, ctx: RuleContext, node: Node, fact: object) -> None:
+        """Note the structs the locals of declaration `node` copy (`fact`) for `check`."""
+        assert isinstance(fact, tuple)
+        ctx.scratch(_UnitState).copied.update(fact)
 
     def check(self, ctx: RuleContext) -> None:
         model: Model = ctx.model
@@ -231,24 +246,22 @@ float3 skin(float3 p, uint bone)
             if held is not None:
                 self._check_holder(ctx, sym, *held)
         state = ctx.scratch(_UnitState)
-        for n, sym in self._struct_reads(ctx, state):
+        for n, sym in self._struct_reads(ctx):
             self._note_member_use(ctx, n, sym, state)
+        for name in state.copied:  # a copy in a local: not followed
+            state.member_uses[name] = None
         self._check_struct_members(ctx, state)
 
     @staticmethod
-    def _struct_reads(ctx: RuleContext, state: _UnitState) -> list[tuple[Node, Symbol]]:
+    def _struct_reads(ctx: RuleContext) -> list[tuple[Node, Symbol]]:
         """Every name in a function body that refers to a holder of a struct (a constant-buffer
-        array or StructuredBuffer of structs, or a struct variable), in document order: the
-        holders' and parameters' uses (the model's use index), and the locals' declarations
-        (gathered by `visit`) and uses."""
+        array or StructuredBuffer of structs, or a struct global or parameter), in document
+        order: the holders' and parameters' uses (the model's use index). The locals' are the
+        copies `visit` noted."""
         model: Model = ctx.model
         found: list[tuple[Node, Symbol]] = []
         symbols = [sym for sym in model.globals.values() if _struct_holder(sym)[0] is not None]
         symbols += [p for fn in functions(model) for p in fn.params if _struct_holder(p)[0] is not None]
-        for n, sym in state.locals:
-            if n.type == "identifier":
-                found.append((n, sym))
-            symbols.append(sym)
         for sym in symbols:
             found += [(use, sym) for use in uses_of(ctx.model, sym)]
         found.sort(key=lambda pair: pair[0].start_byte)

@@ -293,7 +293,9 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
 
     function_local = True
     """Up to a struct member access, which `visit` keeps for `check` (weighing the entry points'
-    inputs and outputs): it asks `ctx.needs_unit()` first."""
+    inputs and outputs): the access's struct and member, which the function alone gives, are its
+    fact (`ctx.needs_unit(fact)`), and `replay` keeps the unit's node under them, so a header
+    function's accesses are typed once per header state."""
     node_kinds = frozenset({"field_expression"})
 
     def visit(self, ctx: RuleContext, node: Node) -> None:
@@ -304,9 +306,15 @@ VSOut VSMain(float3 p : POSITION, float4 uv : TEXCOORD0)
             return
         t = ctx.model.type_of(arg)
         if t.kind == "struct":
-            ctx.needs_unit()
-            accesses: dict[tuple[str, str], list[Node]] = ctx.scratch(dict)
-            accesses.setdefault((t.name, ctx.node_text(field)), []).append(node)
+            fact = (t.name, ctx.node_text(field))
+            ctx.needs_unit(fact)
+            self.replay(ctx, node, fact)
+
+    def replay(self, ctx: RuleContext, node: Node, fact: object) -> None:
+        """Keep the access `node` under its (struct, member) `fact` for `check`."""
+        assert isinstance(fact, tuple)
+        accesses: dict[tuple[str, str], list[Node]] = ctx.scratch(dict)
+        accesses.setdefault(fact, []).append(node)
 
     def check(self, ctx: RuleContext) -> None:
         model: Model = ctx.model

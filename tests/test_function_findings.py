@@ -205,6 +205,54 @@ def test_a_visit_that_needs_the_unit_is_made_again_in_every_unit(monkeypatch: py
     assert _run(loader, "b.hlsl", _Unitwide()) == second
 
 
+class _Facts(_Unitwide):
+    """The same rule, its visits of `3` giving the literal's text as their fact: later units
+    call `replay` with it (and the node) instead of visiting."""
+
+    code = "HL996"
+    name = "test-facts"
+    replayed: ClassVar[list[tuple[str, object]]] = []
+
+    def visit(self, ctx: RuleContext, node: Node) -> None:
+        text = ctx.node_text(node)
+        self.seen.append(text)
+        if text == "3":
+            ctx.needs_unit(("literal", text))
+            self.replay(ctx, node, ("literal", text))
+        elif text == "2":
+            ctx.report(node, "a two")
+
+    def replay(self, ctx: RuleContext, node: Node, fact: object) -> None:
+        self.replayed.append((ctx.node_text(node), fact))
+        ctx.report(node, f"a three seen from {ctx.path}")
+
+
+def test_a_visit_that_gives_a_fact_is_replayed_in_every_unit(monkeypatch: pytest.MonkeyPatch) -> None:
+    loader = FileLoader(
+        {
+            "mixed.hlsli": MIXED,
+            "a.hlsl": '#include "mixed.hlsli"\nint A() { return Mixed(1); }\n',
+            "b.hlsl": '#include "mixed.hlsli"\nint B() { return Mixed(1); }\n',
+        }
+    )
+    _Facts.seen, _Facts.replayed = [], []
+    first = _run(loader, "a.hlsl", _Facts())
+    assert _Facts.seen == ["2", "3", "2", "1"]
+    _Facts.seen, _Facts.replayed = [], []
+    second = _run(loader, "b.hlsl", _Facts())
+    assert _Facts.seen == ["1"], "only the main file's literal is visited"
+    assert _Facts.replayed == [("3", ("literal", "3"))]
+    assert (checker.FUNCTIONS.hits, checker.FUNCTIONS.replays, checker.FUNCTIONS.revisits) == (1, 1, 0)
+    assert second == [
+        ("mixed.hlsli", "a two", 1, 31),
+        ("mixed.hlsli", "a three seen from b.hlsl", 1, 39),
+        ("mixed.hlsli", "a two", 1, 47),
+    ]
+    assert first == [(p, m.replace("b.hlsl", "a.hlsl"), r, c) for p, m, r, c in second]
+    monkeypatch.setattr(checker, "SHARE_FUNCTIONS", False)
+    assert _run(loader, "b.hlsl", _Facts()) == second
+
+
 def test_an_entry_dependent_rule_is_never_shared() -> None:
     loader = _files(a="// unit a", b="// unit b")
     for path in ("a.hlsl", "b.hlsl"):
@@ -284,3 +332,153 @@ def test_a_name_in_a_header_comment_only_does_not_stop_the_sharing() -> None:
 def test_code_words_leave_comments_out_and_strings_in() -> None:
     text = 'int a; // b c\n/* d\n e */ int f; string s = "g // h"; /* unclosed i'
     assert checker.code_words(text) == frozenset({"int", "a", "f", "string", "s", "g", "h", "unclosed", "i"})
+
+
+def _count_header_visits(monkeypatch: pytest.MonkeyPatch, code: str) -> list[str]:
+    """The visits rule `code` makes in header function bodies (the paths of their functions'
+    files), through a wrapper around its class's `visit`."""
+    from hlsllint.registry import rule_by_code
+
+    cls = rule_by_code()[code]
+    visit = cls.visit
+    seen: list[str] = []
+
+    def counted(self: Rule, ctx: RuleContext, node: Node) -> None:
+        fn = ctx.function
+        if fn is not None and not ctx.in_main_file(fn.node):
+            seen.append(ctx.node_text(node))
+        visit(self, ctx, node)
+
+    monkeypatch.setattr(cls, "visit", counted)
+    return seen
+
+
+FILL = """
+void Fill(inout VSOut o, float2 uv)
+{
+    o.uv = uv;
+    o.debug = 1;
+}
+"""
+
+FILL_UNIT = """
+struct VSOut
+{{
+    float4 pos : SV_Position;
+    float2 uv : TEXCOORD0;
+    float debug : TEXCOORD1;
+}};
+#include "fill.hlsli"
+Texture2D<float4> Tex : register(t0);
+SamplerState Smp : register(s0);
+VSOut vs_{name}(float3 p : POSITION, float2 uv : TEXCOORD0)
+{{
+    VSOut o;
+    o.pos = float4(p, 1);
+    Fill(o, uv);
+    return o;
+}}
+float4 ps_{name}(VSOut i) : SV_Target {{ return Tex.Sample(Smp, i.uv); }}
+"""
+
+
+def test_hl107_takes_a_header_functions_member_accesses_from_its_facts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HL107 keeps every `x.member` access for `check` (the unread member's fix deletes the
+    statements that write it, here one in the header): in the second unit the header's accesses
+    come from the facts the first unit's visits gave, not from visits (so not typed again)."""
+    loader = FileLoader(
+        {"fill.hlsli": FILL, "a.hlsl": FILL_UNIT.format(name="a"), "b.hlsl": FILL_UNIT.format(name="b")}
+    )
+    settings = Settings(select=("HL107",))
+    seen = _count_header_visits(monkeypatch, "HL107")
+    first = lint_unit("a.hlsl", settings, loader=loader).diagnostics
+    assert seen == ["o.uv", "o.debug"]
+    seen.clear()
+    second = lint_unit("b.hlsl", settings, loader=loader).diagnostics
+    assert seen == [], "the header's accesses are not visited again"
+    assert checker.FUNCTIONS.hits == 1
+    assert (checker.FUNCTIONS.replays, checker.FUNCTIONS.revisits) == (2, 0)
+    assert [d.message for d in second] == ["`debug` (TEXCOORD1) of `VSOut` is never read by `ps_b`"]
+    assert [d.message.replace("ps_a", "ps_b") for d in first] == [d.message for d in second]
+    monkeypatch.setattr(checker, "SHARE_FUNCTIONS", False)
+    assert lint_unit("b.hlsl", settings, loader=loader).diagnostics == second
+
+
+COPY = """
+float3 Placed(uint i, float3 p)
+{
+    Inst copy = Insts[i];
+    return mul(float4(p, 1), copy.world).xyz;
+}
+"""
+
+COPY_UNIT = """
+struct Inst
+{{
+    float4x4 world;
+}};
+StructuredBuffer<Inst> Insts : register(t0);
+{include}
+float4 vs_{name}(float3 p : POSITION, uint id : SV_InstanceID) : SV_Position
+{{
+    return float4(mul(float4(p, 1), Insts[id].world).xyz{call}, 1);
+}}
+"""
+
+
+def test_hl103_takes_a_header_functions_struct_copies_from_its_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local copy of `Inst` in a header function keeps HL103 from weighing `Inst.world`'s
+    reads: in the second unit that copy comes from the first unit's fact, not a visit."""
+    loader = FileLoader(
+        {
+            "copy.hlsli": COPY,
+            "a.hlsl": COPY_UNIT.format(name="a", include='#include "copy.hlsli"', call=" + Placed(id, p)"),
+            "b.hlsl": COPY_UNIT.format(name="b", include='#include "copy.hlsli"', call=" + Placed(id, p)"),
+            "alone.hlsl": COPY_UNIT.format(name="alone", include="", call=""),
+        }
+    )
+    settings = Settings(select=("HL103",))
+    assert [d.code for d in lint_unit("alone.hlsl", settings, loader=loader).diagnostics] == ["HL103"]
+    seen = _count_header_visits(monkeypatch, "HL103")
+    assert lint_unit("a.hlsl", settings, loader=loader).diagnostics == []
+    assert seen == ["Inst copy = Insts[i];"]
+    seen.clear()
+    assert lint_unit("b.hlsl", settings, loader=loader).diagnostics == [], "the copy is the unit's too"
+    assert seen == []
+    assert (checker.FUNCTIONS.hits, checker.FUNCTIONS.replays, checker.FUNCTIONS.revisits) == (1, 1, 0)
+
+
+def test_hl101_visits_a_header_load_once_and_asks_each_unit_about_its_uniformity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HL101's header load in a loop its address moves in is read once per header state (its
+    fact: where the address and the loop condition are); each unit answers their uniformity.
+    A sample and a one-off load never depend on the unit: they are taken, not replayed."""
+    header = TILES.replace(
+        "    return lit;",
+        "    lit += Lights[first].xyz + Lights.SampleLevel(Smp, 0.5, 0).xyz;\n    return lit;",
+    )
+    header = "SamplerState Smp : register(s0);\n" + header.replace(
+        "Buffer<float4> Lights", "Texture1D<float4> Lights"
+    )
+    loader = FileLoader(
+        {
+            "tiles.hlsli": header,
+            "uniform.hlsl": TILE_UNIT.format(first="group.x * 8", count="8"),
+            "lanes.hlsl": TILE_UNIT.format(first="id.x", count="8"),
+        }
+    )
+    settings = Settings(select=("HL101",))
+    seen = _count_header_visits(monkeypatch, "HL101")
+    paths = ["uniform.hlsl", "lanes.hlsl", "uniform.hlsl"]
+    shared = []
+    for i, path in enumerate(paths):
+        seen.clear()
+        shared.append(lint_unit(path, settings, loader=loader).diagnostics)
+        assert len(seen) == (3 if i == 0 else 0), seen
+    assert [[d.code for d in found] for found in shared] == [["HL101"], [], ["HL101"]]
+    assert (checker.FUNCTIONS.hits, checker.FUNCTIONS.replays, checker.FUNCTIONS.revisits) == (2, 2, 0)
+    monkeypatch.setattr(checker, "SHARE_FUNCTIONS", False)
+    assert [lint_unit(p, settings, loader=loader).diagnostics for p in paths] == shared
