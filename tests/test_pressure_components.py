@@ -1025,6 +1025,70 @@ def test_a_long_arm_of_a_ternary_is_computed_again_in_each_unrolled_copy() -> No
     assert either < split_demand(WORLD_POSITIONS.replace("POSITION", PERSPECTIVE)).max_live_vgprs
 
 
+POISSON_TAPS = """
+Texture2D<float4> gIn : register(t0);
+Texture2D<float> gZ : register(t1);
+RWTexture2D<float4> gOut : register(u0);
+SamplerState gNearestClamp : register(s0);
+cbuffer C : register(b0)
+{
+    float2 gRectSize; float2 gRectSizeInv; float2 gResolutionScale; float2 gResourceSizeInv;
+    float4 gRotator; float gRadius; float gScale;
+};
+static const float3 g_Special8[ 8 ] =
+{
+    float3( -1.00               ,  0.00               , 1.0 ),
+    float3(  0.00               ,  1.00               , 1.0 ),
+    float3(  1.00               ,  0.00               , 1.0 ),
+    float3(  0.00               , -1.00               , 1.0 ),
+    float3( -0.25 * sqrt( 2.0 ) ,  0.25 * sqrt( 2.0 ) , 0.5 ),
+    float3(  0.25 * sqrt( 2.0 ) ,  0.25 * sqrt( 2.0 ) , 0.5 ),
+    float3(  0.25 * sqrt( 2.0 ) , -0.25 * sqrt( 2.0 ) , 0.5 ),
+    float3( -0.25 * sqrt( 2.0 ) , -0.25 * sqrt( 2.0 ) , 0.5 )
+};
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    int2 pixelPos = int2(id.xy);
+    float2 pixelUv = (float2(pixelPos) + 0.5) * gRectSizeInv;
+    float z0 = gZ[pixelPos];
+    float4 diff = gIn[pixelPos];
+    float4 scaledRotator = gRotator * (gRadius / (1.0 + z0));
+    float sum = 1.0;
+    [unroll]
+    for (uint n = 0; n < 8; n++)
+    {
+        float3 offset = g_Special8[n];
+        float2 uv = pixelUv + offset.x * scaledRotator.xz + offset.y * scaledRotator.yw;
+        uv = floor(uv * gRectSize) + 0.5;
+        uv *= gRectSizeInv;
+        float2 uvScaled = min(uv * gResolutionScale, gResolutionScale - 0.5 * gResourceSizeInv);
+        float zs = gZ.SampleLevel(gNearestClamp, uvScaled, 0);
+        float w = float(all(uv > 0.0) && all(uv < 1.0));
+        w *= exp(-abs(zs - z0) * gScale);
+        float4 s = gIn.SampleLevel(gNearestClamp, uvScaled, 0);
+        w *= offset.z;
+        sum += w;
+        diff += s * w;
+    }
+    gOut[pixelPos] = diff / sum;
+}
+"""
+
+
+def test_a_table_folded_through_sqrt_is_a_table_of_constants() -> None:
+    # NRD's eight Poisson taps, `g_Special8`, whose diagonal entries are `0.25 * sqrt(2.0)`:
+    # the compiler folds them, and the taps whose offsets repeat a component share what they
+    # compute from it (`pixelUv + offset.x * scaledRotator.xz`, held from its first tap to
+    # its last). regtruth: presched_vgprs 23, with `sqrt(2.0)` or its value written out; the
+    # estimate was 19 with the table read as memory, 21 now (the two VGPRs left: the clamp's
+    # bound, loop-invariant, which the compiler computes once and holds through the taps).
+    written_out = POISSON_TAPS.replace("sqrt( 2.0 )", "1.41421356")
+    assert written_out != POISSON_TAPS
+    assert 20 <= split_demand(POISSON_TAPS).max_live_vgprs <= 24
+    assert split_demand(POISSON_TAPS).max_live_vgprs == split_demand(written_out).max_live_vgprs
+
+
 SWITCH_CASES = """
 cbuffer C : register(b0) { uint fmt; };
 ByteAddressBuffer src : register(t0);

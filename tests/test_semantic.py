@@ -274,6 +274,17 @@ def test_numthreads_folds_min_max_abs_and_clamp_of_constants() -> None:
     assert half == 0.5 and isinstance(half, float)
 
 
+def test_sqrt_and_rsqrt_of_constants_fold_to_floats() -> None:
+    # NRD's Poisson table: `float3(-0.25 * sqrt(2.0), 0.25 * sqrt(2.0), 0.5)`; the compiler folds
+    # the roots (a float even of an int); the root of a negative number is NaN, not folded.
+    m = model("static const float k = -0.25 * sqrt(2.0);\nstatic const float r = rsqrt(4);\n")
+    k, r = m.globals["k"], m.globals["r"]
+    assert k.init is not None and m.const_value(k.init) == -0.25 * 2.0**0.5
+    assert r.init is not None and m.const_value(r.init) == 0.5
+    assert m.const_text("sqrt(-1.0)") is None and m.const_text("rsqrt(0.0)") is None
+    assert m.const_text("sqrt(9) + 1") == 4.0
+
+
 def test_a_user_function_named_like_an_intrinsic_is_not_folded() -> None:
     m = model("float max(float a, float b) { return a; }\nstatic const float k = max(1, 2);\n")
     k = m.globals["k"]

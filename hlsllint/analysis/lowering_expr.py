@@ -493,6 +493,11 @@ class ExprLowerer(LowererBase):
                 v = self.m.const_value(part)
                 if v is None or isinstance(v, bool):
                     return None
+                if not self.costs.component_liveness and "sqrt" in self.text(part):
+                    # a table folded through `sqrt` (NRD's Poisson taps) reads as one only with
+                    # the liveness by component: without it the loop's body counts whole
+                    # vectors, and the holds of its taps on top overshoot
+                    return None
                 row.append(v)
             if len(parts) == 1 and e.type not in ("initializer_list", "call_expression"):
                 flat.extend(row)  # a scalar entry: one row of a scalar table, or a flat list

@@ -535,15 +535,25 @@ def _binop(op: str, a: Any, b: Any) -> int | float | bool | None:
     return None
 
 
-_FOLDED_INTRINSICS = frozenset({"min", "max", "abs", "clamp"})
-"""Scalar intrinsics folded on constant arguments (`max(128, 32)` is 128)."""
+_FOLDED_INTRINSICS = frozenset({"min", "max", "abs", "clamp", "sqrt", "rsqrt"})
+"""Scalar intrinsics folded on constant arguments (`max(128, 32)` is 128, `sqrt(2.0)` is
+1.41...)."""
 
 
 def _fold_intrinsic(name: str, args: list[int | float | bool | None]) -> int | float | None:
     """`min`, `max`, `abs` or `clamp` of constant scalars, as the compiler folds them (a float
-    argument makes the result float); None unless every argument is a number."""
+    argument makes the result float), and `sqrt` and `rsqrt` (a float result; none of a negative
+    number: NaN); None unless every argument is a number."""
     if any(a is None or isinstance(a, bool) for a in args):
         return None
+    if name in ("sqrt", "rsqrt"):
+        # NRD's Poisson table `float3(-0.25 * sqrt(2.0), ...)`: the compiler folds it
+        if len(args) != 1 or args[0] is None:
+            return None
+        x = float(args[0])
+        if x < 0.0 or (name == "rsqrt" and x == 0.0) or math.isinf(x) or math.isnan(x):
+            return None
+        return math.sqrt(x) if name == "sqrt" else 1.0 / math.sqrt(x)
     # Integers and floats apart: compiled, an `int | float` value would be a float.
     ints: list[int] = [a for a in args if isinstance(a, int)]
     if len(ints) == len(args):
