@@ -1202,3 +1202,35 @@ def test_a_switch_whose_cases_all_return_holds_no_return_value_before_it() -> No
     # undefined value). regtruth: presched_vgprs 30 (the estimate over-counts elsewhere: 35,
     # as before the chain; 38 with the return value live from the entry on that path).
     assert 28 <= demand(RETURNING_CASES).max_live_vgprs <= 36
+
+
+STORED_AT_X = """
+cbuffer C : register(b0) { float4x4 P; float4 vp; };
+Texture2D<float> tD : register(t0);
+SamplerState s : register(s0);
+RWStructuredBuffer<float> o : register(u0);
+float3 ToView(float2 uv, float z) { return float3(z * uv.x * P[0][0], z * uv.y * P[1][1], z); }
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float2 uv = float2(id.xy) * vp.zw;
+    float z = tD.SampleLevel(s, uv, 0);
+    float3 c = ToView(uv, z);
+    float3 n = float3(tD.SampleLevel(s, uv + vp.xy, 0), tD.SampleLevel(s, uv - vp.xy, 0), 1.0);
+    float acc = 0;
+    [unroll] for (int i = 0; i < 8; ++i) {
+        float2 tuv = uv + float2(i, i * i) * vp.zw;
+        float tz = tD.SampleLevel(s, tuv, 0);
+        float3 tp = ToView(tuv, tz);
+        acc += saturate(dot(tp - c, n));
+    }
+    o[id.x] = acc;
+}
+"""
+
+
+def test_a_store_address_reads_only_the_components_it_names() -> None:
+    # `o[id.x] = acc` at the end: the address is `id.x`, so `id.y` dies where `uv` is made
+    # and `id.z` is never live. regtruth: presched_vgprs 12; with the store reading `id`
+    # whole, 14.
+    assert 11 <= split_demand(STORED_AT_X).max_live_vgprs <= 13

@@ -958,7 +958,8 @@ class ExprLowerer(LowererBase):
             arg = target.child_by_field_id(F_ARGUMENT)
             idx_node = target.child_by_field_id(F_INDICES)
             block, first = self.block, len(self.blocks[self.block])
-            idx = [self.expr_(i) for i in (idx_node.named_children if idx_node else [])]
+            idx_nodes = list(idx_node.named_children) if idx_node else []
+            idx = [self.expr_(i) for i in idx_nodes]
             sym = self._base_symbol(arg)
             t = self.m.type_of(arg)
             if sym is not None and sym.kind == "groupshared":
@@ -976,8 +977,10 @@ class ExprLowerer(LowererBase):
                     if all(later.dest is not value for later in emitted[first:]):
                         src = value  # (the index expressions do not write it)
                 res = self.expr_(arg)
+                # the address takes only the components its expression names (`o[id.x]`)
+                sels = self.read_components([None, None, *idx_nodes], [res, src, *idx])
                 store = self.emit(
-                    "store", None, [res, src, *idx], node, rule="effect", resource=self._res_name(arg)
+                    "store", None, [res, src, *idx], node, rule="effect", resource=self._res_name(arg), **sels
                 )
                 el = t.element
                 float_texel = el is not None and el.kind == "scalar" and el.scalar == "float"
