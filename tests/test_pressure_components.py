@@ -1204,6 +1204,44 @@ def test_a_switch_whose_cases_all_return_holds_no_return_value_before_it() -> No
     assert 28 <= demand(RETURNING_CASES).max_live_vgprs <= 36
 
 
+VIEW_SPACE_TAPS = """
+cbuffer C : register(b0) { float4x4 P; float4 vp; };
+Texture2D<float> tD : register(t0);
+SamplerState s : register(s0);
+float3 ToView(float2 uv, float z) { return float3(z * uv.x / P[0][0], z * uv.y / P[1][1], z); }
+float main(float4 pos : SV_Position) : SV_Target
+{
+    float2 uv = pos.xy * vp.zw;
+    float z = tD.SampleLevel(s, uv, 0);
+    float3 c = ToView(uv, z);
+    float3 n = float3(tD.SampleLevel(s, uv + vp.xy, 0), tD.SampleLevel(s, uv - vp.xy, 0), 1.0);
+    float acc = 0;
+    [unroll] for (int i = 0; i < 8; ++i) {
+        float2 tuv = uv + float2(i, i * i) * vp.zw;
+        float tz = tD.SampleLevel(s, tuv, 0);
+        float3 tp = ToView(tuv, tz);
+        acc += saturate(dot(tp - c, n));
+    }
+    return acc;
+}
+"""
+
+
+def test_a_division_by_uniform_memory_holds_its_reciprocal() -> None:
+    # DiligentFX's SSAO rebuilds view-space positions of its taps with `x / P[0][0]`: the
+    # compiler divides by multiplying with `rcp(P[0][0])`, one per divisor for every inlined
+    # copy, and has no scalar float ALU, so both reciprocals are VGPRs held across the taps.
+    # regtruth: presched_vgprs 13; the same shader with products (`* P[0][0]`) 11.
+    products = VIEW_SPACE_TAPS.replace("uv.x / P[0][0]", "uv.x * P[0][0]").replace(
+        "uv.y / P[1][1]", "uv.y * P[1][1]"
+    )
+    assert products != VIEW_SPACE_TAPS
+    divided, multiplied = split_demand(VIEW_SPACE_TAPS), split_demand(products)
+    assert divided.max_live_vgprs - multiplied.max_live_vgprs == 2
+    assert 12 <= divided.max_live_vgprs <= 14
+    assert demand(VIEW_SPACE_TAPS).max_live_vgprs - demand(products).max_live_vgprs == 2
+
+
 STORED_AT_X = """
 cbuffer C : register(b0) { float4x4 P; float4 vp; };
 Texture2D<float> tD : register(t0);

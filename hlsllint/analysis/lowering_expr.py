@@ -141,6 +141,8 @@ class ExprLowerer(LowererBase):
             # component by component; `opr`: the operator; `ops`: its operands' components
             ops = self.operand_components(children, reads) if self.costs.records_components else None
             o = opr.type if opr is not None else ""
+            if o == "/" and len(reads) == 2:
+                reads[1], ops = self.reciprocal(reads[1], children[1], node, ops, 1)
             if ops is not None:
                 ins = self.emit_expr("alu", d, reads, node, cw=True, opr=o, ops=ops)
             else:
@@ -157,6 +159,42 @@ class ExprLowerer(LowererBase):
         else:
             ins = self.emit_expr("alu", d, reads, node)
         return d
+
+    def reciprocal(
+        self,
+        divisor: Value | None,
+        divisor_node: Node | None,
+        node: Node,
+        ops: tuple[object, ...] | None,
+        at: int,
+    ) -> tuple[Value | None, tuple[object, ...] | None]:
+        """The operand a float division `node` takes in place of its divisor: `a / b` is
+        `a * rcp(b)`, as NIR lowers it, and value numbering merges the `rcp` of one divisor
+        wherever it divides again (`merge`: the divisor's expression over the same values,
+        `passes.common_values`), so that a divisor read from uniform memory holds its
+        reciprocal in a VGPR from its first division to its last (no scalar floating-point
+        ALU): the projection's `P[0][0]` of view-space positions rebuilt in a loop (regtruth:
+        13 presched VGPRs; the same with products, 11). With the components the division's
+        operands read (`ops`, the divisor's at position `at`), the division's and the
+        reciprocal's. A constant, a non-float or a double divisor stays."""
+        if divisor is None or divisor_node is None or divisor.parts is not None:
+            return divisor, ops
+        t = self.m.type_of(divisor_node)
+        if not t.is_float or t.scalar == "double" or t.kind not in ("scalar", "vector"):
+            return divisor, ops
+        if not self.m.type_of(node).is_float:
+            return divisor, ops
+        text = " ".join(self.text(divisor_node).split())
+        d = self.value(f"rcp({self.temp_name(divisor_node)})", t, "temp")
+        merge = ("rcp", text)
+        operand = ops[at] if ops is not None and at < len(ops) else None
+        if ops is not None and isinstance(operand, tuple) and operand[0] == "v":
+            self.emit("intrinsic", d, [divisor], node, name="rcp", merge=merge, ops=(operand,))
+            ops = (*ops[:at], ("v", None, t.scalar, t.count, True), *ops[at + 1 :])
+        else:
+            self.emit("intrinsic", d, [divisor], node, name="rcp", merge=merge)
+            ops = None
+        return d, ops
 
     def operand_components(
         self, operands: list[Node], reads: list[Value | None]
@@ -427,6 +465,11 @@ class ExprLowerer(LowererBase):
         if rows is not None:
             rule = "pure" if reads else "uniform"
             self.emit_expr("cbload", d, reads, node, rule=rule, rows=rows[0], loop=rows[1])
+        elif sym.kind == "cbuffer_member" and all(i is None for i in idx):
+            # every load of this member is one value to a division's reciprocal (`merge`)
+            text = " ".join(self.text(node).split())
+            member = ("cb", sym.container, text)
+            self.emit_expr("cbload", d, reads, node, rule="pure" if reads else "uniform", cb_member=member)
         else:
             self.emit_expr("cbload", d, reads, node, rule="pure" if reads else "uniform")
         return d
@@ -884,6 +927,8 @@ class ExprLowerer(LowererBase):
         else:
             numbered = right is not None and self.costs.records_components
             ops = self.operand_components([right, left], reads) if numbered and right is not None else None
+            if op == "/=":
+                reads[0], ops = self.reciprocal(reads[0], right, node, ops, 0)
             if ops is not None:  # `copr`: the operator, its operands read in reverse
                 ins = self.emit("alu", d, reads, node, cw=True, copr=op[:-1], ops=ops)
             else:

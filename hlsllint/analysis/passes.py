@@ -346,21 +346,30 @@ def common_values(
     defs: dict[Value, int] = {}
     same: dict[Value, Value] = {}  # descriptor -> the first descriptor of its resource
     first: dict[tuple[str, int], Value] = {}
+    member: dict[Value, Value] = {}  # a cbuffer member's load -> its first load
+    first_member: dict[object, Value] = {}
     for ins in instrs:
         d = ins.dest
         if d is not None:
             defs[d] = defs.get(d, 0) + 1
             if ins.op == "descriptor":
                 same[d] = first.setdefault((d.name, d.width), d)
+            elif ins.op == "cbload":
+                sig = ins.detail.get("sig") or ins.detail.get("cb_member")
+                if sig is not None:
+                    member[d] = first_member.setdefault(sig, d)
     written_twice = {v for v, n in defs.items() if n > 1}
     unmergeable = written_twice | set(viewed)  # as operands
+    for v in written_twice:
+        member.pop(v, None)
+    by_member = {**same, **member} if member else same
 
     # Nothing repeats: nothing to merge (the common case, without building dominators).
     keys: dict[Instr, tuple[object, ...]] = {}
     seen: set[tuple[object, ...]] = set()
     repeats = False
     for ins in instrs:
-        k = _cse_key(ins, written_twice, unmergeable, same)
+        k = _cse_key(ins, written_twice, unmergeable, same, by_member)
         if k is not None:
             keys[ins] = k
             repeats = repeats or k in seen
@@ -392,10 +401,15 @@ def common_values(
         for ins in block:
             if alias and any(r in alias for r in ins.reads):
                 ins.reads = [alias.get(r, r) for r in ins.reads]
-                k = _cse_key(ins, written_twice, unmergeable, same)  # its operands changed
+                k = _cse_key(ins, written_twice, unmergeable, same, by_member)  # its operands changed
             else:
                 k = keys.get(ins)
-                if k is not None and grew and any(r in unmergeable for r in ins.reads):
+                if (
+                    k is not None
+                    and grew
+                    and "merge" not in ins.detail
+                    and any(r in unmergeable for r in ins.reads)
+                ):
                     k = None  # reads a value that became unmergeable after its key was made
             if k is None:
                 continue
@@ -421,9 +435,17 @@ def common_values(
 
 
 def _cse_key(
-    ins: Instr, written_twice: set[Value], unmergeable: set[Value], same: dict[Value, Value]
+    ins: Instr,
+    written_twice: set[Value],
+    unmergeable: set[Value],
+    same: dict[Value, Value],
+    by_member: dict[Value, Value],
 ) -> tuple[object, ...] | None:
-    """What `common_values` merges `ins` by: equal keys, one value (None: never merged)."""
+    """What `common_values` merges `ins` by: equal keys, one value (None: never merged).
+    An instruction the lowering names by what it computes (`merge`: a division's reciprocal,
+    by the divisor's expression) is merged wherever it is computed from the same values, a
+    view of them included (its expression names the part), and takes two loads of one cbuffer
+    member as one operand (`by_member`)."""
     op = ins.op
     if op == "descriptor" and ins.dest is not None and not ins.reads:
         return (op, ins.dest.name, ins.dest.width)
@@ -433,10 +455,15 @@ def _cse_key(
     if d is None or d in written_twice or d.parts is not None:
         return None
     reads = ins.reads
+    detail = ins.detail
+    merge = detail.get("merge")
+    if merge is not None:  # names the part it reads: a view of its operand is no other value
+        if any(r in written_twice for r in reads):
+            return None
+        return (op, merge, ins.rule, d.width, tuple([by_member.get(r, r) for r in reads]))
     for r in reads:
         if r in unmergeable:
             return None
-    detail = ins.detail
     if op in _SPAN_FREE:
         res = reads[0].type.resource if reads else None
         if res is None or res.writable:
