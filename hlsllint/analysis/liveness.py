@@ -31,6 +31,7 @@ from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in
 from hlsllint.analysis.uniformity import Uniformity
 from hlsllint.analysis.value_classes import (
     cached_per_cfg,
+    constant_component_masks,
     constant_components,
     constant_values,
     def_use,
@@ -416,6 +417,12 @@ def register_demand(
         if costs.component_liveness and cfg.component_reads
         else None
     )
+    if comps is not None and costs.fold_constant_components:
+        # a vector whose live components are all constants holds nothing (`f.w = 1.0` of an
+        # output whose `.rgb` are written at the end)
+        masks = cached_per_cfg(cfg, "constant_masks", constant_component_masks)
+        comps.constant = {v: m for v, m in masks.items() if v in comps.base}
+        comps.constant_flow(cfg, constant, masks)
     vmask_items = [(n, int.from_bytes(b, "little")) for n, b in vbits.items()]
     smask_items = [(n, int.from_bytes(b, "little")) for n, b in sbits.items()]
     mask = 2 if wave_size == 64 else 1
@@ -445,10 +452,11 @@ def register_demand(
                 s_sum += n * (cur & m).bit_count()
         extra_s = base_sgprs + per_level * divergent_blocks.get(b, 0) + held_s.get(b, 0)
         extra_v = held_v.get(b, 0)
-        ccur = ded = 0
+        ccur = ded = kcur = 0
         if comps is not None:
             ccur = comps.live_out[b]
-            ded = comps.dead_registers(ccur, vsize, index)
+            kcur = comps.k_out.get(b, 0)
+            ded = comps.dead_registers(ccur, vsize, index, kcur)
         for ins in reversed(instrs):
             deadline.tick()
             # live before = (live after - dest) | reads; counted: live after | dest | reads.
@@ -503,7 +511,9 @@ def register_demand(
             elif op == "intrinsic" and d is not None and vsize[index[d]]:
                 nv += intrinsic_temps.get(ins.detail.get("name", ""), 0)
             if comps is not None:
-                ccur, ded_here, ded = comps.step(ins, ccur, ded, vsize, index, operands or op == "export")
+                ccur, ded_here, ded, kcur = comps.step(
+                    ins, ccur, ded, vsize, index, operands or op == "export", kcur
+                )
                 nv -= ded_here
             if extract_mask:
                 both = cur | (1 << index[d]) if d is not None else cur
@@ -560,23 +570,114 @@ class _ComponentLiveness:
         """Bit -> the vector whose component it is."""
         self.partial = partial
         self.live_out = live_out
+        self.constant: dict[Value, int] = {}
+        """Vector -> its compile-time constant components wherever it is read (a bit each)."""
+        self.k_out: dict[int, int] = {}
+        """Block -> the components (bit `base[v] + c`) that every definition reaching the
+        block's end leaves constant or undefined (`constant_flow`)."""
+        self.k_before: dict[Instr, int] = {}
+        """A definition of a vector -> those components of the vector before it."""
 
-    def dead_registers(self, bits: int, vsize: list[int], index: dict[Value, int]) -> int:
-        """The registers the vectors live in `bits` hold for components no later read takes."""
+    def constant_flow(self, cfg: CFG, constant: set[Value], masks: dict[Value, int]) -> None:
+        """Which components hold a compile-time constant or nothing at each point (a forward
+        must-analysis): `v.w = 0.25` after `v = t.Load(p)` leaves `.w` constant until `v` is
+        written again, and a vector no definition has reached yet (an output written at the
+        end) is undefined, which takes no register either."""
+        base = self.base
+        defs_of: dict[int, list[Instr]] = {}
+        for b, instrs in cfg.kept_instrs().items():
+            found = [ins for ins in instrs if ins.dest is not None and ins.dest in base]
+            if found:
+                defs_of[b] = found
+        if not defs_of:
+            return
+        everything = (1 << len(self.owner)) - 1
+        succs = cfg.successors()
+        preds: dict[int, list[int]] = {b: [] for b in succs}
+        for b, ss in succs.items():
+            for t in ss:
+                preds.setdefault(t, []).append(b)
+
+        def through(b: int, k: int, record: bool) -> int:
+            for ins in defs_of.get(b, ()):
+                d = ins.dest
+                assert d is not None
+                full = (1 << d.width) - 1
+                at = base[d]
+                if record:
+                    self.k_before[ins] = k >> at & full
+                written = ins.detail.get("set")
+                mine = k >> at & full
+                if ins.op == "undef":
+                    mine = full
+                elif written is not None and ins.op == "alu" and ins.reads and ins.reads[0] is d:
+                    src = ins.reads[1] if len(ins.reads) > 1 else None
+                    src_k = masks.get(src, 0) if src is not None else full
+                    for j, c in enumerate(written):
+                        if src is None or src in constant:
+                            bit = 1
+                        else:
+                            bit = src_k & 1 if src.width == 1 else src_k >> j & 1
+                        mine = mine | 1 << c if bit else mine & ~(1 << c)
+                else:
+                    mine = 0
+                k = (k & ~(full << at)) | (mine & full) << at
+            return k
+
+        out = {b: everything for b in succs}
+        work = list(succs)
+        queued = set(work)
+        deadline = current()
+        while work:
+            deadline.tick()
+            b = work.pop(0)
+            queued.discard(b)
+            k = everything  # the entry: nothing defined yet
+            for p in preds.get(b, ()):
+                k &= out[p]
+            k = through(b, k, False)
+            if k != out[b]:
+                out[b] = k
+                for t in succs[b]:
+                    if t not in queued:
+                        queued.add(t)
+                        work.append(t)
+        for b in defs_of:
+            k = everything
+            for p in preds.get(b, ()):
+                k &= out[p]
+            through(b, k, True)
+        self.k_out = out
+
+    def dead_registers(self, bits: int, vsize: list[int], index: dict[Value, int], kbits: int = 0) -> int:
+        """The registers the vectors live in `bits` hold for components no later read takes
+        or that are constant (`kbits`, besides `constant`)."""
         total = 0
         seen: set[Value] = set()
+        constant = self.constant
         for i in _bit_indices(bits):
             v = self.owner[i]
             if v not in seen:
                 seen.add(v)
-                total += _dead(vsize[index[v]], bits >> self.base[v] & ((1 << v.width) - 1))
+                full = (1 << v.width) - 1
+                live = bits >> self.base[v] & full
+                k = constant.get(v, 0) | kbits >> self.base[v] & full
+                total += _dead(vsize[index[v]], live, k)
         return total
 
     def step(
-        self, ins: Instr, bits: int, ded: int, vsize: list[int], index: dict[Value, int], reads_counted: bool
-    ) -> tuple[int, int, int]:
+        self,
+        ins: Instr,
+        bits: int,
+        ded: int,
+        vsize: list[int],
+        index: dict[Value, int],
+        reads_counted: bool,
+        kbits: int = 0,
+    ) -> tuple[int, int, int, int]:
         """Across `ins` backwards, from the components live after it (`bits`, of which `ded`
-        registers dead): (live before, registers dead at `ins`, registers dead before)."""
+        registers dead, `kbits` constant): (live before, registers dead at `ins`, registers
+        dead before, constant before)."""
         base = self.base
         d = ins.dest
         touched: dict[Value, int] = {}  # candidate -> components read here
@@ -589,8 +690,12 @@ class _ComponentLiveness:
         if d is not None and d in base and d not in touched:
             touched[d] = 0
         if not touched:
-            return bits, ded, ded
+            return bits, ded, ded, kbits
         here = before_ded = ded
+        k_before = kbits
+        if d is not None and ins in self.k_before:
+            full = (1 << d.width) - 1
+            k_before = (kbits & ~(full << base[d])) | self.k_before[ins] << base[d]
         for v, rm in touched.items():
             b = base[v]
             full = (1 << v.width) - 1
@@ -599,19 +704,21 @@ class _ComponentLiveness:
             counted = after | (dm if ins.op != "undef" else 0) | (rm if reads_counted else 0)
             before = (after & ~dm) | rm
             n = vsize[index[v]]
-            was = _dead(n, after)
-            here += _dead(n, counted) - was
-            before_ded += _dead(n, before) - was
+            k = self.constant.get(v, 0)
+            ka = k | kbits >> b & full
+            was = _dead(n, after, ka)
+            here += _dead(n, counted, ka) - was
+            before_ded += _dead(n, before, k | k_before >> b & full) - was
             bits = (bits & ~(full << b)) | (before << b)
-        return bits, here, before_ded
+        return bits, here, before_ded, k_before
 
 
-def _dead(size: int, live: int) -> int:
-    """Registers of a vector of `size` registers held for components not in `live` (none
-    when no component is live: the value is not counted at all)."""
+def _dead(size: int, live: int, constant: int = 0) -> int:
+    """Registers of a vector of `size` registers held for components not in `live` or among
+    its `constant` ones (none when no component is live: the value is not counted at all)."""
     if not live:
         return 0
-    return max(0, size - live.bit_count())
+    return max(0, size - (live & ~constant).bit_count())
 
 
 def _component_liveness(

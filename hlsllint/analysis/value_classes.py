@@ -292,6 +292,12 @@ def constant_components(du: DefUse) -> dict[Value, int]:
     instructions that use them, so they take no register (regtruth: a 2x2 reduction of
     `float4(luma, 0, 0, 0)` texels stores zeros from no register). Values whose every component
     is constant are `constant_values`, not listed here."""
+    return {v: m.bit_count() for v, m in constant_component_masks(du).items()}
+
+
+def constant_component_masks(du: DefUse) -> dict[Value, int]:
+    """`constant_components` as a bit per constant component (bit c: component c), for the
+    liveness by component (`liveness._ComponentLiveness.constant_flow`)."""
     defs = du.defs
     masks: dict[Value, int] = {}
     for v in defs:
@@ -324,7 +330,7 @@ def constant_components(du: DefUse) -> dict[Value, int]:
                     queued.add(u)
                     work.append(u)
     full = {v for v, m in masks.items() if m == _lane_mask(v.width)}
-    return {v: m.bit_count() for v, m in masks.items() if m and v not in full}
+    return {v: m for v, m in masks.items() if m and v not in full}
 
 
 def unpicked_components(du: DefUse) -> dict[Value, int]:
