@@ -1324,3 +1324,35 @@ void main(float4 pos : SV_Position, out float4 color : SV_Target)
 }
 """
     assert 10 <= split_demand(text).max_live_vgprs <= 12
+
+
+SHARED_DIFFERENCE = """
+Texture2D<float4> t : register(t0);
+RWStructuredBuffer<float4> o : register(u0);
+float3 Rise(float3 p, float3 c) { return exp2(p - c); }
+float3 Fall(float3 p, float3 c) { return log2(p - c); }
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float3 p = t.Load(int3(id.xy, 0)).xyz;
+    float3 c = t.Load(int3(id.xy + 1, 0)).xyz;
+    float3 n = Rise(p, c);
+    float4 a = t.Load(int3(n.xy * 64, 0));
+    float4 b = t.Load(int3(n.yz * 64, 0));
+    float4 e = t.Load(int3(n.zx * 64, 0));
+    float4 s = a * b + e;
+    o[id.x] = s * float4(Fall(p, c), 1) + float4(p * c, 1);
+}
+"""
+
+
+def test_one_operation_of_the_same_values_in_two_helpers_is_one_value() -> None:
+    # `p - c` in `Rise` and again in `Fall`: value numbering makes the second the first, held
+    # across the loads between (DiligentFX's scattering integrals redo `f3Pos - f3EarthCentre`
+    # of the same start point in three helpers). regtruth: presched_vgprs 22; with `c - p` in
+    # `Fall` (another value), 19.
+    other = SHARED_DIFFERENCE.replace("return log2(p - c);", "return log2(c - p);")
+    assert other != SHARED_DIFFERENCE
+    shared, apart = split_demand(SHARED_DIFFERENCE), split_demand(other)
+    assert shared.max_live_vgprs - apart.max_live_vgprs == 3
+    assert 21 <= shared.max_live_vgprs <= 23

@@ -143,17 +143,28 @@ class ExprLowerer(LowererBase):
             o = opr.type if opr is not None else ""
             if o == "/" and len(reads) == 2:
                 reads[1], ops = self.reciprocal(reads[1], children[1], node, ops, 1)
+            # two run-time operands: the same operation of the same values wherever it is
+            # written, to value numbering (`merge`)
+            same: dict[str, Any] = (
+                {"merge": ("op", o)} if len(reads) == 2 and None not in reads and o in _MERGED else {}
+            )
             if ops is not None:
-                ins = self.emit_expr("alu", d, reads, node, cw=True, opr=o, ops=ops)
+                ins = self.emit_expr("alu", d, reads, node, cw=True, opr=o, ops=ops, **same)
             else:
-                ins = self.emit_expr("alu", d, reads, node, cw=True, opr=o)
+                ins = self.emit_expr("alu", d, reads, node, cw=True, opr=o, **same)
         elif kind == "unary_expression":
             opr = node.child_by_field_id(F_OPERATOR)
             ops = self.operand_components(children, reads) if self.costs.records_components else None
+            o = opr.type if opr is not None else ""
+            negated: dict[str, Any] = (
+                {"merge": ("op", "u-")} if len(reads) == 1 and reads[0] is not None and o == "-" else {}
+            )
             if ops is not None and opr is not None and opr.type in ("-", "!", "~"):
-                ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True, opr="u" + opr.type, ops=ops)
+                ins = self.emit_expr(
+                    "alu", d, reads, node, cw=True, unary=True, opr="u" + opr.type, ops=ops, **negated
+                )
             else:
-                ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True)
+                ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True, **negated)
         elif kind == "conditional_expression":
             ins = self.emit_expr("alu", d, reads, node, select=True)  # a move of either operand
         else:
@@ -1051,6 +1062,9 @@ class ExprLowerer(LowererBase):
         k = self.const_value(idx_node.named_children[0])
         return (k,) if isinstance(k, int) and not isinstance(k, bool) and k >= 0 else None
 
+
+_MERGED = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "<", ">", "<=", ">=", "==", "!="})
+"""Binary operators whose result is their operands' alone (value numbering merges them)."""
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
 

@@ -407,7 +407,7 @@ def common_values(
                 if (
                     k is not None
                     and grew
-                    and "merge" not in ins.detail
+                    and ins.detail.get("merge", ("",))[0] != "rcp"
                     and any(r in unmergeable for r in ins.reads)
                 ):
                     k = None  # reads a value that became unmergeable after its key was made
@@ -457,8 +457,9 @@ def _cse_key(
     reads = ins.reads
     detail = ins.detail
     merge = detail.get("merge")
-    if merge is not None:  # names the part it reads: a view of its operand is no other value
-        if any(r in written_twice for r in reads):
+    if merge is not None:
+        # a reciprocal's key names the part it reads: a view of its operand is no other value
+        if any(r in (written_twice if merge[0] == "rcp" else unmergeable) for r in reads):
             return None
         return (op, merge, ins.rule, d.width, tuple([by_member.get(r, r) for r in reads]))
     for r in reads:
