@@ -1239,7 +1239,8 @@ def test_a_division_by_uniform_memory_holds_its_reciprocal() -> None:
     divided, multiplied = split_demand(VIEW_SPACE_TAPS), split_demand(products)
     assert divided.max_live_vgprs - multiplied.max_live_vgprs == 2
     assert 12 <= divided.max_live_vgprs <= 14
-    assert demand(VIEW_SPACE_TAPS).max_live_vgprs - demand(products).max_live_vgprs == 2
+    # counting whole vectors (the switch off), the estimate holds enough already: no reciprocal
+    assert demand(VIEW_SPACE_TAPS).max_live_vgprs == demand(products).max_live_vgprs
 
 
 STORED_AT_X = """
