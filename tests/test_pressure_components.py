@@ -1357,3 +1357,21 @@ def test_one_operation_of_the_same_values_in_two_helpers_is_one_value() -> None:
     shared, apart = split_demand(SHARED_DIFFERENCE), split_demand(other)
     assert shared.max_live_vgprs - apart.max_live_vgprs == 3
     assert 21 <= shared.max_live_vgprs <= 23
+
+
+def test_one_intrinsic_of_the_same_values_in_two_helpers_is_one_value() -> None:
+    # The same with `sqrt(p)` in both helpers: one value, held across the loads between
+    # (DiligentFX's SSAO history halves a mip size by `exp2(float(MipLevel))` for each of two
+    # textures). regtruth: presched_vgprs 22; with `rsqrt(p)` in the second helper, 19.
+    text = (
+        SHARED_DIFFERENCE.replace("return exp2(p - c);", "return sqrt(p) * 64.0;")
+        .replace("return log2(p - c);", "return sqrt(p) - c;")
+        .replace("float3 Rise(float3 p, float3 c)", "float3 Rise(float3 p)")
+        .replace("Rise(p, c);", "Rise(p);")
+        .replace("* 64, 0)", ", 0)")
+    )
+    other = text.replace("return sqrt(p) - c;", "return rsqrt(p) - c;")
+    assert other != text and "sqrt(p) * 64.0" in text
+    shared, apart = split_demand(text), split_demand(other)
+    assert shared.max_live_vgprs - apart.max_live_vgprs == 3
+    assert 21 <= shared.max_live_vgprs <= 23

@@ -115,6 +115,20 @@ class CallLowerer(ExprLowerer):
             ops = self.operand_components(args, reads) if fn.type != "field_expression" else None
             if ops is not None:  # for value numbering by component
                 extra["ops"] = ops
+        if (
+            self.costs.component_liveness
+            and rule == "pure"
+            and blind is None
+            and args
+            and len(reads) == len(args)
+            and None not in reads
+            and name not in OUT_INTRINSICS
+            and (fn is None or fn.type != "field_expression")
+        ):
+            # every argument a run-time value: one value wherever written (`merge`), as the
+            # compiler's value numbering has it; the arguments' accesses tell a part from the
+            # whole (`v.xy` from `v`)
+            extra["merge"] = ("call", name, tuple(self.access_path(a) for a in args))
         self.emit_expr("intrinsic" if spec else "alu", d, reads, node, rule=rule, name=name, **extra)
         self._write_out_args(node, name, args, reads, rule)
         if name in RAY_PAYLOAD_WRITERS and args:  # `dx::HitObject::TraceRay(..., payload)`

@@ -118,12 +118,17 @@ class ExprLowerer(LowererBase):
             ins = self.emit_expr("alu", d, reads, node)
             return d
         if kind == "cast_expression":
-            src = self.expr_(node.child_by_field_id(F_VALUE))
+            value = node.child_by_field_id(F_VALUE)
+            src = self.expr_(value)
             t = self.m.type_of(node)
             if src is None:
                 return None
             d = self.temp(node, t)
-            ins = self.emit_expr("alu", d, [src], node)
+            if self.costs.component_liveness and value is not None:  # (see `call`'s `merge`)
+                cast = ("cast", t.name, self.access_path(value))
+                ins = self.emit_expr("alu", d, [src], node, merge=cast)
+            else:
+                ins = self.emit_expr("alu", d, [src], node)
             return d
         # binary, unary, conditional and anything else: an ALU op on its operands.
         children = [
@@ -280,6 +285,15 @@ class ExprLowerer(LowererBase):
         if len(comps) == 1:
             comps = comps * t.count
         return tuple(comps) if len(comps) == t.count else None
+
+    def access_path(self, node: Node) -> str:
+        """The accesses an operand expression makes of the value it reads (`.xy` of `v.xy`,
+        `[2].z` of `a[2].z`, empty for the value itself), for value numbering (`merge`)."""
+        node = unparen(node)
+        base = self._access_base(node)
+        if base is node:
+            return ""
+        return self.text(node)[base.end_byte - node.start_byte :]
 
     def _access_base(self, node: Node) -> Node:
         """The expression under a chain of swizzles, members and elements (`c` of `c.xy.x`)."""
