@@ -1375,3 +1375,19 @@ def test_one_intrinsic_of_the_same_values_in_two_helpers_is_one_value() -> None:
     shared, apart = split_demand(text), split_demand(other)
     assert shared.max_live_vgprs - apart.max_live_vgprs == 3
     assert 21 <= shared.max_live_vgprs <= 23
+
+
+def test_an_export_moves_its_constant_components_into_registers() -> None:
+    # DiligentFX's sun: `color.a = 1.0` after `.rgb`; the constant takes no register until
+    # the export, which writes all four components from registers. regtruth: presched_vgprs 4
+    # (3 with the constant left out at the export).
+    text = """
+cbuffer C : register(b0) { float4 k; };
+void main(float2 uv : TEXCOORD0, out float4 color : SV_Target)
+{
+    float2 d = (uv - k.xy) / k.zw;
+    color.rgb = sqrt(saturate(1.0 - dot(d, d))) * float3(1.0, 0.5, 0.25);
+    color.a = 1.0;
+}
+"""
+    assert split_demand(text).max_live_vgprs == 4

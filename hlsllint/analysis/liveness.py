@@ -707,7 +707,8 @@ class _ComponentLiveness:
             k = self.constant.get(v, 0)
             ka = k | kbits >> b & full
             was = _dead(n, after, ka)
-            here += _dead(n, counted, ka) - was
+            # an export moves its constant components into registers too
+            here += _dead(n, counted, 0 if ins.op == "export" else ka) - was
             before_ded += _dead(n, before, k | k_before >> b & full) - was
             bits = (bits & ~(full << b)) | (before << b)
         return bits, here, before_ded, k_before
