@@ -164,18 +164,11 @@ class ExprLowerer(LowererBase):
         elif kind == "unary_expression":
             opr = node.child_by_field_id(F_OPERATOR)
             ops = self.operand_components(children, reads) if self.costs.records_components else None
-            o = opr.type if opr is not None else ""
-            negated: dict[str, Any] = (
-                {"merge": ("op", "u-")}
-                if self.costs.component_liveness and len(reads) == 1 and reads[0] is not None and o == "-"
-                else {}
-            )
+            # (a float negation is a free operand modifier: nothing to merge or hold)
             if ops is not None and opr is not None and opr.type in ("-", "!", "~"):
-                ins = self.emit_expr(
-                    "alu", d, reads, node, cw=True, unary=True, opr="u" + opr.type, ops=ops, **negated
-                )
+                ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True, opr="u" + opr.type, ops=ops)
             else:
-                ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True, **negated)
+                ins = self.emit_expr("alu", d, reads, node, cw=True, unary=True)
         elif kind == "conditional_expression":
             ins = self.emit_expr("alu", d, reads, node, select=True)  # a move of either operand
         else:
