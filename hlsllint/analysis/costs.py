@@ -77,9 +77,12 @@ class CostModel:
     temporary streams into its reader only when the reader fuses it (a product into a sum, an
     output clamp, an input negation: `value_classes.fused_temps`); the others are held by
     component.
+    With it, a float division holds its divisor's reciprocal and value numbering merges an
+    operation of run-time values wherever it is written (`lowering_expr.reciprocal`, `merge`).
     Off by default: it matches regtruth on its repros (tests/test_pressure_components.py) but
     exposes under-counts elsewhere (xenia's resolve, DiligentFX's TAA: both sets' >= 24 medians
-    rise by 2-6 points), so it waits for those."""
+    rose by 2-6 points; DiligentFX's is back within a point of the switch-off figure, RTXPT,
+    SpartanEngine and perftest still fail), so it waits for those."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 
