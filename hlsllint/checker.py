@@ -43,9 +43,11 @@ def _no_stage(_stage: str) -> None:
 
 _Visit = Callable[[RuleContext, Node], None]
 
-_TYPE_NAMES = re.compile(r"\b(?:struct|class|interface|namespace|enum)\s+(?:class\s+)?([A-Za-z_]\w*)")
-_TYPEDEF = re.compile(r"\btypedef\b([^;]*)")
-_ENUM_BODY = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
+# Each found where a word starts (`_at_words`): a leading `\b` would keep the regex engine from
+# skipping ahead to the keyword's letters, trying the whole pattern at every offset instead.
+_TYPE_NAMES = re.compile(r"(?:struct|class|interface|namespace|enum)\s+(?:class\s+)?([A-Za-z_]\w*)")
+_TYPEDEF = re.compile(r"typedef\b([^;]*)")
+_ENUM_BODY = re.compile(r"enum\b[^{;]*\{([^}]*)\}")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
@@ -282,18 +284,38 @@ def _declarations(
             if at >= start:
                 out.append((at, cb.name))
     text = ctx.pp.text
-    out.extend((m.start(), m.group(1)) for m in _TYPE_NAMES.finditer(text, start))
-    for m in _TYPEDEF.finditer(text, start):
+    out.extend((m.start(), m.group(1)) for m in _at_words(_TYPE_NAMES, text, start))
+    for m in _at_words(_TYPEDEF, text, start):
         for part in m.group(1).split(","):
             words = _WORD.findall(part.split("[")[0])
             if words:
                 out.append((m.start(), words[-1]))
-    for m in _ENUM_BODY.finditer(text, start):
+    for m in _at_words(_ENUM_BODY, text, start):
         for part in m.group(1).split(","):
             words = _WORD.findall(part)
             if words:
                 out.append((m.start(), words[0]))
     return out
+
+
+def _at_words(pattern: re.Pattern[str], text: str, start: int) -> list[re.Match[str]]:
+    """The matches `pattern.finditer(text, start)` would give with a `\\b` in front of it (the
+    pattern starts with a word character): a match that a word character precedes is passed
+    over and the search goes on from its next offset."""
+    out: list[re.Match[str]] = []
+    at = start
+    while True:
+        m = pattern.search(text, at)
+        if m is None:
+            return out
+        first = m.start()
+        if first > 0:
+            before = text[first - 1]
+            if before.isalnum() or before == "_":
+                at = first + 1
+                continue
+        out.append(m)
+        at = m.end() if m.end() > first else first + 1
 
 
 def _told(ctx: RuleContext, local: Sequence[Rule]) -> str:

@@ -3,6 +3,7 @@ meets the function in the same state (`checker.FunctionFindings`), and only then
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -482,3 +483,18 @@ def test_hl101_visits_a_header_load_once_and_asks_each_unit_about_its_uniformity
     assert (checker.FUNCTIONS.hits, checker.FUNCTIONS.replays, checker.FUNCTIONS.revisits) == (2, 2, 0)
     monkeypatch.setattr(checker, "SHARE_FUNCTIONS", False)
     assert [lint_unit(p, settings, loader=loader).diagnostics for p in paths] == shared
+
+
+@pytest.mark.parametrize("pattern", [checker._TYPE_NAMES, checker._TYPEDEF, checker._ENUM_BODY])
+def test_declared_names_are_found_where_words_start_only(pattern: re.Pattern[str]) -> None:
+    """`_at_words` finds what the pattern with a `\\b` in front of it finds, from any offset
+    (the includer's later declarations that stop a state's sharing)."""
+    text = (
+        "xstruct A; mystruct B; struct C {}; xclass struct D; _enum {x}; enum E {a, b};\n"
+        "typedefs x; typedef int T; \u00fctypedef float U; 9enum F {c}; class\tclass G; enum{d}\n"
+        "struct typedef enum H {e}; interface I; namespace N {}"
+    )
+    bounded = re.compile(r"\b" + pattern.pattern, pattern.flags)
+    for start in range(len(text) + 1):
+        found = [(m.span(), m.groups()) for m in checker._at_words(pattern, text, start)]
+        assert found == [(m.span(), m.groups()) for m in bounded.finditer(text, start)], start
