@@ -1089,6 +1089,44 @@ def test_a_table_folded_through_sqrt_is_a_table_of_constants() -> None:
     assert split_demand(POISSON_TAPS).max_live_vgprs == split_demand(written_out).max_live_vgprs
 
 
+DECODED_NORMALS = """
+Texture2D<float4> gIn : register(t0);
+Texture2D<float2> gN : register(t1);
+RWTexture2D<float4> gOut : register(u0);
+float3 Decode(float2 p, const bool bNormalize)
+{
+    p = p * 2.0 - 1.0;
+    float3 n = float3(p.xy, 1.0 - abs(p.x) - abs(p.y));
+    float t = saturate(-n.z);
+    n.xy -= t * (step(0.0, n.xy) * 2.0 - 1.0);
+    return bNormalize ? normalize(n) : n;
+}
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 a = gIn[id.xy];
+    float4 b = gIn[id.xy + uint2(1, 0)];
+    float4 c = gIn[id.xy + uint2(0, 1)];
+    float3 n0 = Decode(gN[id.xy], true);
+    float3 n1 = Decode(gN[id.xy + uint2(1, 1)], true);
+    float3 n2 = Decode(gN[id.xy + uint2(2, 1)], true);
+    float w = dot(n0, n1) * dot(n1, n2) * dot(n0, n2);
+    gOut[id.xy] = (a * b + c) * w + float4(n0 * n1 * n2, 0.0);
+}
+"""
+
+
+def test_a_select_on_a_constant_computes_only_the_arm_it_keeps() -> None:
+    # NRD's `_NRD_DecodeUnitVector(p, bSigned, bNormalize)` ends in `bNormalize ? normalize(n)
+    # : n`, called with `true`: the compiler folds the select, so `n` is dead once normalised.
+    # regtruth: presched_vgprs 26, as with `return normalize(n);`; the estimate was 27 (`n`
+    # held until the select). NRD's REBLUR passes decode one normal per tap: 2 VGPRs each.
+    plain = DECODED_NORMALS.replace("bNormalize ? normalize(n) : n", "normalize(n)")
+    assert plain != DECODED_NORMALS
+    assert 25 <= demand(DECODED_NORMALS).max_live_vgprs <= 27
+    assert demand(DECODED_NORMALS).max_live_vgprs == demand(plain).max_live_vgprs
+
+
 SWITCH_CASES = """
 cbuffer C : register(b0) { uint fmt; };
 ByteAddressBuffer src : register(t0);

@@ -20,9 +20,12 @@ from hlsllint.semantic.queries import uses_of
 from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import (
+    F_ALTERNATIVE,
     F_ARGUMENT,
     F_ARGUMENTS,
     F_BODY,
+    F_CONDITION,
+    F_CONSEQUENCE,
     F_FIELD,
     F_FUNCTION,
     F_INDICES,
@@ -130,6 +133,14 @@ class ExprLowerer(LowererBase):
             else:
                 ins = self.emit_expr("alu", d, [src], node)
             return d
+        if kind == "conditional_expression":
+            taken = self.const_value(node.child_by_field_id(F_CONDITION))
+            if taken is not None:
+                # `bNormalize ? normalize(n) : n` in a copy passed `true`: the compiler folds the
+                # select, and only the arm it keeps is computed (the other is dead code)
+                v = self.expr_(node.child_by_field_id(F_CONSEQUENCE if taken else F_ALTERNATIVE))
+                self.record(node, v)
+                return v
         # binary, unary, conditional and anything else: an ALU op on its operands.
         children = [
             c
