@@ -1429,3 +1429,25 @@ void main(float2 uv : TEXCOORD0, out float4 color : SV_Target)
 }
 """
     assert split_demand(text).max_live_vgprs == 4
+
+
+def test_a_bit_cast_of_a_splat_holds_only_its_operand() -> None:
+    # perftest's raw loads: `value += asfloat(src.Load2(a).xyxy)`. The bit cast is no
+    # instruction and the splat repeats the loaded pair: the sum reads the pair's two registers,
+    # never four. regtruth: presched_vgprs 8 (10 with the cast's four components held).
+    text = """
+ByteAddressBuffer src : register(t0);
+RWBuffer<float> o : register(u0);
+cbuffer C : register(b0) { uint start; uint mask; };
+[numthreads(256, 1, 1)]
+void main(uint gix : SV_GroupIndex)
+{
+    float4 value = 0.0;
+    uint a = gix * 8 + start;
+    [loop] for (int i = 0; i < 256; ++i) {
+        value += asfloat(src.Load2((a + i * 8) | mask).xyxy);
+    }
+    o[gix] = value.x * value.y + value.z * value.w;
+}
+"""
+    assert 7 <= split_demand(text).max_live_vgprs <= 8

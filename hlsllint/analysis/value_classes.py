@@ -100,6 +100,9 @@ def fused_temps(du: DefUse) -> set[Value]:
     return streamed_temps(du, fused_only=True)
 
 
+_BIT_CASTS = frozenset({"asfloat", "asuint", "asint"})
+"""Reinterpretations of bits: no instruction (`asfloat(load.xxxx)` of a scalar is its register)."""
+
 _MODIFIERS = frozenset({"saturate", "abs"})
 """Intrinsics the compiler applies as a modifier of the instruction that computes their
 operand (`saturate`: an output clamp) or reads their result (`abs`: an input modifier)."""
@@ -121,6 +124,14 @@ def _fused(ins: Instr, reader: Instr) -> bool:
     float4 holds all four sums, presched_vgprs 17, 14 with the sum streamed)."""
     if ins.op == "intrinsic" and ins.detail.get("name") == "abs":
         return True
+    d = ins.dest
+    if (
+        ins.op == "intrinsic"
+        and ins.detail.get("name") in _BIT_CASTS
+        and d is not None
+        and all(r.width < d.width for r in ins.reads)
+    ):
+        return True  # no instruction: a splat of its operand's registers (`.xxxx`, `.xyxy`)
     if reader.op == "intrinsic" and reader.detail.get("name") in _MODIFIERS:
         return True
     if "unary" in ins.detail or "unary" in reader.detail:
