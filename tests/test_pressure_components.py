@@ -1451,3 +1451,30 @@ void main(uint gix : SV_GroupIndex)
 }
 """
     assert 7 <= split_demand(text).max_live_vgprs <= 8
+
+
+def test_a_texture_size_is_in_vgprs() -> None:
+    # `tex.GetDimensions(res.x, res.y)` into floats: the size is an integer the compiler
+    # converts, a vector ALU instruction, so the uniform float size is in VGPRs, and
+    # SpartanEngine's blur reads it in its loop (22 measured, 17 -> 21). regtruth:
+    # presched_vgprs 16 (the estimate 13 with the size in SGPRs).
+    text = """
+Texture2D<float4> tex : register(t0);
+SamplerState s : register(s0);
+RWTexture2D<float4> o : register(u0);
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float2 res;
+    tex.GetDimensions(res.x, res.y);
+    float2 uv = (id.xy + 0.5) / res;
+    float4 c = 0;
+    [loop] for (int i = 0; i < 16; ++i) {
+        float2 suv = (trunc(uv * res) + float(i)) / res;
+        c += tex.SampleLevel(s, suv, 0);
+    }
+    o[id.xy] = c;
+}
+"""
+    assert 14 <= split_demand(text).max_live_vgprs <= 17
+    assert demand(text).max_live_vgprs == 13  # switched off: unchanged

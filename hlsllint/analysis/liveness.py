@@ -346,7 +346,7 @@ def register_demand(
         for v, (n, k) in cfg.shared_components.items():
             partly[v] = min(v.width, max(partly.get(v, 0), k) + n)
     valu = (
-        vector_alu_uniforms(def_use(cfg), uni.divergent, constant)
+        vector_alu_uniforms(def_use(cfg), uni.divergent, constant, costs.component_liveness)
         if costs.uniform_float_alu_in_vgprs
         else set()
     )

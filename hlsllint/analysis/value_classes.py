@@ -383,6 +383,15 @@ _MOVES = frozenset({"asfloat", "asint", "asuint", "asfloat16", "asint16", "asuin
 instruction that reads its result): in the class of the operands."""
 
 
+def _texture_size(ins: Instr) -> bool:
+    """Whether `ins` queries a resource's size into a float (`float2 size;
+    t.GetDimensions(size.x, size.y)`): the size is an integer the compiler converts, a
+    vector ALU instruction, so the float is in VGPRs (an integer size stays in SGPRs: the
+    compiler reads a uniform one into them)."""
+    d = ins.dest
+    return ins.op == "query" and d is not None and d.type.is_float
+
+
 def _vector_alu(ins: Instr, d: Value) -> bool:
     """Whether `ins`, computing `d`, is a vector ALU instruction whatever the uniformity of its
     operands: floating-point arithmetic, and conversions between floating-point and integer or
@@ -392,11 +401,11 @@ def _vector_alu(ins: Instr, d: Value) -> bool:
     component writes, bit casts, dynamic indexing), negations and `abs` (source modifiers of the
     instruction that reads them) and integer arithmetic follow their operands."""
     op = ins.op
+    reads = ins.reads
     if op not in ("alu", "intrinsic"):
         return False
     detail = ins.detail
     name = detail.get("name")
-    reads = ins.reads
     if op == "intrinsic":
         return (
             ins.rule == "pure"
@@ -440,7 +449,9 @@ def _stays_scalar(v: Value, divergent: set[Value], constant: set[Value]) -> bool
     )
 
 
-def vector_alu_uniforms(du: DefUse, divergent: set[Value], constant: set[Value]) -> set[Value]:
+def vector_alu_uniforms(
+    du: DefUse, divergent: set[Value], constant: set[Value], texture_sizes: bool = False
+) -> set[Value]:
     """Wave-uniform values the compiler nonetheless keeps in VGPRs: results of vector ALU
     instructions (`_vector_alu`: floating-point arithmetic and conversions), and moves and
     integer arithmetic of such values (regtruth: two float4 of cbuffer arithmetic live across a
@@ -451,14 +462,16 @@ def vector_alu_uniforms(du: DefUse, divergent: set[Value], constant: set[Value])
     compiler computes only the components of a uniform matrix product that are used, where they
     are used, and folds products with a constant identity, where a whole matrix counted in VGPRs
     overshoots (regtruth: `(float3x3)mul(view, model)` of two cbuffer matrices in a vertex shader,
-    presched_vgprs 16; 21 with the whole product in VGPRs, 16 in SGPRs)."""
+    presched_vgprs 16; 21 with the whole product in VGPRs, 16 in SGPRs).
+    `texture_sizes` (with the liveness by component): a size queried into floats too
+    (`_texture_size`)."""
     found: set[Value] = set()
     work: list[Value] = []
     for v, ds in du.defs.items():
         if _stays_scalar(v, divergent, constant):
             continue
         for ins in ds:
-            if _vector_alu(ins, v):
+            if _vector_alu(ins, v) or (texture_sizes and _texture_size(ins)):
                 found.add(v)
                 work.append(v)
                 break
