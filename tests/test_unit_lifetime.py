@@ -6,6 +6,7 @@ import gc
 
 from hlsllint.analysis import analyze
 from hlsllint.analysis.ir import CFG
+from hlsllint.analysis.pressure import analyse_entry
 from hlsllint.config import Settings
 from hlsllint.lint import FileLoader, lint_unit
 from hlsllint.semantic import Model
@@ -83,3 +84,55 @@ def test_a_unit_that_misses_an_include_is_freed_too() -> None:
         assert any(d.code == "HL002" for d in result.diagnostics)
         del result
     assert (_alive(Model), _alive(SyntaxTree)) == before
+
+
+UNROLLED_NEST = """
+Texture2D<float> depthTex : register(t0);
+Texture2D<float> aoTex : register(t1);
+SamplerState samp : register(s0);
+cbuffer Cam : register(b0) { float4 viewport; float2 proj; };
+float linearZ(float d) { return proj.y / (d - proj.x); }
+float4 main(float4 pos : SV_Position) : SV_Target0
+{
+    float center = linearZ(depthTex.Load(int3(pos.xy, 0)));
+    int2 base = int2(0.5 * floor(pos.xy));
+    float sum = 0.0;
+    for (int x = -1; x <= 1; x++)
+    {
+        for (int y = -1; y <= 1; y++)
+        {
+            int2 at = base + int2(x, y);
+            float2 uv = (float2(at) + 0.5) * viewport.zw;
+            float z = linearZ(depthTex.SampleLevel(samp, uv, 0.0));
+            sum += aoTex.Load(int3(at, 0)) * exp(-abs(z - center));
+        }
+    }
+    return sum;
+}
+"""
+
+
+def test_a_linted_unit_leaves_no_cyclic_garbage() -> None:
+    """Nothing a lint makes and drops is in a reference cycle, the analyses' working state
+    included (the values held across unrolled iterations, `value_classes.unrolled_holds`,
+    followed a nested function that called itself: each such nest left the entry point's
+    instructions and values to the collector, 31,000 objects of an engine pixel shader's cold
+    lint and a full collection every few lints of the editor)."""
+    path = "nest.hlsl"
+
+    def lint() -> None:
+        result = lint_unit(path, Settings(select=("HL",)), loader=FileLoader({path: UNROLLED_NEST}))
+        assert result.context is not None
+        model = result.context.model
+        ea = analyze(model).entry("main")
+        assert ea is not None and ea.liveness is not None
+        assert analyse_entry(model, model.entry_points[0], 64).max_live_vgprs > 0
+
+    lint()  # what a first lint loads once (rules, entry points' metadata)
+    gc.collect()
+    gc.disable()
+    try:
+        lint()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

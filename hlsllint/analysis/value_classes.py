@@ -615,33 +615,36 @@ def _counter_branches(cfg: CFG, du: DefUse, blocks: frozenset[int]) -> set[int]:
     counters, tables read at them and literals alone (`i == 0 && j == 0`): each unrolled copy
     takes one arm, decided at compile time."""
     known: dict[Value, bool] = {}
-
-    def decided(v: Value) -> bool:
-        found = known.get(v)
-        if found is not None:
-            return found
-        known[v] = False  # a cycle is not decided
-        ds = du.defs.get(v, [])
-        ok = (
-            len(ds) == 1
-            and ds[0].block in blocks
-            and (
-                ("rows" in ds[0].detail and ds[0].op in ("alu", "cbload"))
-                or (ds[0].op in _CHAIN_OPS and all(decided(r) for r in ds[0].reads))
-            )
-        )
-        known[v] = ok
-        return ok
-
     out: set[int] = set()
     kept = cfg.kept_instrs()
     for b in blocks:
         instrs = kept.get(b)
         if not instrs or instrs[-1].op != "branch" or not instrs[-1].reads:
             continue
-        if all(decided(r) for r in instrs[-1].reads):
+        if all(_decided(r, du, blocks, known) for r in instrs[-1].reads):
             out.add(b)
     return out
+
+
+def _decided(v: Value, du: DefUse, blocks: frozenset[int], known: dict[Value, bool]) -> bool:
+    """Is `v` computed in `blocks` from the unrolled counters, tables read at them and literals
+    alone (`_counter_branches`)? `known` keeps the answers. (Not a nested function that calls
+    itself: that is a reference cycle, see `_is_invariant`.)"""
+    found = known.get(v)
+    if found is not None:
+        return found
+    known[v] = False  # a cycle is not decided
+    ds = du.defs.get(v, [])
+    ok = (
+        len(ds) == 1
+        and ds[0].block in blocks
+        and (
+            ("rows" in ds[0].detail and ds[0].op in ("alu", "cbload"))
+            or (ds[0].op in _CHAIN_OPS and all(_decided(r, du, blocks, known) for r in ds[0].reads))
+        )
+    )
+    known[v] = ok
+    return ok
 
 
 def _every_iteration(
@@ -696,39 +699,9 @@ def _loop_holds(
     blocks = nest[0].blocks
     deadline = current()
     invariant: dict[Value, bool] = {}
-
-    def is_invariant(v: Value) -> bool:
-        known = invariant.get(v)
-        if known is not None:
-            return known
-        ds = defs.get(v, [])
-        inside = [d for d in ds if d.block in blocks]
-        if not inside:
-            invariant[v] = True
-            return True
-        invariant[v] = False  # a cycle through the loop varies
-        ok = (
-            len(ds) == 1
-            and ds[0].op in _INVARIANT_OPS
-            and "rows" not in ds[0].detail
-            and all(is_invariant(r) for r in ds[0].reads)
-        )
-        invariant[v] = ok
-        return ok
-
     # values set once in the nest that vary: named per iteration of the loops around their
     # definition (a value of the outer loop's body is the same in every inner iteration)
     varies: dict[Value, tuple[int, ...]] = {}
-
-    def nameable(v: Value) -> bool:
-        if is_invariant(v):
-            return True
-        ds = defs.get(v, [])
-        if len(ds) != 1:
-            return False
-        if v not in varies:
-            varies[v] = tuple(p for p, lp in enumerate(nest) if ds[0].block in lp.blocks)
-        return True
 
     # the chain: values computed in the loop, once, from table rows, chain values and invariants
     chain: dict[Value, Instr] = {}
@@ -748,7 +721,9 @@ def _loop_holds(
                 continue
             if ins.op not in _CHAIN_OPS or len(defs.get(d, [])) != 1 or d.parts is not None or d.width > 16:
                 continue
-            if any(r in chain for r in ins.reads) and all(r in chain or nameable(r) for r in ins.reads):
+            if any(r in chain for r in ins.reads) and all(
+                r in chain or _nameable(r, defs, blocks, nest, invariant, varies) for r in ins.reads
+            ):
                 chain[d] = ins
                 order.append(ins)
     if not order:
@@ -1015,6 +990,52 @@ def _picked_width(r: Value, sels: list[tuple[int, ...] | None] | None, n: int) -
     if sels is None or sels[n] is None:
         return r.width
     return len(sels[n] or ())
+
+
+def _is_invariant(
+    v: Value, defs: dict[Value, list[Instr]], blocks: frozenset[int], known: dict[Value, bool]
+) -> bool:
+    """Is `v` the same in every iteration of the loops of `blocks` (set outside them, or once
+    inside from invariants alone)? `known` keeps the answers. (Not a closure in `_loop_holds`:
+    a nested function that calls itself is a reference cycle, which would leave the nest's
+    instructions and values to the garbage collector.)"""
+    found = known.get(v)
+    if found is not None:
+        return found
+    ds = defs.get(v, [])
+    inside = [d for d in ds if d.block in blocks]
+    if not inside:
+        known[v] = True
+        return True
+    known[v] = False  # a cycle through the loop varies
+    ok = (
+        len(ds) == 1
+        and ds[0].op in _INVARIANT_OPS
+        and "rows" not in ds[0].detail
+        and all(_is_invariant(r, defs, blocks, known) for r in ds[0].reads)
+    )
+    known[v] = ok
+    return ok
+
+
+def _nameable(
+    v: Value,
+    defs: dict[Value, list[Instr]],
+    blocks: frozenset[int],
+    nest: list[LoopRecord],
+    invariant: dict[Value, bool],
+    varies: dict[Value, tuple[int, ...]],
+) -> bool:
+    """Can an iteration name `v`'s components: an invariant, or a value set once in the nest
+    (which `varies` then maps to the positions in `nest` of the loops around its definition)."""
+    if _is_invariant(v, defs, blocks, invariant):
+        return True
+    ds = defs.get(v, [])
+    if len(ds) != 1:
+        return False
+    if v not in varies:
+        varies[v] = tuple(p for p, lp in enumerate(nest) if ds[0].block in lp.blocks)
+    return True
 
 
 def _identity(opr: object, parts: tuple[object, ...], numbers: dict[int, int | float]) -> object:
