@@ -306,7 +306,9 @@ def backward_live_in(cfg: CFG, use: dict[int, int], defs: dict[int, int], work: 
     the union of the successors' `in`, by a worklist started from `work` (blocks popped from
     its end) that holds every block whose `use` is not empty. `use` and `defs` may leave out
     the blocks that neither read nor write a value followed (read as 0), and so may the
-    result: the liveness of a CFG and the unread writes' rounds (`passes.unread_writes`)."""
+    result: the liveness of a CFG (`liveness`). (The unread writes' rounds,
+    `passes.unread_writes`, follow each value apart: most of theirs are live across a few
+    blocks, where a bit set as wide as all of them costs at every block.)"""
     live_in: dict[int, int] = {}
     preds = cfg.predecessors()
     succs = cfg.successors()

@@ -9,7 +9,7 @@ from typing import Any
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, backward_live_in, dominates, dominator_tree
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, dominates, dominator_tree
 from hlsllint.deadline import current
 
 ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
@@ -113,7 +113,7 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
     one dropped (SpartanEngine's entry points take up to 5 rounds)."""
     dead0 = cfg.dead
     order: list[Instr] = []  # the instructions besides cfg.dead, block by block (graph order)
-    block_at: list[int] = []
+    block_at: list[int] = []  # per instruction, its block's position in graph order
     # values by number; per instruction (by number) the values it reads and the one it
     # writes (-1: none); per value its writers and its readers, ascending
     number: dict[Value, int] = {}
@@ -126,13 +126,14 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
     keep: list[bool] = []
     roots: list[int] = []  # what `dead_instructions` starts from
     holds = False
-    for b in cfg.graph.nodes:
+    blocks = list(cfg.graph.nodes)
+    for at_b, b in enumerate(blocks):
         for ins in cfg.instrs(b):
             if ins in dead0:
                 continue
             i = len(order)
             order.append(ins)
-            block_at.append(b)
+            block_at.append(at_b)
             rs: list[int] = []
             for r in ins.reads:
                 k = number.get(r)
@@ -170,17 +171,28 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
         return frozenset()
     n = len(order)
     alive = [True] * n
-    bit_of = [-1] * len(writers)
     mark = [False] * n
+    # per value: followed this round; read before written, written, live (in the block at hand)
+    followed = [False] * len(writers)
+    read = [False] * len(writers)
+    written = [False] * len(writers)
+    live = [False] * len(writers)
+    # the graph's edges and the blocks reached (in the block at hand), by position
+    at_of = {b: at_b for at_b, b in enumerate(blocks)}
     succs = cfg.successors()
+    preds = cfg.predecessors()
+    succ_at = [[at_of[x] for x in succs[b]] for b in blocks]
+    pred_at = [[at_of[x] for x in preds[b]] for b in blocks]
+    reached = [False] * len(blocks)
+    kills = [False] * len(blocks)
     found: list[int] = []
     deadline = current()
     for _ in range(MAX_UNREAD_ROUNDS):
         index = [v for v in follow if wcount[v] > 1]
         if not index:
             break
-        for k in range(len(index)):
-            bit_of[index[k]] = k
+        for v in index:
+            followed[v] = True
         # the instructions reading or writing them, block by block in order
         touching: list[int] = []
         for v in index:
@@ -193,61 +205,94 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
                     mark[i] = True
                     touching.append(i)
         touching.sort()
+        # per block, where its run of `touching` starts and whether it writes one; per value,
+        # the blocks that read it before writing it and the blocks that write it
         starts: list[int] = []
-        use: dict[int, int] = {}
-        defs: dict[int, int] = {}
+        writes_here: list[bool] = []
+        exposed: dict[int, list[int]] = {}
+        written_in: dict[int, list[int]] = {}
         at = 0
         while at < len(touching):
             deadline.tick()
-            b = block_at[touching[at]]
+            lo = at
+            at_b = block_at[touching[at]]
             starts.append(at)
-            u = dd = 0
-            while at < len(touching) and block_at[touching[at]] == b:
+            writes = False
+            while at < len(touching) and block_at[touching[at]] == at_b:
                 i = touching[at]
                 mark[i] = False
                 for r_at in reads_of[i]:
-                    j = bit_of[r_at]
-                    if j >= 0:
-                        rb = 1 << j
-                        if not dd & rb:
-                            u |= rb
+                    if followed[r_at] and not written[r_at] and not read[r_at]:
+                        read[r_at] = True
+                        _append(exposed, r_at, at_b)
                 w = dest_of[i]
-                if w >= 0:
-                    j = bit_of[w]
-                    if j >= 0:
-                        dd |= 1 << j
+                if w >= 0 and followed[w] and not written[w]:
+                    written[w] = True
+                    writes = True
+                    _append(written_in, w, at_b)
                 at += 1
-            use[b] = u
-            defs[b] = dd
+            writes_here.append(writes)
+            for t in range(lo, at):
+                i = touching[t]
+                for r_at in reads_of[i]:
+                    read[r_at] = False
+                if dest_of[i] >= 0:
+                    written[dest_of[i]] = False
         starts.append(len(touching))
-        # their liveness: from the blocks that read one before writing it, backwards
-        live_in = backward_live_in(cfg, use, defs, [b for b, u in use.items() if u])
+        # their liveness, value by value (most are live across a few blocks): from the blocks
+        # that read one before writing it, backwards, up to the blocks that write it
+        live_in: list[list[int]] = [[] for _ in blocks]  # by position: the values live into it
+        for v, first in exposed.items():
+            deadline.tick()
+            stops = written_in.get(v, [])
+            for at_b in stops:
+                kills[at_b] = True
+            work = list(first)
+            for at_b in first:
+                reached[at_b] = True
+            met = list(first)
+            while work:
+                at_b = work.pop()
+                live_in[at_b].append(v)
+                for p in pred_at[at_b]:
+                    if not reached[p] and not kills[p]:
+                        reached[p] = True
+                        met.append(p)
+                        work.append(p)
+            for at_b in met:
+                reached[at_b] = False
+            for at_b in stops:
+                kills[at_b] = False
         # the writes nothing live after them reads (what a dropped write reads does not count)
         fresh: list[int] = []
         for s_at in range(len(starts) - 1):
             deadline.tick()
-            lo = starts[s_at]
-            b = block_at[touching[lo]]
-            if not defs[b]:
+            if not writes_here[s_at]:
                 continue
-            cur = 0
-            for s in succs[b]:
-                cur |= live_in.get(s, 0)
+            lo = starts[s_at]
+            at_b = block_at[touching[lo]]
+            for x in succ_at[at_b]:
+                for v in live_in[x]:
+                    live[v] = True
             for t in range(starts[s_at + 1] - 1, lo - 1, -1):
                 i = touching[t]
                 w = dest_of[i]
-                j = bit_of[w] if w >= 0 else -1
-                if j >= 0:
-                    if not cur >> j & 1 and not keep[i]:
+                if w >= 0 and followed[w]:
+                    if not live[w] and not keep[i]:
                         fresh.append(i)
                         continue
-                    cur &= ~(1 << j)
+                    live[w] = False
                 for r_at in reads_of[i]:
-                    j = bit_of[r_at]
-                    if j >= 0:
-                        cur |= 1 << j
+                    if followed[r_at]:
+                        live[r_at] = True
+            for x in succ_at[at_b]:
+                for v in live_in[x]:
+                    live[v] = False
+            for t in range(lo, starts[s_at + 1]):
+                for r_at in reads_of[touching[t]]:
+                    live[r_at] = False
         for v in index:
-            bit_of[v] = -1
+            followed[v] = False
         if not fresh:
             break
         for i in fresh:
@@ -271,6 +316,15 @@ def unread_writes(cfg: CFG) -> frozenset[Instr]:
                         picked[r_at] = True
                         follow.append(r_at)
     return frozenset([order[i] for i in found])
+
+
+def _append(lists: dict[int, list[int]], key: int, item: int) -> None:
+    """`lists[key].append(item)`, the list made on first use."""
+    found = lists.get(key)
+    if found is None:
+        lists[key] = [item]
+    else:
+        found.append(item)
 
 
 def _unreached(
