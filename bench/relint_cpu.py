@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lsp_latency import ENGINES, PROBE, Edit, engine_config, resolver_for
 
+from hlsllint import lint
 from hlsllint.analysis.cfg import build_cfg
 from hlsllint.config import Settings, Variant
 from hlsllint.lint import UnitResult, _preprocess, analysis_settings, tune_gc
@@ -146,10 +147,11 @@ def bench(file: str, line: int, args: argparse.Namespace, config: Path | None) -
             snap.tree = None
         previous = getattr(snap, "tree", None)  # None before the incremental re-parse
         # The server frees the last result (its model and analyses) and lets the garbage
-        # collector run again after it has published the new diagnostics (`hold_collection`;
-        # older builds have none): here after the edit is timed, and timed apart.
+        # collector run again after it has published the new diagnostics (`hold_collection`,
+        # in `lint` or, in older builds, `incremental`; the oldest have none): here after the
+        # edit is timed, and timed apart.
         last, again = again, None
-        hold = getattr(incremental, "hold_collection", None)
+        hold = getattr(lint, "hold_collection", None) or getattr(incremental, "hold_collection", None)
         release = hold() if hold is not None else None
         began = time.process_time()
         again = incremental.relint(snap, new)

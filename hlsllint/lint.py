@@ -39,6 +39,46 @@ def tune_gc() -> None:
     gc.set_threshold(100_000, 50, 100)
 
 
+_collection_lock = threading.Lock()
+_collection_holds = 0
+
+
+@contextlib.contextmanager
+def no_collection() -> Iterator[None]:
+    """No cyclic garbage collection inside (nor in the other threads meanwhile: the collector is
+    the process's); it comes back when the last thread inside leaves."""
+    release = hold_collection()
+    try:
+        yield
+    finally:
+        release()
+
+
+def hold_collection() -> Callable[[], None]:
+    """No cyclic garbage collection until the function returned is called (once; from any
+    thread; further calls do nothing) and every other hold is released. The server holds it
+    from an incremental lint to the publication of its diagnostics: the lint's objects, kept
+    for the pressure view, are walked by the next collection (50-200 ms on an engine shader),
+    which so comes after the diagnostics instead of before."""
+    global _collection_holds
+    with _collection_lock:
+        _collection_holds += 1
+        gc.disable()
+    held = [True]
+
+    def release() -> None:
+        global _collection_holds
+        with _collection_lock:
+            if not held:
+                return
+            held.clear()
+            _collection_holds -= 1
+            if _collection_holds == 0:
+                gc.enable()
+
+    return release
+
+
 @dataclass(frozen=True)
 class _Unreadable:
     """Why a path could not be read (the loader's cache keeps this, not the exception)."""

@@ -15,6 +15,7 @@ from conftest import FIXTURES
 
 from hlsllint.config import ConfigResolver
 from hlsllint.deadline import Cancelled, Deadline, active
+from hlsllint.lint import hold_collection
 from hlsllint.server import incremental
 from hlsllint.server.incremental import Snapshot, relint, snapshot
 from hlsllint.server.lsp import lint_document, publishable
@@ -553,7 +554,7 @@ def test_no_garbage_collection_walks_an_incremental_lint_midway(folder: Path) ->
     publication, `hold_collection`, as here.)"""
     _, _, snap = _main_snapshot(folder)
     assert gc.isenabled()
-    release = incremental.hold_collection()
+    release = hold_collection()
     try:
         with collections_started() as started:
             again = relint(snap, EDITED)
@@ -571,7 +572,7 @@ def test_the_collector_waits_for_the_publication_of_a_held_relint(folder: Path) 
     (once; a second call changes nothing)."""
     _, _, snap = _main_snapshot(folder)
     assert gc.isenabled()
-    release = incremental.hold_collection()
+    release = hold_collection()
     try:
         with collections_started() as started:
             again = relint(snap, EDITED)
@@ -583,7 +584,7 @@ def test_the_collector_waits_for_the_publication_of_a_held_relint(folder: Path) 
     finally:
         release()
     assert gc.isenabled()
-    other = incremental.hold_collection()
+    other = hold_collection()
     release()  # already released: does not end the other hold
     assert not gc.isenabled()
     other()

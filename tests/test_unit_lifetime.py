@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 
 from hlsllint.analysis import analyze
 from hlsllint.analysis.ir import CFG
@@ -136,3 +137,41 @@ def test_a_linted_unit_leaves_no_cyclic_garbage() -> None:
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_no_collection_walks_a_unit_of_a_run_midway() -> None:
+    """A run lints each unit with the cyclic collector held off (it would only walk the unit's
+    live objects: there is no garbage to find), and turns it on again after the unit's
+    context is dropped; a hold of the caller's (the language server's) stays in force."""
+    from hlsllint.driver import _run_unit, _Unit
+    from hlsllint.lint import hold_collection
+
+    path = "nest.hlsl"
+    loader = FileLoader({path: UNROLLED_NEST})
+    unit = _Unit(path, Settings(select=("HL",)), None)
+    started: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        """Collections that start inside `lint_unit` (not in the caller after it)."""
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_name != "lint_unit":
+            frame = frame.f_back
+        if phase == "start" and frame is not None:
+            started.append(info["generation"])
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(50)  # a collection every 50 objects made, were it on
+    gc.callbacks.append(seen)
+    try:
+        result = _run_unit(unit, loader)
+        assert result.context is None and not any(d.code == "HL006" for d in result.diagnostics)
+        assert started == []
+        assert gc.isenabled()
+        release = hold_collection()
+        _run_unit(unit, loader)
+        assert not gc.isenabled()
+        release()
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(seen)
+        gc.set_threshold(*thresholds)

@@ -66,7 +66,7 @@ class Outcome:
     entry points it analysed from it, the others from the last view."""
     release: Callable[[], None] | None = None
     """Lets the garbage collector run again (held off by an incremental lint until its
-    diagnostics are out: `incremental.hold_collection`)."""
+    diagnostics are out: `lint.hold_collection`)."""
 
     @property
     def result_id(self) -> str:

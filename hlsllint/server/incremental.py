@@ -32,14 +32,10 @@ name, chosen across the unit).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import gc
 import os
 import re
-import threading
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +44,7 @@ from hlsllint.config import Settings, Variant
 from hlsllint.context import RuleContext
 from hlsllint.deadline import current
 from hlsllint.diagnostics import Diagnostic, Edit, Fix, Related
-from hlsllint.lint import FileLoader, lint_unit
+from hlsllint.lint import FileLoader, lint_unit, no_collection
 from hlsllint.semantic.types import parse_numeric
 from hlsllint.server.unit_functions import (
     IDENT,
@@ -223,48 +219,8 @@ def relint(snap: Snapshot, text: str) -> Relint | None:
     returns (then reference counting frees them), so a collection in the middle only walks them
     all in vain (SpartanEngine `g_buffer`, whose CFG inlines 214 functions: one collection of
     50-70 ms on every edit)."""
-    with _no_collection():
+    with no_collection():
         return _relint(snap, text)
-
-
-_collection_lock = threading.Lock()
-_collection_holds = 0
-
-
-@contextlib.contextmanager
-def _no_collection() -> Iterator[None]:
-    """No cyclic garbage collection inside (nor in the other threads meanwhile: the collector is
-    the process's); it comes back when the last thread inside leaves."""
-    release = hold_collection()
-    try:
-        yield
-    finally:
-        release()
-
-
-def hold_collection() -> Callable[[], None]:
-    """No cyclic garbage collection until the function returned is called (once; from any
-    thread; further calls do nothing) and every other hold is released. The server holds it
-    from an incremental lint to the publication of its diagnostics: the lint's objects, kept
-    for the pressure view, are walked by the next collection (50-200 ms on an engine shader),
-    which so comes after the diagnostics instead of before."""
-    global _collection_holds
-    with _collection_lock:
-        _collection_holds += 1
-        gc.disable()
-    held = [True]
-
-    def release() -> None:
-        global _collection_holds
-        with _collection_lock:
-            if not held:
-                return
-            held.clear()
-            _collection_holds -= 1
-            if _collection_holds == 0:
-                gc.enable()
-
-    return release
 
 
 def _relint(snap: Snapshot, text: str) -> Relint | None:

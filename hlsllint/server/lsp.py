@@ -61,6 +61,7 @@ from hlsllint.deadline import BudgetExceeded, Cancelled, Deadline, Stop, active
 from hlsllint.lint import (
     FileLoader,
     check_override,
+    hold_collection,
     lint_unit,
 )
 from hlsllint.registry import find_rule
@@ -299,7 +300,7 @@ class HlslLintServer(LanguageServer):
         if self.incremental and last is not None and usable:
             # No garbage collection from here to the publication (`hold_collection`): the
             # outcome lets it run again; on any other way out, it runs again here.
-            release = incremental.hold_collection()
+            release = hold_collection()
             handed = False
             try:
                 with active(analysis.token(settings.time_budget)):
