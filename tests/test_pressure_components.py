@@ -1478,3 +1478,65 @@ void main(uint3 id : SV_DispatchThreadID)
 """
     assert 14 <= split_demand(text).max_live_vgprs <= 17
     assert demand(text).max_live_vgprs == 13  # switched off: unchanged
+
+
+SPLAT = """
+RWBuffer<float> output : register(u0);
+ByteAddressBuffer src : register(t0);
+cbuffer CB0 : register(b0) { uint mask; uint writeIndex; uint start; uint pad; };
+groupshared float lds[256];
+[numthreads(256, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID, uint gix : SV_GroupIndex)
+{
+    float4 value = 0.0;
+    uint h = gix * 4 + start;
+    [loop]
+    for (int i = 0; i < 256; ++i)
+    {
+        uint address = (h + i * 4) | mask;
+        value += sqrt(asfloat(src.Load(address)).xxxx);
+    }
+    lds[gix] = value.x + value.y + value.z + value.w;
+    GroupMemoryBarrierWithGroupSync();
+    [branch]
+    if (writeIndex != 0xffffffff) output[tid.x + tid.y] = lds[writeIndex];
+}
+"""
+
+
+def test_components_computed_alike_are_one_register() -> None:
+    # perftest's raw loads with an operation on the splat: `sqrt(x.xxxx)` is four square roots
+    # of one value; the compiler splits the temporary into components and its value numbering
+    # computes the one once (not a bit cast, which streams anyway). regtruth: presched_vgprs 7,
+    # the same as with `float f = sqrt(x); value += f;` and with `value = max(value, x.xxxx +
+    # 1.0)`. Each of the temporary's four components a register: 11.
+    scalar = SPLAT.replace(
+        "value += sqrt(asfloat(src.Load(address)).xxxx);",
+        "float f = sqrt(asfloat(src.Load(address))); value += f;",
+    )
+    maximum = SPLAT.replace(
+        "value += sqrt(asfloat(src.Load(address)).xxxx);",
+        "value = max(value, asfloat(src.Load(address)).xxxx + 1.0);",
+    )
+    assert scalar != SPLAT and maximum != SPLAT
+    assert 7 <= split_demand(SPLAT).max_live_vgprs <= 8
+    assert split_demand(SPLAT).max_live_vgprs == split_demand(scalar).max_live_vgprs
+    assert 7 <= split_demand(maximum).max_live_vgprs <= 8
+
+
+def test_components_computed_alike_count_once_per_distinct_component() -> None:
+    # The same over a Load2's `.xyxy` holds two registers, a Load3's `.xyzx` three; the
+    # accumulator's four components stay four (a phi each, which the compiler's value
+    # numbering never merges). regtruth: presched_vgprs 8 and 9; with `.xyzw` of a Load4, 10.
+    # Each component a register: 11, 11, 11.
+    def variant(load: str, swizzle: str, stride: int) -> str:
+        text = SPLAT.replace("src.Load(address)).xxxx", f"src.{load}(address)).{swizzle}")
+        return text.replace("gix * 4", f"gix * {stride}").replace("i * 4", f"i * {stride}")
+
+    two = split_demand(variant("Load2", "xyxy", 8)).max_live_vgprs
+    three = split_demand(variant("Load3", "xyzx", 12)).max_live_vgprs
+    four = split_demand(variant("Load4", "xyzw", 16)).max_live_vgprs
+    assert 8 <= two <= 9
+    assert 9 <= three <= 10
+    assert 10 <= four <= 11
+    assert two < three < four

@@ -30,6 +30,7 @@ from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in
 from hlsllint.analysis.uniformity import Uniformity
 from hlsllint.analysis.value_classes import (
+    alike_components,
     cached_per_cfg,
     constant_component_masks,
     constant_components,
@@ -258,10 +259,12 @@ def _classes(
     partly: dict[Value, int],
     valu: set[Value],
     unpicked: dict[Value, int],
+    alike: dict[Value, tuple[int, ...]] | None = None,
 ) -> tuple[dict[Value, str], dict[Value, int]]:
     """Register class and registers counted of every value (`value_class`, less its constant
-    components and the components no reader takes (`unpicked`), then nothing for a folded
-    constant and one register for a streamed vector temporary)."""
+    components and the components no reader takes (`unpicked`), at most one per distinct
+    component of a VGPR vector whose components are computed alike (`alike`), then nothing
+    for a folded constant and one register for a streamed vector temporary)."""
     classes: dict[Value, str] = {}
     sizes: dict[Value, int] = {}
     divergent = uni.divergent
@@ -284,6 +287,8 @@ def _classes(
             n -= partly[v]
         elif v in unpicked:
             n -= unpicked[v]
+        if alike and cls == "vgpr" and v in alike:
+            n = min(n, len(set(alike[v])))
         classes[v] = cls
         sizes[v] = 0 if v in constant else 1 if cls == "vgpr" and v in streamed else n
     return classes, sizes
@@ -355,7 +360,9 @@ def register_demand(
         if costs.drop_unpicked_components
         else {}
     )
-    classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly, valu, unpicked)
+    # under the liveness by component, components computed alike are one register
+    alike = cached_per_cfg(cfg, "alike_components", alike_components) if costs.component_liveness else {}
+    classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly, valu, unpicked, alike)
     held_v: dict[int, int] = {}  # block -> VGPRs an unrolled loop around it holds besides
     held_s: dict[int, int] = {}
     if costs.hold_unrolled_common_values:
@@ -423,6 +430,8 @@ def register_demand(
         masks = cached_per_cfg(cfg, "constant_masks", constant_component_masks)
         comps.constant = {v: m for v, m in masks.items() if v in comps.base}
         comps.constant_flow(cfg, constant, masks)
+    if comps is not None:
+        comps.alike = {v: c for v, c in alike.items() if v in comps.base}
     vmask_items = [(n, int.from_bytes(b, "little")) for n, b in vbits.items()]
     smask_items = [(n, int.from_bytes(b, "little")) for n, b in sbits.items()]
     mask = 2 if wave_size == 64 else 1
@@ -577,6 +586,9 @@ class _ComponentLiveness:
         block's end leaves constant or undefined (`constant_flow`)."""
         self.k_before: dict[Instr, int] = {}
         """A definition of a vector -> those components of the vector before it."""
+        self.alike: dict[Value, tuple[int, ...]] = {}
+        """Vector -> per component the first one computed alike (`alike_components`): the
+        components of one class are one register."""
 
     def constant_flow(self, cfg: CFG, constant: set[Value], masks: dict[Value, int]) -> None:
         """Which components hold a compile-time constant or nothing at each point (a forward
@@ -662,7 +674,7 @@ class _ComponentLiveness:
                 full = (1 << v.width) - 1
                 live = bits >> self.base[v] & full
                 k = constant.get(v, 0) | kbits >> self.base[v] & full
-                total += _dead(vsize[index[v]], live, k)
+                total += _dead(vsize[index[v]], live, k, self.alike.get(v))
         return total
 
     def step(
@@ -706,20 +718,25 @@ class _ComponentLiveness:
             n = vsize[index[v]]
             k = self.constant.get(v, 0)
             ka = k | kbits >> b & full
-            was = _dead(n, after, ka)
+            alike = self.alike.get(v)
+            was = _dead(n, after, ka, alike)
             # an export moves its constant components into registers too
-            here += _dead(n, counted, 0 if ins.op == "export" else ka) - was
-            before_ded += _dead(n, before, k | k_before >> b & full) - was
+            here += _dead(n, counted, 0 if ins.op == "export" else ka, alike) - was
+            before_ded += _dead(n, before, k | k_before >> b & full, alike) - was
             bits = (bits & ~(full << b)) | (before << b)
         return bits, here, before_ded, k_before
 
 
-def _dead(size: int, live: int, constant: int = 0) -> int:
+def _dead(size: int, live: int, constant: int = 0, alike: tuple[int, ...] | None = None) -> int:
     """Registers of a vector of `size` registers held for components not in `live` or among
-    its `constant` ones (none when no component is live: the value is not counted at all)."""
+    its `constant` ones (none when no component is live: the value is not counted at all);
+    with `alike` (per component the first computed alike), one register per distinct one."""
     if not live:
         return 0
-    return max(0, size - (live & ~constant).bit_count())
+    held = live & ~constant
+    if alike is None:
+        return max(0, size - held.bit_count())
+    return max(0, size - len({alike[c] for c in _bit_indices(held)}))
 
 
 def _component_liveness(
