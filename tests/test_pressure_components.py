@@ -1540,3 +1540,29 @@ def test_components_computed_alike_count_once_per_distinct_component() -> None:
     assert 9 <= three <= 10
     assert 10 <= four <= 11
     assert two < three < four
+
+
+def test_a_sum_started_at_zero_holds_nothing_before_its_first_term() -> None:
+    # `float3 result = 0; result += s0 * w.x * w.y; ...` (SpartanEngine's sky filter): the
+    # first `+=` adds to a constant the compiler folds, so `result` holds no register until
+    # then. regtruth: presched_vgprs 15; with the zeros held from the declaration, 18.
+    text = """
+Texture2D<float4> t : register(t0);
+RWStructuredBuffer<float4> o : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float2 w = t.Load(int3(id.xy, 0)).xy;
+    float3 s0 = t.Load(int3(id.xy + uint2(1, 0), 0)).rgb;
+    float3 s1 = t.Load(int3(id.xy + uint2(0, 1), 0)).rgb;
+    float3 s2 = t.Load(int3(id.xy + uint2(1, 1), 0)).rgb;
+    float3 s3 = t.Load(int3(id.xy + uint2(2, 1), 0)).rgb;
+    float3 result = 0.0f.xxx;
+    result += s0 * w.x * w.y;
+    result += s1 * w.y;
+    result += s2 * w.x;
+    result += s3 * (w.x - w.y);
+    o[id.x] = float4(result, 1.0);
+}
+"""
+    assert 14 <= split_demand(text).max_live_vgprs <= 16

@@ -631,6 +631,8 @@ class _ComponentLiveness:
                         else:
                             bit = src_k & 1 if src.width == 1 else src_k >> j & 1
                         mine = mine | 1 << c if bit else mine & ~(1 << c)
+                elif ins.op in ("alu", "copy") and all(r in constant for r in ins.reads):
+                    mine = full  # `float3 sum = 0;` before `sum += ...`
                 else:
                     mine = 0
                 k = (k & ~(full << at)) | (mine & full) << at
@@ -745,6 +747,11 @@ def _component_liveness(
     """Backward liveness by component of the vectors among `counted` (VGPR values) that some
     instruction reads only part of (32-bit components, one register each)."""
     wanted = {v for reads in partial.values() for v in reads}
+    kept = cfg.kept_instrs()
+    for instrs in kept.values():  # a vector set to a constant: its components are constants
+        for ins in instrs:  # until written again (`constant_flow`)
+            if ins.dest is not None and not ins.reads and ins.op in ("alu", "copy"):
+                wanted.add(ins.dest)
     base: dict[Value, int] = {}
     owner: list[Value] = []
     for v in counted:
