@@ -81,8 +81,8 @@ class CostModel:
     operation of run-time values wherever it is written (`lowering_expr.reciprocal`, `merge`).
     Off by default: it matches regtruth on its repros (tests/test_pressure_components.py) but
     exposes under-counts elsewhere (xenia's resolve, DiligentFX's TAA: both sets' >= 24 medians
-    rose by 2-6 points; DiligentFX's is back within a point of the switch-off figure, RTXPT,
-    SpartanEngine and perftest still fail), so it waits for those."""
+    rose by 2-6 points; DiligentFX's is back to the switch-off figure; RTXPT's median still
+    fails), so it waits for those."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 
