@@ -115,7 +115,7 @@ float4 main(float4 pos : SV_Position) : SV_Target0
 
 def test_a_linted_unit_leaves_no_cyclic_garbage() -> None:
     """Nothing a lint makes and drops is in a reference cycle, the analyses' working state
-    included (the values held across unrolled iterations, `value_classes.unrolled_holds`,
+    included (the values held across unrolled iterations, `unrolled.unrolled_holds`,
     followed a nested function that called itself: each such nest left the entry point's
     instructions and values to the collector, 31,000 objects of an engine pixel shader's cold
     lint and a full collection every few lints of the editor)."""

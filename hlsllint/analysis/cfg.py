@@ -15,7 +15,7 @@ block's instruction list. A block ending in a conditional branch has an instruct
 blocks, header, attributes, constant trip count when the compiler can tell it). Constant-trip
 `[unroll]` loops are *not* expanded: liveness is the same for every iteration, so one copy of the
 body gives the same peak, but for what the iterations compute alike and the compiler computes once
-(`value_classes.unrolled_holds`, from the rows a read of the counter, or of a table at it,
+(`unrolled.unrolled_holds`, from the rows a read of the counter, or of a table at it,
 records); the scheduler's interleaving of unrolled iterations is not modelled.
 
 This module lowers the entry point itself (preloaded registers, stage inputs, outputs) and

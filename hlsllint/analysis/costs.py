@@ -56,7 +56,7 @@ class CostModel:
     hold_unrolled_common_values: bool = True
     """An unrolled loop holds the components its iterations compute alike (from a constant
     table read at the counter, or the counter itself, and loop-invariant values) from their
-    first computation to their last use (`value_classes.unrolled_holds`)."""
+    first computation to their last use (`unrolled.unrolled_holds`)."""
     drop_unpicked_components: bool = True
     """A vector read only through constructors that pick some of its components holds
     registers only for those (`value_classes.unpicked_components`)."""

@@ -29,6 +29,7 @@ from typing import TypeVar
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in
 from hlsllint.analysis.uniformity import Uniformity
+from hlsllint.analysis.unrolled import unrolled_holds
 from hlsllint.analysis.value_classes import (
     alike_components,
     cached_per_cfg,
@@ -40,7 +41,6 @@ from hlsllint.analysis.value_classes import (
     kept_loop_blocks,
     streamed_temps,
     unpicked_components,
-    unrolled_holds,
     vector_alu_uniforms,
 )
 from hlsllint.deadline import current

@@ -132,7 +132,7 @@ class LowererBase:
         iteration (`i` of `for (int i = 0; i < 8; ++i)`: 0..7) and the loop's span: a read of one
         is a constant in each unrolled copy, and it and a constant table read at one
         (`offsets[i]`) record their value per iteration (`rows`, `loop`:
-        `value_classes.unrolled_holds`)."""
+        `unrolled.unrolled_holds`)."""
         self._tables: dict[Symbol, tuple[tuple[int | float, ...], ...] | None] = {}
         self.globals_env: dict[Symbol, list[Value]] = {}
         self.preloads: dict[str, Value] = {}
