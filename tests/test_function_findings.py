@@ -179,6 +179,15 @@ def _run(loader: FileLoader, path: str, rule: Rule) -> list[tuple[str, str, int,
     return [(d.path, d.message, d.start.row, d.start.column) for d in ctx.diagnostics]
 
 
+MIXED_FROM_B = [
+    ("mixed.hlsli", "a two", 1, 31),
+    ("mixed.hlsli", "a three seen from b.hlsl", 1, 39),
+    ("mixed.hlsli", "a two", 1, 47),
+]
+"""What `_Unitwide` and `_Facts` report in `mixed.hlsli` linted through `b.hlsl`: the twos taken
+from the first unit, in the order of the visits that made them, and the unit's own three."""
+
+
 def test_a_visit_that_needs_the_unit_is_made_again_in_every_unit(monkeypatch: pytest.MonkeyPatch) -> None:
     loader = FileLoader(
         {
@@ -196,11 +205,7 @@ def test_a_visit_that_needs_the_unit_is_made_again_in_every_unit(monkeypatch: py
     assert checker.FUNCTIONS.hits == 1
     assert _Unitwide.seen == ["3", "1"], "only the visit that needs the unit, and the main file's"
     # The three is the unit's own; the twos are taken, in the order of the visits that made them.
-    assert second == [
-        ("mixed.hlsli", "a two", 1, 31),
-        ("mixed.hlsli", "a three seen from b.hlsl", 1, 39),
-        ("mixed.hlsli", "a two", 1, 47),
-    ]
+    assert second == MIXED_FROM_B
     assert first == [(p, m.replace("b.hlsl", "a.hlsl"), r, c) for p, m, r, c in second]
     monkeypatch.setattr(checker, "SHARE_FUNCTIONS", False)
     assert _run(loader, "b.hlsl", _Unitwide()) == second
@@ -244,11 +249,7 @@ def test_a_visit_that_gives_a_fact_is_replayed_in_every_unit(monkeypatch: pytest
     assert _Facts.seen == ["1"], "only the main file's literal is visited"
     assert _Facts.replayed == [("3", ("literal", "3"))]
     assert (checker.FUNCTIONS.hits, checker.FUNCTIONS.replays, checker.FUNCTIONS.revisits) == (1, 1, 0)
-    assert second == [
-        ("mixed.hlsli", "a two", 1, 31),
-        ("mixed.hlsli", "a three seen from b.hlsl", 1, 39),
-        ("mixed.hlsli", "a two", 1, 47),
-    ]
+    assert second == MIXED_FROM_B
     assert first == [(p, m.replace("b.hlsl", "a.hlsl"), r, c) for p, m, r, c in second]
     monkeypatch.setattr(checker, "SHARE_FUNCTIONS", False)
     assert _run(loader, "b.hlsl", _Facts()) == second
