@@ -224,84 +224,9 @@ def dominator_tree(g: nx.DiGraph, entry: int, cache: dict[str, Any]) -> dict[int
     `g_buffer`'s pixel shader, 1,003 blocks: about 9 ms each time, compiled)."""
     found: dict[int, int] | None = cache.get("idom")
     if found is None:
-        found = immediate_dominators(g._succ, g._pred, entry)
+        found = nx.immediate_dominators(g, entry)
         cache["idom"] = found
     return found
-
-
-def immediate_dominators(
-    succ: dict[int, dict[int, Any]], pred: dict[int, dict[int, Any]], start: int
-) -> dict[int, int]:
-    """What `networkx.immediate_dominators(g, start)` (3.x) gives, entry left out, in its order,
-    from the graph's successor and predecessor dictionaries (`g._succ`, `g._pred`, which hold
-    a block's neighbours in graph order; networkx's views of them run interpreted code at every
-    lookup): Cooper, Harvey and Kennedy's iteration over the blocks in reverse postorder (a
-    depth-first search taking successors in graph order, as `networkx.dfs_postorder_nodes`),
-    on numbers and lists in place of networkx's generators, `reduce` and dictionaries
-    (SpartanEngine `g_buffer`, 4 CFGs: 32.6M instructions compiled)."""
-    # postorder, iteratively: a node is done when its successors are
-    post: list[int] = []
-    number: dict[int, int] = {start: -1}  # node -> postorder number (-1: on the stack)
-    nodes = [start]
-    kids: list[list[int]] = [list(succ[start])]
-    at = [0]
-    while nodes:
-        top = len(nodes) - 1
-        children = kids[top]
-        i = at[top]
-        pushed = False
-        while i < len(children):
-            c = children[i]
-            i += 1
-            if c not in number:
-                number[c] = -1
-                at[top] = i
-                nodes.append(c)
-                kids.append(list(succ[c]))
-                at.append(0)
-                pushed = True
-                break
-        if not pushed:
-            u = nodes.pop()
-            kids.pop()
-            at.pop()
-            number[u] = len(post)
-            post.append(u)
-    n = len(post)
-    # predecessors by postorder number (the start's is n - 1), unreached ones left out
-    preds: list[list[int]] = [[] for _ in range(n)]
-    for k in range(n):
-        ps = preds[k]
-        for p in pred[post[k]]:
-            q = number.get(p)
-            if q is not None:
-                ps.append(q)
-    idom = [-1] * n
-    root = n - 1
-    idom[root] = root
-    changed = True
-    while changed:
-        changed = False
-        for u in range(n - 2, -1, -1):  # reverse postorder, the start left out
-            new = -1
-            for v in preds[u]:
-                if idom[v] < 0:
-                    continue  # not reached yet in this pass
-                if new < 0:
-                    new = v
-                    continue
-                a = v
-                b = new
-                while a != b:  # the two fingers climb to their common dominator
-                    while a < b:
-                        a = idom[a]
-                    while b < a:
-                        b = idom[b]
-                new = a
-            if idom[u] != new:
-                idom[u] = new
-                changed = True
-    return {post[u]: post[idom[u]] for u in range(n - 2, -1, -1)}
 
 
 def backward_live_in(cfg: CFG, use: dict[int, int], defs: dict[int, int], work: list[int]) -> dict[int, int]:

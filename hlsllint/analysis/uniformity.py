@@ -29,7 +29,7 @@ from typing import Literal
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Instr, Value, dominates, dominator_tree, immediate_dominators
+from hlsllint.analysis.ir import CFG, Instr, Value, dominates, dominator_tree
 from hlsllint.deadline import current
 
 
@@ -69,9 +69,9 @@ def post_dominators(cfg: CFG) -> dict[int, int]:
     succs = cfg.successors()
     if _all_reach_the_exit(cfg, succs):
         # The common case needs no sink: the dominators of the reversed graph from the exit,
-        # whose successors are the CFG's predecessors (no copy).
-        g = cfg.graph
-        result = immediate_dominators(g._pred, g._succ, cfg.exit)
+        # read through a view of the CFG's graph (no copy).
+        idom_from_exit: dict[int, int] = nx.immediate_dominators(cfg.graph.reverse(copy=False), cfg.exit)
+        result = dict(idom_from_exit)
         result[cfg.exit] = cfg.exit
         cfg.cache["ipdom"] = result
         return result
@@ -84,7 +84,7 @@ def post_dominators(cfg: CFG) -> dict[int, int]:
     # blocks in infinite loops never reach the exit: let them reach the sink too
     reach = nx.descendants(rev, sink)
     rev.add_edges_from((sink, b) for b in succs if b not in reach)
-    idom = immediate_dominators(rev._succ, rev._pred, sink)
+    idom: dict[int, int] = nx.immediate_dominators(rev, sink)
     result = {b: (d if d != sink else cfg.exit) for b, d in idom.items() if b != sink}
     cfg.cache["ipdom"] = result
     return result
