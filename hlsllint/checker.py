@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import functools
 import itertools
 import re
 import traceback
@@ -352,29 +353,6 @@ def _visit(
                 table[k] = tuple(s for s in subs if s[0].code not in failed)
 
 
-def _replay(
-    ctx: RuleContext,
-    rule: Rule,
-    fact: object,
-    node: Node,
-    path: str,
-    failed: set[str],
-    errors: list[str],
-    *tables: dict[str, tuple[tuple[Rule, _Visit], ...]],
-) -> None:
-    """`rule.replay(ctx, node, fact)`, dropped for the rest of the unit as `_visit` drops a rule
-    when it raises."""
-    ctx.rule = rule
-    try:
-        rule.replay(ctx, node, fact)
-    except Exception:  # a rule bug must not take the run down
-        failed.add(rule.code)
-        errors.append(_crash(rule, path))
-        for table in tables:
-            for k, subs in table.items():
-                table[k] = tuple(s for s in subs if s[0].code not in failed)
-
-
 def _keep(
     key: Key,
     found: list[tuple[int, Diagnostic]],
@@ -492,20 +470,11 @@ def run_rules(
                             again_rule, again_visit = local_visits[code]
                             if fact is None:
                                 FUNCTIONS.revisits += 1
-                                _visit(
-                                    ctx,
-                                    again_rule,
-                                    again_visit,
-                                    nodes[i],
-                                    path,
-                                    failed,
-                                    errors,
-                                    dispatch,
-                                    rest,
-                                )
-                            else:
+                            else:  # the rule's `replay` with the fact, in place of its visit
                                 FUNCTIONS.replays += 1
-                                _replay(ctx, again_rule, fact, nodes[i], path, failed, errors, dispatch, rest)
+                                again_visit = functools.partial(again_rule.replay, fact=fact)
+                            node = nodes[i]
+                            _visit(ctx, again_rule, again_visit, node, path, failed, errors, dispatch, rest)
             subscribers = table.get(kind)
             if subscribers:
                 node = nodes[i]
