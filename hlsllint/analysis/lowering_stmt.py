@@ -262,8 +262,7 @@ class StmtLowerer(InlineLowerer):
         plain: list[list[Node]] = []
         defaults: list[list[Node]] = []
         for arm in arms:
-            default = any(self.text(c).lstrip().startswith("default") for c in arm)
-            (defaults if default else plain).append(arm)
+            (defaults if any(self._is_default(c) for c in arm) else plain).append(arm)
         for arm in plain[::-1] + defaults:
             self.emit("branch", None, [c], node)
             test = self.block
@@ -279,7 +278,12 @@ class StmtLowerer(InlineLowerer):
             self.edge(self.block, skip)  # falls off its end (into the next case: rare)
             self.block = skip
         ret = self.frames[-1].ret if self.frames else None
-        if ret and defaults and _returns(body):
+        if (
+            ret
+            and defaults
+            and body is not None
+            and any(n.type == "return_statement" for n in self.m.tree.walk(body))
+        ):
             # with a default some case runs, but the chain has a path past every case: the
             # return value holds nothing on it (nothing was returned before the switch)
             for r in _flatten(ret):
@@ -289,6 +293,10 @@ class StmtLowerer(InlineLowerer):
         """The statements of a `case`/`default` label (its value left out)."""
         value = case.child_by_field_id(F_VALUE)
         return [s for s in case.named_children if value is None or s.id != value.id]
+
+    def _is_default(self, case: Node) -> bool:
+        """Whether `case` is the `default` label."""
+        return self.text(case).lstrip().startswith("default")
 
     def _constant_switch(self, cases: list[Node], known: int) -> None:
         """A switch on a compile-time value (a specialization constant, a macro) runs one case
@@ -300,16 +308,11 @@ class StmtLowerer(InlineLowerer):
                 start = i
                 break
         if start is None:
-            text = self.text
-            defaults = [i for i, x in enumerate(cases) if text(x).lstrip().startswith("default")]
-            start = defaults[0] if defaults else None
+            start = next((i for i, x in enumerate(cases) if self._is_default(x)), None)
         exit_b = self.new_block()
         self.loop_targets.append((None, exit_b))
         for case in cases[start:] if start is not None else []:
-            value = case.child_by_field_id(F_VALUE)
-            for st in case.named_children:
-                if value is not None and st.id == value.id:
-                    continue
+            for st in self._case_body(case):
                 self.stmt(st)
         self.loop_targets.pop()
         self.edge(self.block, exit_b)
@@ -324,12 +327,3 @@ class StmtLowerer(InlineLowerer):
             self.expr_(values[0])
         self.edge(self.block, frame.exit)
         self.block = self.new_block()
-
-
-def _returns(node: Node | None) -> bool:
-    """Does `node` hold a `return` statement?"""
-    if node is None:
-        return False
-    if node.type == "return_statement":
-        return True
-    return any(_returns(c) for c in node.named_children)
