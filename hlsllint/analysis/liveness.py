@@ -605,10 +605,7 @@ class _ComponentLiveness:
             return
         everything = (1 << len(self.owner)) - 1
         succs = cfg.successors()
-        preds: dict[int, list[int]] = {b: [] for b in succs}
-        for b, ss in succs.items():
-            for t in ss:
-                preds.setdefault(t, []).append(b)
+        preds = cfg.predecessors()
 
         def through(b: int, k: int, record: bool) -> int:
             for ins in defs_of.get(b, ()):
@@ -647,7 +644,7 @@ class _ComponentLiveness:
             b = work.pop(0)
             queued.discard(b)
             k = everything  # the entry: nothing defined yet
-            for p in preds.get(b, ()):
+            for p in preds[b]:
                 k &= out[p]
             k = through(b, k, False)
             if k != out[b]:
@@ -658,7 +655,7 @@ class _ComponentLiveness:
                         work.append(t)
         for b in defs_of:
             k = everything
-            for p in preds.get(b, ()):
+            for p in preds[b]:
                 k &= out[p]
             through(b, k, True)
         self.k_out = out

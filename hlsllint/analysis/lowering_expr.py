@@ -34,7 +34,7 @@ from hlsllint.syntax.fields import (
     F_RIGHT,
     F_VALUE,
 )
-from hlsllint.syntax.queries import enclosing, is_written, unparen
+from hlsllint.syntax.queries import call_name, enclosing, is_written, unparen
 
 _FUNCTION = frozenset({"function_definition"})
 
@@ -573,7 +573,7 @@ class ExprLowerer(LowererBase):
                 v = self.m.const_value(part)
                 if v is None or isinstance(v, bool):
                     return None
-                if not self.costs.component_liveness and "sqrt" in self.text(part):
+                if not self.costs.component_liveness and self._calls_sqrt(part):
                     # a table folded through `sqrt` (NRD's Poisson taps) reads as one only with
                     # the liveness by component: without it the loop's body counts whole
                     # vectors, and the holds of its taps on top overshoot
@@ -592,6 +592,11 @@ class ExprLowerer(LowererBase):
                 return None
             return tuple(tuple(flat[k : k + width]) for k in range(0, len(flat), width))
         return tuple(rows)
+
+    def _calls_sqrt(self, node: Node) -> bool:
+        """Whether `node` calls `sqrt` or `rsqrt` (folded since constants fold through them)."""
+        tree = self.m.tree
+        return any(call_name(tree, n) in ("sqrt", "rsqrt") for n in tree.walk(node))
 
     def _buffer_member_path(self, node: Node) -> Node | None:
         """The element access `buf[i]` of a structured or raw buffer under a chain of member
