@@ -124,6 +124,12 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     return code, out, err
 
 
+WHOLE_VECTORS = CostModel(component_liveness=False)
+"""The cost model with the liveness by component switched off (a vector's registers live until
+its last component's last use): the default until the twentieth landing, kept for the tests of
+what the lowering does for that model."""
+
+
 def demand(text: str, entry: str = "main", costs: CostModel = DEFAULT_COSTS) -> EntryDemand:
     """The register demand of one entry point of `text` (navi21 wave64, `costs`: the default
     cost model unless a test switches one of its models on), as the pressure tests compare
