@@ -327,3 +327,83 @@ def test_occupancy_ceiling_separates_the_vgpr_estimate_from_acos_scheduler(tmp_p
     assert "exact 0.0%" in lines[1]
     assert "traded waves) 100.0%" in lines[1]
     assert "inside the scheduler's window 100.0%" in lines[1]
+
+
+FAKE_REGTRUTH = """\
+import json, sys
+args = sys.argv[1:]
+with open(sys.argv[0] + ".log", "a") as log:
+    log.write(json.dumps(args) + "\\n")
+lines = open(args[args.index("--list") + 1]).read().splitlines()
+wide = "WIDE=1" in args
+for line in lines:
+    path, entry, stage = line.split()
+    rec = {"file": path, "entry": entry, "stage": stage, "wave": 64}
+    rec |= {"presched_vgprs": 20 if wide else 4, "presched_sgprs": 12, "waves_per_simd": 16}
+    print(json.dumps(rec))
+"""
+
+BUILDS_PROBE = """\
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import engine, truth
+from pathlib import Path
+truth.CACHE = Path(sys.argv[4])
+load = engine.load_sets
+engine.load_sets = lambda *a, **k: load(*a, **k, spec_path=Path(sys.argv[3]))
+for _ in range(2):  # the second run reads the cache
+    engine.main([sys.argv[2], "--sets", "Vanilla", "--regtruth", sys.argv[5], "--json", sys.argv[6]])
+"""
+
+BUILDS_SHADER = """\
+#include "MagicMacros.h"
+StructuredBuffer<float4> b : register(t0);
+RWStructuredBuffer<float4> o : register(u0);
+[numthreads(64, 1, 1)] void CSA(uint i : SV_DispatchThreadID) {
+#if WIDE
+    float4 x = b[i], y = b[i + 64], z = b[i + 128], w = b[i + 192];
+    o[i] = x * y + z * w;
+#else
+    o[i] = 0;
+#endif
+}
+[numthreads(64, 1, 1)] void CSB(uint i : SV_DispatchThreadID) { o[i] = 1; }
+"""
+
+
+def test_entries_build_each_compile_with_its_own_defines_in_regtruth_and_the_estimate(tmp_path: Path) -> None:
+    """Intel's Vanilla (XeGTAO) compiles entry points one by one, each with macros of its own, and
+    builds some entry points twice with other macros (CSFarBlur for each DOF_BLUR_TYPE): a set's
+    `entries` lists those compiles, and each is measured and estimated with its defines. Vanilla's
+    include handler serves `MagicMacrosMagicFile.h` (the macros as #defines): `generated_headers`
+    serves it empty from the cache."""
+    root = tmp_path / "corpus" / "Vanilla"
+    root.mkdir(parents=True)
+    (root / "fx.hlsl").write_text(BUILDS_SHADER)
+    (root / "header.hlsl").write_text("float unused() { return 0; }\n")
+    spec = tmp_path / "sets.json"
+    builds = [
+        {"file": "fx.hlsl", "stage": "comp", "entry": ["CSA", "CSB"]},
+        {"file": "fx.hlsl", "stage": "comp", "entry": "CSA", "defines": ["WIDE=1"]},
+    ]
+    one = {"repo": "Vanilla", "split": "held-out", "root": "Vanilla", "every": 1, "defines": ["G=1"]}
+    one |= {"generated_headers": ["MagicMacros.h"], "entries": builds}
+    spec.write_text(json.dumps({"sets": [one]}))
+    fake = tmp_path / "regtruth.py"
+    fake.write_text(FAKE_REGTRUTH)
+    cache, out = tmp_path / "cache", tmp_path / "pairs.json"
+    argv = [str(PRESSURE), str(tmp_path / "corpus"), str(spec), str(cache), str(fake), str(out)]
+    subprocess.run([sys.executable, "-c", BUILDS_PROBE, *argv], capture_output=True, text=True, check=True)
+    calls = [json.loads(line) for line in (tmp_path / "regtruth.py.log").read_text().splitlines()]
+    generated = cache.resolve() / "src" / "generated" / "Vanilla"
+    assert (generated / "MagicMacros.h").read_text() == ""
+    # one regtruth call per compile (none on the second run: cached, keyed by the entry points),
+    # the entry points named (no --auto), the compile's defines after the set's
+    assert len(calls) == 2
+    assert all("--auto" not in c and c[c.index("-I") + 1] == str(generated) for c in calls)
+    assert [[c[i + 1] for i, a in enumerate(c) if a == "-D"] for c in calls] == [["G=1"], ["G=1", "WIDE=1"]]
+    pairs = json.loads(out.read_text())["pairs"]
+    got = sorted((p["entry"], p["variant"], p["truth_vgprs"]) for p in pairs)
+    assert got == [("CSA", "", 4), ("CSA", "WIDE=1", 20), ("CSB", "", 4)]
+    est = {(p["entry"], p["variant"]): p["est_vgprs"] for p in pairs}
+    assert est[("CSA", "WIDE=1")] > est[("CSA", "")]  # the estimate saw WIDE=1 too

@@ -79,6 +79,31 @@ class Pair(run.Pair):
     scheduled_waves: int = 0
     """The same at ACO's scheduler ceiling (`aco_scheduler_ceiling`): the fewest waves the
     scheduler may trade down to."""
+    variant: str = ""
+    """The defines of the build that compiled this entry point (a set's `entries`), else empty."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """One compile of a shader file as the engine's build makes it: the entry points (name,
+    stage) compiled from it with the same defines (`defines`: the build's own for this compile,
+    added to the set's)."""
+
+    file: Path
+    entries: tuple[tuple[str, str], ...]
+    defines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Files measured and estimated together: one regtruth call (cached per file) and one
+    estimate per file, with the same defines. `entry` fixes one entry point of every file;
+    `entries` lists the entry points of a build (else regtruth --auto finds them)."""
+
+    files: list[Path]
+    entry: tuple[str, str] | None
+    defines: tuple[str, ...] = ()
+    entries: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -93,6 +118,18 @@ class EngineSet:
     sixteen: str = "auto"
     stages: dict[Path, str] = field(default_factory=dict)
     file_defines: dict[Path, list[str]] = field(default_factory=dict)
+    builds: list[Build] = field(default_factory=list)
+
+    def units(self) -> list[Unit]:
+        """What is measured together: each build of `entries` alone, else the files grouped by
+        stage (`measure_groups`) and by the defines of their own (`define_groups`)."""
+        if self.builds:
+            return [Unit([b.file], None, b.defines, b.entries) for b in self.builds]
+        return [
+            Unit(files, entry, defines)
+            for group, entry in self.measure_groups()
+            for files, defines in self.define_groups(group)
+        ]
 
     def measure_groups(self) -> list[tuple[list[Path], tuple[str, str] | None]]:
         """The files measured together and their (entry, stage): one group per stage when the
@@ -261,9 +298,15 @@ def load_sets(
         root = base / s["root"]
         if s.get("include_aliases"):
             root = aliased_root(s["repo"], root, s["include_aliases"])
-        listed: list[str] = s.get("files", [])
         if s.get("prelude"):
             root = prelude_root(s["repo"], root, s["prelude"], s["glob"])
+        includes = [root / i for i in s.get("includes", [])]
+        if s.get("generated_headers"):
+            includes.append(generated_headers(s["repo"], s["generated_headers"]))
+        builds = [build_of(root, b) for b in s.get("entries", [])]
+        listed: list[str] = s.get("files", []) or sorted(
+            {b.file.relative_to(root).as_posix() for b in builds}
+        )
         found = sorted(root / f for f in listed) if listed else sorted(root.glob(s["glob"]))
         by_token: dict[str, str] = s.get("stage_from_name", {})
         stages = {f: st for f in found if (st := stage_of(f.name, by_token))} if by_token else {}
@@ -284,22 +327,51 @@ def load_sets(
                 files=files,
                 entry=(s["entry"], s.get("stage", "")) if "entry" in s else None,
                 defines=list(s.get("defines", [])),
-                includes=[root / i for i in s.get("includes", [])],
+                includes=includes,
                 sixteen=s.get("sixteen", "auto"),
                 stages={f: stages[f] for f in files if f in stages},
                 file_defines={root / k: list(v) for k, v in s.get("file_defines", {}).items()},
+                builds=[b for b in builds if b.file in files],
             )
         )
     return out
 
 
+def build_of(root: Path, spec: dict[str, Any]) -> Build:
+    """A build of `entries`: {"file", "stage", "entry": a name or a list of names, "defines"}."""
+    names = [spec["entry"]] if isinstance(spec["entry"], str) else list(spec["entry"])
+    return Build(
+        root / spec["file"], tuple((n, spec["stage"]) for n in names), tuple(spec.get("defines", ()))
+    )
+
+
+def generated_headers(repo: str, names: Sequence[str]) -> Path:
+    """An include folder (in the gitignored cache) holding the headers an engine's compiler
+    makes up for each compile, as empty files.
+
+    Intel's Vanilla (XeGTAO) serves `MagicMacrosMagicFile.h` from its include handler: the
+    compile's macros written as `#define`s. The set passes those macros as defines, so the
+    header itself is empty; regtruth and the estimate find it in this folder. Its path is the
+    cache's resolved one: regtruth's cache key holds the `-I` folders, and worktrees share the
+    cache through a link, so every worktree names the folder alike and reuses the figures.
+    """
+    dest = truth.CACHE.resolve() / "src" / "generated" / repo
+    for name in names:
+        out = dest / name
+        if not out.is_file():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text("")
+    return dest
+
+
 def estimate(
-    es: EngineSet, family: str, wave: int | None, time_budget: float | None = None
+    es: EngineSet, unit: Unit, family: str, wave: int | None, time_budget: float | None = None
 ) -> tuple[dict[str, list[EntryReport]], float]:
+    """hlsllint's reports for the files of `unit`, built with its defines."""
     out: dict[str, list[EntryReport]] = {}
     t0 = time.perf_counter()
-    for f in es.files:
-        settings = es.settings(family, wave, time_budget, es.file_defines.get(f, ()))
+    for f in unit.files:
+        settings = es.settings(family, wave, time_budget, unit.defines)
         try:
             out[str(f)] = analyse_file(str(f), settings).reports
         except Exception as e:  # counted as unmatched
@@ -316,8 +388,14 @@ def waves_at(rep: EntryReport, family: str, wave: int, vgprs: int) -> int:
 
 
 def pair_up(
-    es: EngineSet, records: list[dict[str, Any]], estimates: dict[str, list[EntryReport]], family: str
+    es: EngineSet,
+    records: list[dict[str, Any]],
+    estimates: dict[str, list[EntryReport]],
+    family: str,
+    variant: Sequence[str] = (),
 ) -> tuple[list[Pair], dict[str, int]]:
+    """Each regtruth record with the estimate of its entry point (`variant`: the defines of the
+    build that made both, kept on the pair: one entry point may be built more than once)."""
     limit = resolve_target(family).sgpr_addressable
     pairs: list[Pair] = []
     counts = {"truth_ok": 0, "truth_failed": 0, "unmatched": 0}
@@ -352,6 +430,7 @@ def pair_up(
                 sgpr_limit=limit,
                 demand_waves=waves_at(rep, family, wave, demand),
                 scheduled_waves=waves_at(rep, family, wave, aco_scheduler_ceiling(target, wave, demand)),
+                variant=" ".join(variant),
             )
         )
     return pairs, counts
@@ -519,25 +598,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     pairs: list[Pair] = []
     total_time = 0.0
     for es in sets:
-        records: list[dict[str, object]] = []
-        for group, entry in es.measure_groups():
-            for files, file_defines in es.define_groups(group):
-                records += truth.measure(
-                    files,
-                    args.family,
-                    args.wave,
-                    regtruth=regtruth,
-                    jobs=args.jobs,
-                    extra=es.regtruth_args(file_defines),
-                    entry=entry,
-                )
+        measured: list[tuple[Unit, list[dict[str, Any]]]] = []
+        for unit in es.units():
+            records = truth.measure(
+                unit.files,
+                args.family,
+                args.wave,
+                regtruth=regtruth,
+                jobs=args.jobs,
+                extra=es.regtruth_args(unit.defines),
+                entry=unit.entry,
+                entries=unit.entries,
+            )
+            measured.append((unit, records))
         if args.truth_only:
-            print(f"  {es.repo:18s} files {len(es.files):4d}  regtruth records {len(records)}")
+            n = sum(len(r) for _, r in measured)
+            print(f"  {es.repo:18s} files {len(es.files):4d}  regtruth records {n}")
             continue
-        estimates, elapsed = estimate(es, args.family, args.wave, args.time_budget)
-        total_time += elapsed
-        got, counts = pair_up(es, records, estimates, args.family)
+        got: list[Pair] = []
+        counts = {"truth_ok": 0, "truth_failed": 0, "unmatched": 0}
+        elapsed = 0.0
+        for unit, records in measured:
+            estimates, seconds = estimate(es, unit, args.family, args.wave, args.time_budget)
+            elapsed += seconds
+            variant = unit.defines if es.builds else ()
+            unit_pairs, unit_counts = pair_up(es, records, estimates, args.family, variant)
+            got += unit_pairs
+            counts = {k: counts[k] + unit_counts[k] for k in counts}
         pairs += got
+        total_time += elapsed
         print(
             f"  {es.repo:18s} {es.split:8s} files {len(es.files):4d}  regtruth ok {counts['truth_ok']:4d} "
             f"failed {counts['truth_failed']:4d}  unmatched {counts['unmatched']:3d}  paired {len(got):4d}  "

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -74,16 +75,19 @@ def measure(
     timeout: int = 120,
     extra: tuple[str, ...] = (),
     entry: tuple[str, str] | None = None,
+    entries: Sequence[tuple[str, str]] = (),
 ) -> list[dict[str, object]]:
     """regtruth records for every entry point of `files` (cached).
 
     `extra` is passed to regtruth as is (-D, -I, --16bit-types) and is part of the cache key;
-    `entry` = (name, stage) measures that entry point of every file instead of `--auto`.
+    `entry` = (name, stage) measures that entry point of every file instead of `--auto`;
+    `entries` measures each of these (name, stage) of every file (and is part of the key).
     """
     records: list[dict[str, object]] = []
     missing: list[Path] = []
+    keyed = (*extra, "--entries", *(f"{n}:{s}" for n, s in entries)) if entries else extra
     for f in files:
-        key = _key(f, family, wave, extra)
+        key = _key(f, family, wave, keyed)
         if key.is_file():
             records.extend(json.loads(key.read_text())["results"])
         else:
@@ -92,14 +96,14 @@ def measure(
         return records
     print(f"regtruth: measuring {len(missing)} files on {family} (wave {wave or 'default'})", file=sys.stderr)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as lst:
-        suffix = f" {entry[0]} {entry[1]}" if entry else ""
-        lst.write("".join(f"{f}{suffix}\n" for f in missing))
+        suffixes = [f" {n} {s}" for n, s in entries] or [f" {entry[0]} {entry[1]}" if entry else ""]
+        lst.write("".join(f"{f}{suffix}\n" for f in missing for suffix in suffixes))
     cmd = [
         sys.executable,
         str(regtruth),
         "--list",
         lst.name,
-        *([] if entry else ["--auto"]),
+        *([] if entry or entries else ["--auto"]),
         "-j",
         str(jobs),
         "--family",
@@ -123,7 +127,7 @@ def measure(
         by_file.setdefault(str(rec.get("file")), []).append(rec)
     for f in missing:
         results = by_file.get(str(f), [])
-        key = _key(f, family, wave, extra)
+        key = _key(f, family, wave, keyed)
         key.parent.mkdir(parents=True, exist_ok=True)
         key.write_text(json.dumps({"file": str(f), "results": results}, indent=1))
         records.extend(results)
