@@ -57,6 +57,10 @@ class CostModel:
     """An unrolled loop holds the components its iterations compute alike (from a constant
     table read at the counter, or the counter itself, and loop-invariant values) from their
     first computation to their last use (`unrolled.unrolled_holds`)."""
+    hold_repeated_nests: bool = True
+    """A later unrolled copy of a loop nest (a helper inlined twice) reads again what an earlier
+    copy computed: the compiler computes it once and holds every iteration's value from the
+    first copy to the second (`repeated_nests.repeated_nest_holds`)."""
     drop_unpicked_components: bool = True
     """A vector read only through constructors that pick some of its components holds
     registers only for those (`value_classes.unpicked_components`)."""

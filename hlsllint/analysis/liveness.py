@@ -28,6 +28,7 @@ from typing import TypeVar
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in
+from hlsllint.analysis.repeated_nests import repeated_nest_holds
 from hlsllint.analysis.uniformity import Uniformity
 from hlsllint.analysis.unrolled import unrolled_holds
 from hlsllint.analysis.value_classes import (
@@ -377,6 +378,15 @@ def register_demand(
             for b in loop_blocks:
                 held_v[b] = held_v.get(b, 0) + most_v
                 held_s[b] = held_s.get(b, 0) + most_s
+    if costs.hold_repeated_nests:
+        for blocks, vals in cached_per_cfg(cfg, "repeated_nests", lambda du: repeated_nest_holds(cfg, du)):
+            widest_v = max((sizes.get(v) or 0 for v in vals if classes.get(v) == "vgpr"), default=0)
+            widest_s = max((sizes.get(v) or 0 for v in vals if classes.get(v) == "sgpr"), default=0)
+            for b, n in blocks.items():
+                if widest_v:
+                    held_v[b] = held_v.get(b, 0) + n * widest_v
+                if widest_s:
+                    held_s[b] = held_s.get(b, 0) + n * widest_s
     # The walk below keeps the live set as a bit set (bit i: `values[i]`): registers by class
     # per bit, and per register count the mask of the values of that size, so that a block's
     # starting sums are a few population counts.
