@@ -93,6 +93,10 @@ class Frame:
         self.const_memo: ConstMemo | None = None
         """What `const_value` folded in this copy, shared with every copy bound to the same
         constants (`LowererBase.const_memos`); made at the first question."""
+        self.arg_types: dict[Symbol, T.Type] = {}
+        """A parameter whose type is a template's parameter (`Remap remap`) -> the struct type
+        of the argument this copy was passed (`LinearToSrgbRemap::create()`): its methods are
+        that struct's, as DXC instantiates the template."""
 
 
 class ConstMemo:

@@ -27,6 +27,7 @@ from hlsllint.semantic.intrinsics import (
     object_base,
     object_method,
 )
+from hlsllint.semantic.symbols import Function
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FIELD, F_FUNCTION, F_NAME
 from hlsllint.syntax.queries import unparen
@@ -57,6 +58,8 @@ class CallLowerer(ExprLowerer):
         open_overloads = self.m.open_overloads.get(node.id) if user is not None else None
         if open_overloads is not None:
             user = self.m.best_overload(open_overloads, [self._arg_type(a) for a in args])
+        if user is None and fn is not None and fn.type == "field_expression":
+            user = self._instantiated_method(fn, args)
         if user is not None and user.body is not None:
             on_object = fn is not None and fn.type == "field_expression"
             obj = fn.child_by_field_id(F_ARGUMENT) if fn is not None and on_object else None
@@ -169,12 +172,38 @@ class CallLowerer(ExprLowerer):
         )
         return d
 
+    def _instantiated_method(self, fn: Node, args: list[Node]) -> Function | None:
+        """The method `obj.name(...)` calls when `obj` is a parameter of a template's type
+        (`Remap remap`, `remap.remap(v)`): the method of the struct this inlined copy was
+        passed (`Frame.arg_types`), chosen among its overloads by the arguments; None when
+        the object is not such a parameter or the struct has no such method."""
+        obj = fn.child_by_field_id(F_ARGUMENT)
+        field = fn.child_by_field_id(F_FIELD)
+        if obj is None or field is None or obj.type != "identifier" or not self.frames:
+            return None
+        sym = self.m.resolve(obj)
+        t = self.frames[-1].arg_types.get(sym) if sym is not None else None
+        if t is None:
+            return None
+        n = len(args)
+        cands = [
+            f
+            for f in self.m.methods_of(t.name, self.text(field))
+            if len(f.params) >= n and sum(1 for p in f.params if p.init is None) <= n
+        ]
+        if not cands:
+            return None
+        return self.m.best_overload(cands, [self._arg_type(a) for a in args])
+
     def _arg_type(self, a: Node) -> T.Type:
         """An argument's type, from the value it is bound to in this inlined copy when its
         declared type is a template's parameter."""
         t = self.m.type_of(a)
         if t.kind == "unknown" and a.type == "identifier":
             sym = self.m.resolve(a)
+            bound = self.frames[-1].arg_types.get(sym) if sym is not None and self.frames else None
+            if bound is not None:
+                return bound
             if sym is not None and sym.kind in VARIABLE_KINDS and self.frames:
                 vals = self.frames[-1].env.get(sym)
                 if vals is not None and len(vals) == 1:

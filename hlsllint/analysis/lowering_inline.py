@@ -61,6 +61,11 @@ class InlineLowerer(CallLowerer):
         arg_vals: list[tuple[Symbol, Node | None]] = []
         for i, p in enumerate(fn.params):
             arg_vals.append((p, args[i] if i < len(args) else p.init))
+            a = arg_vals[-1][1]
+            if p.type.kind == "unknown" and a is not None:
+                at = self._arg_type(a)  # in the caller: a template's parameter, instantiated
+                if at.kind == "struct":
+                    frame.arg_types[p] = at
         bound: list[tuple[list[Value], Node | None]] = []
         aliases: dict[Symbol, Value] = {}
         for p, a in arg_vals:
@@ -351,7 +356,9 @@ class InlineLowerer(CallLowerer):
         bound = tuple(sorted((k, type(v).__name__, v) for k, v in consts.items())) if consts else ()
         # a parameter reading memory where it is used (`memory_copies`) lowers differently
         copies = tuple(p in self.memory_copies for p in fn.params) if self.memory_copies else ()
-        return (id(fn), tuple(shape), last, bound, copies)
+        # a template's parameter instantiated with a struct: its methods are that struct's
+        typed = tuple([t.name for t in self.frames[-1].arg_types.values()])
+        return (id(fn), tuple(shape), last, bound, copies, typed)
 
     def _replay(self, tpl: Template, slots: list[Value], exit_block: int) -> None:
         values = self.values

@@ -212,7 +212,7 @@ class EntryReuse:
 
     def portable_key(self, fn: Function, slots: list[Value], key: Key) -> Key:
         """`key` (`_template_key`) with the function and types by value, not by object."""
-        _fn, _shape, last, bound, copies = key
+        _fn, _shape, last, bound, copies, typed = key
         index = {id(p): i for i, p in enumerate(fn.params)}
         first: dict[int, int] = {}
         shape = []
@@ -223,7 +223,7 @@ class EntryReuse:
         consts = tuple(sorted((index.get(k, -1), n, c) for k, n, c in bound))
         # no memory copy at all is no parameter one (`_template_key` leaves the tuple out)
         copied = copies if copies else tuple(False for _ in fn.params)
-        return (_fn_id(fn), tuple(shape), last, consts, copied)
+        return (_fn_id(fn), tuple(shape), last, consts, copied, typed)
 
     def take(self, lw: LowererState, m: Model, pkey: Key) -> Template | None:
         """The last version's template for `pkey`, in this lowering's terms, if it may be taken."""
