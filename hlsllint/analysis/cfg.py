@@ -288,6 +288,8 @@ class _Lowerer(StmtLowerer):
             self.reused,
             shared_components=shared,
         )
+        cfg.views = frozenset(viewed)
+        cfg.bound_views = frozenset(self.bound_views)
         if self.costs.component_liveness:
             cfg.component_reads = component_reads(instrs, self.bound_views)
         cfg.cache.update(kept)

@@ -168,6 +168,13 @@ class CFG:
     i: component i), from the operands' swizzles the lowering records (`ops`, `picks`) and
     component writes (`set`: the components kept); `liveness.component_reads`. Every other
     read reads the whole value."""
+    views: frozenset[Value] = field(default=frozenset(), repr=False, compare=False)
+    """Values some expression reads a part or a reordering of (`v.rgb`) under the value's own
+    name: an instruction that does not record its operands' components (a fetch's
+    coordinates) reads the view and the whole alike (`repeated_nests`)."""
+    bound_views: frozenset[Value] = field(default=frozenset(), repr=False, compare=False)
+    """Values an inlined call's parameter is bound to a view of (`f(id.yx)`: `p` is `id`,
+    read as `p`): what the callee computes from them names no view at all."""
     cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Derived facts the analyses share (successor lists, def-use indexes...), computed on first
     use; the graph and its instructions must not change once it is filled."""

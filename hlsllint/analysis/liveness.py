@@ -379,9 +379,15 @@ def register_demand(
                 held_v[b] = held_v.get(b, 0) + most_v
                 held_s[b] = held_s.get(b, 0) + most_s
     if costs.hold_repeated_nests:
-        for blocks, vals in cached_per_cfg(cfg, "repeated_nests", lambda du: repeated_nest_holds(cfg, du)):
-            widest_v = max((sizes.get(v) or 0 for v in vals if classes.get(v) == "vgpr"), default=0)
-            widest_s = max((sizes.get(v) or 0 for v in vals if classes.get(v) == "sgpr"), default=0)
+        for blocks, vals, n_read in cached_per_cfg(
+            cfg, "repeated_nests", lambda du: repeated_nest_holds(cfg, du)
+        ):
+            widest_v = max(
+                (min(sizes.get(v) or 0, n_read) for v in vals if classes.get(v) == "vgpr"), default=0
+            )
+            widest_s = max(
+                (min(sizes.get(v) or 0, n_read) for v in vals if classes.get(v) == "sgpr"), default=0
+            )
             for b, n in blocks.items():
                 if widest_v:
                     held_v[b] = held_v.get(b, 0) + n * widest_v

@@ -15,10 +15,28 @@ from hlsllint.analysis.ir import Instr, LoopRecord, Value, with_parts
 from hlsllint.analysis.lowering import MAX_INSTRUCTIONS, VARIABLE_KINDS, Frame, _flatten
 from hlsllint.analysis.lowering_calls import CallLowerer
 from hlsllint.analysis.lowering_memo import UNSET, Recording, Template
+from hlsllint.semantic.constants import member_binding
 from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.syntax import Node
+from hlsllint.syntax.fields import (
+    F_ARGUMENT,
+    F_ARGUMENTS,
+    F_DECLARATOR,
+    F_FIELD,
+    F_FUNCTION,
+    F_LEFT,
+    F_OPERATOR,
+    F_RIGHT,
+    F_VALUE,
+)
+from hlsllint.syntax.queries import unparen
 
 MAX_INLINE_DEPTH = 24
+
+
+Const = int | float | bool
+_STRUCT_DEPTH = 8
+"""The deepest chain of calls and locals `_struct_consts` follows."""
 
 
 class InlineLowerer(CallLowerer):
@@ -79,6 +97,13 @@ class InlineLowerer(CallLowerer):
                 c = self.const_value(a)  # in the caller's copy: its own constants bound
                 if c is not None:
                     frame.consts[id(p)] = c
+            elif p.direction == "in" and p.type.kind == "struct" and not self._param_written(fn, p):
+                # a struct built from constants (`Settings::make_default().with_radius(1)`):
+                # its constant members are bound as a scalar parameter is
+                names = [m.name for m in p.type.members]
+                for name, c in (self._struct_consts(a, 0) or {}).items():
+                    if name in names:
+                        frame.consts[member_binding(id(p), names.index(name))] = c
             srcs = self._struct_values(a)
             v = self.expr_(a) if srcs is None else None
             if v is not None and v.parts is not None:
@@ -253,6 +278,118 @@ class InlineLowerer(CallLowerer):
         whole = self.value(p.name, p.type, "temp", p)
         whole.parts = list(targets)
         return whole
+
+    def _struct_consts(self, node: Node | None, depth: int) -> dict[str, int | float | bool] | None:
+        """The members of a struct-valued expression that are compile-time constants, in this
+        inlined copy: a struct parameter's bound members, a local set once from such an
+        expression, or a call of a static method or of a method on such a value whose body
+        only declares a struct, sets its members and returns it (`S res; res.k = 1; return
+        res;`, `S res = this; res.k = v; return res;`), folded with the call's constant
+        arguments. None when it is none of these."""
+        node = unparen(node) if node is not None else None
+        if node is None or depth > _STRUCT_DEPTH:
+            return None
+        if node.type == "identifier":
+            sym = self.m.resolve(node)
+            if sym is None:
+                return None
+            if sym.kind == "param" and self.frames and sym.type.kind == "struct":
+                names = [m.name for m in sym.type.members]
+                consts = self.frames[-1].consts
+                out: dict[str, int | float | bool] = {}
+                for i, name in enumerate(names):
+                    key = member_binding(id(sym), i)
+                    if key in consts:
+                        out[name] = consts[key]
+                return out
+            once = sym.kind == "local" and ("const" in sym.qualifiers or not self._local_written(sym))
+            if once and sym.init is not None and sym.init.type != "initializer_list":
+                return self._struct_consts(sym.init, depth + 1)
+            return None
+        if node.type != "call_expression":
+            return None
+        fn = self.m.callee(node)
+        if fn is None or fn.body is None:
+            return None
+        args_node = node.child_by_field_id(F_ARGUMENTS)
+        args = [c for c in args_node.named_children if c.type != "comment"] if args_node else []
+        this: dict[str, int | float | bool] | None = None
+        callee = node.child_by_field_id(F_FUNCTION)
+        if fn.this is not None:
+            if callee is None or callee.type != "field_expression":
+                return None
+            this = self._struct_consts(callee.child_by_field_id(F_ARGUMENT), depth + 1)
+            if this is None:
+                return None
+        bindings: dict[int, int | float | bool] = {}
+        for i, p in enumerate(fn.params):
+            a = args[i] if i < len(args) else p.init
+            if p.type.kind == "scalar" and a is not None:
+                c = self.const_value(a)
+                if c is not None:
+                    bindings[id(p)] = c
+        return self._returned_consts(fn, this, bindings)
+
+    def _returned_consts(
+        self,
+        fn: Function,
+        this: dict[str, int | float | bool] | None,
+        bindings: dict[int, int | float | bool],
+    ) -> dict[str, int | float | bool] | None:
+        """`_struct_consts` of what `fn` returns, when its body only declares a struct, sets its
+        members and returns it (`this`: the object's constant members; `bindings`: the
+        constant scalar arguments)."""
+        body = fn.body
+        assert body is not None
+        tree = self.m.tree
+        local: Node | None = None
+        members: dict[str, int | float | bool] = {}
+        for st in body.named_children:
+            if st.type == "comment":
+                continue
+            if st.type == "declaration" and local is None:
+                decl = st.child_by_field_id(F_DECLARATOR)
+                if decl is None:
+                    return None
+                if decl.type == "init_declarator":
+                    value = decl.child_by_field_id(F_VALUE)
+                    if value is None or value.type != "this" or this is None:
+                        return None
+                    members = dict(this)
+                    decl = decl.child_by_field_id(F_DECLARATOR)
+                if decl is None or decl.type != "identifier":
+                    return None
+                local = decl
+                continue
+            if st.type == "expression_statement" and local is not None:
+                e = st.named_children[0] if st.named_children else None
+                if e is None or e.type != "assignment_expression":
+                    return None
+                left = e.child_by_field_id(F_LEFT)
+                if tree.node_text(e.child_by_field_id(F_OPERATOR) or e) != "=" or left is None:
+                    return None
+                target = left.child_by_field_id(F_ARGUMENT) if left.type == "field_expression" else None
+                field = left.child_by_field_id(F_FIELD) if left.type == "field_expression" else None
+                if target is None or field is None or tree.node_text(target) != tree.node_text(local):
+                    return None
+                c = self.m.const_value_with(e.child_by_field_id(F_RIGHT), bindings)
+                name = tree.node_text(field)
+                if c is None:
+                    members.pop(name, None)
+                else:
+                    members[name] = c
+                continue
+            if st.type == "return_statement" and local is not None:
+                r = st.named_children[0] if st.named_children else None
+                ok = r is not None and r.type == "identifier" and tree.node_text(r) == tree.node_text(local)
+                return members if ok else None
+            return None
+        return None
+
+    def _local_written(self, sym: Symbol) -> bool:
+        """Is a local written after its declaration (a use written or passed where it could
+        be)?"""
+        return not self.m.never_written(sym)
 
     def _param_written(self, fn: Function, p: Symbol) -> bool:
         """Does `fn`'s body write `p` or a part of it (a member, an element, a swizzle)?"""

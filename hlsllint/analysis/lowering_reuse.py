@@ -31,6 +31,7 @@ from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import Value, with_parts
 from hlsllint.analysis.lowering_memo import LowererState, Reach, Recording, Template
 from hlsllint.semantic import types as T
+from hlsllint.semantic.constants import member_binding, member_of_binding
 from hlsllint.semantic.model import Model
 from hlsllint.semantic.symbols import EntryPoint, Function, Symbol
 from hlsllint.settings import AnalysisSettings
@@ -200,6 +201,16 @@ def _fn_id(fn: Function) -> FnId:
     return (fn.name, start, end)
 
 
+def _portable_binding(key: int, index: dict[int, int]) -> int:
+    """A binding's key (`Frame.consts`) by parameter number, not by object: a parameter's
+    number, or for a member of a struct parameter (`member_binding`) the member's key of
+    that number."""
+    member = member_of_binding(key)
+    if member is None:
+        return index.get(key, -1)
+    return member_binding(index.get(member[0], -1) + 1, member[1])
+
+
 class EntryReuse:
     """One entry point's lowering: takes the last version's templates (with a `Bridge`) and keeps
     its own for the next version."""
@@ -220,7 +231,7 @@ class EntryReuse:
             alias = first.setdefault(id(v), len(first))
             typed = _type_key(v.type, self.types)
             shape.append((alias, v.kind, v.reg_class, v.width, typed, len(v.parts or ())))
-        consts = tuple(sorted((index.get(k, -1), n, c) for k, n, c in bound))
+        consts = tuple(sorted((_portable_binding(k, index), n, c) for k, n, c in bound))
         # no memory copy at all is no parameter one (`_template_key` leaves the tuple out)
         copied = copies if copies else tuple(False for _ in fn.params)
         return (_fn_id(fn), tuple(shape), last, consts, copied, typed)

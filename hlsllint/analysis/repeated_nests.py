@@ -86,6 +86,7 @@ def _signature(
     du: DefUse,
     blocks: frozenset[int],
     memo: dict[Value, tuple[Sig, bool, bool] | None],
+    views: tuple[frozenset[Value], frozenset[Value]],
     depth: int = 0,
 ) -> tuple[Sig, bool, bool] | None:
     """What `v` computes in one iteration of the unrolled nest of `blocks`, the same in every
@@ -94,18 +95,30 @@ def _signature(
     outside the nest is itself (when set once), a value set once in the nest its instruction's
     operation, detail and operands' signatures, a read of the counter (or of a table at it)
     its numbers per iteration; None when it cannot be compared (set more than once, a
-    writable resource's fetch, another operation). Not a closure: see
-    `unrolled._is_invariant`."""
+    writable resource's fetch, another operation, a read of a view the IR does not name:
+    `CFG.views`, and of a value set before the nest that a call binds a view of,
+    `CFG.bound_views`: two calls, `f(id.xy)` and `f(id.yx)`, read `id` alike). Not a
+    closure: see `unrolled._is_invariant`."""
     if v in memo:
         return memo[v]
     ds = du.defs.get(v, [])
     inside = [d for d in ds if d.block in blocks]
     found: tuple[Sig, bool, bool] | None = None
     if not inside:
-        found = (("x", v.id), False, False) if len(ds) <= 1 else None
+        # set before the nest: what computes it, when it is set once (a declaration aside),
+        # so that two copies of one helper's set-up (`float2(img.size())` of a struct each
+        # call builds) are one value; else the value itself
+        set_once = [d for d in ds if d.op != "undef"]
+        if len(set_once) == 1 and depth < _DEPTH:
+            memo[v] = None
+            outer = _instr_signature(set_once[0], du, blocks, memo, views, depth)
+            if outer is not None:
+                found = (outer[0], False, False)
+        if found is None and len(ds) <= 1:
+            found = (("x", v.id), False, False)
     elif len(ds) == 1 and depth < _DEPTH:
         memo[v] = None  # a cycle is not compared
-        found = _instr_signature(ds[0], du, blocks, memo, depth)
+        found = _instr_signature(ds[0], du, blocks, memo, views, depth)
     memo[v] = found
     return found
 
@@ -115,6 +128,7 @@ def _instr_signature(
     du: DefUse,
     blocks: frozenset[int],
     memo: dict[Value, tuple[Sig, bool, bool] | None],
+    views: tuple[frozenset[Value], frozenset[Value]],
     depth: int,
 ) -> tuple[Sig, bool, bool] | None:
     """`_signature` of what one instruction of the nest computes."""
@@ -131,7 +145,10 @@ def _instr_signature(
         res = ins.reads[0].type.resource if ins.reads else None
         if res is None or res.writable:
             return None
-    parts: list[object] = [ins.op, ins.span if "at" not in detail else None, ins.rule, d.width]
+    # where it is written (two inlined copies of an expression share its place), but for a
+    # constant-buffer member, which is the member wherever it is loaded
+    named = "at" in detail or (ins.op == "cbload" and ("sig" in detail or "cb_member" in detail))
+    parts: list[object] = [ins.op, None if named else ins.span, ins.rule, d.width]
     for key in _DETAILS:
         if key in detail:
             x = detail[key]
@@ -142,8 +159,13 @@ def _instr_signature(
             parts.append((key, x))
     varies = False
     fetched = ins.op in _FETCHES
+    picks = "ops" in detail or "sels" in detail  # the components of its operands it reads
     for r in ins.reads:
-        s = _signature(r, du, blocks, memo, depth + 1)
+        if r in views[0] and not picks:
+            return None  # a view of `r` or `r` itself: the IR names both alike
+        if r in views[1] and not any(d.block in blocks for d in du.defs.get(r, ())):
+            return None  # bound to a view of it by a call outside the nest: which one?
+        s = _signature(r, du, blocks, memo, views, depth + 1)
         if s is None:
             return None
         parts.append(s[0])
@@ -175,10 +197,11 @@ def _between(cfg: CFG, idom: dict[int, int], start: int, end: int) -> set[int]:
     return ahead & behind
 
 
-def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list[Value]]]:
+def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list[Value], int]]:
     """Registers held because a later unrolled copy of a loop nest computes again what an
     earlier copy computed: per held value, the blocks where it is held and how many copies of
-    it each holds (with the values it stands for in each copy: its registers are the widest).
+    it each holds (with the values it stands for in each copy: its registers are the widest)
+    and how many of its components the later copy reads.
 
     A helper that filters a neighbourhood in an unrolled loop, inlined twice with the same
     texels (a first pass for a mean, a second weighted by it), loads each texel once: the
@@ -200,6 +223,7 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
     idom = dominator_tree(cfg.graph, cfg.entry, cfg.cache)
     kept = cfg.kept_instrs()
     deadline = current()
+    views = (cfg.views, cfg.bound_views)
     # each nest's signatures: signature -> the instruction that first computes it
     tables: list[dict[Sig, Instr]] = []
     varying: set[Sig] = set()
@@ -212,7 +236,7 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
                 deadline.tick()
                 if ins.dest is None:
                     continue
-                found = _signature(ins.dest, du, nest.blocks, memo)
+                found = _signature(ins.dest, du, nest.blocks, memo, views)
                 if found is not None:
                     table.setdefault(found[0], ins)
                     if found[1]:
@@ -221,7 +245,7 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
                         fetched.add(found[0])
         tables.append(table)
     # held values, by (first nest, signature): the widest value and the blocks with their copies
-    held: dict[tuple[int, Sig], tuple[list[Value], dict[int, int]]] = {}
+    held: dict[tuple[int, Sig], tuple[list[Value], dict[int, int], list[int]]] = {}
     for j, later in enumerate(nests):
         first = next(
             (
@@ -252,7 +276,8 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
             if not readers or all(id(r) in mine for r in readers):
                 continue  # what reads it is shared too: that is held instead
             copies = later.iterations(ins.block) if s in varying else 1
-            vals, blocks = held.setdefault((first, s), ([], {}))
+            vals, blocks, comps = held.setdefault((first, s), ([], {}, [0]))
+            comps[0] = max(comps[0], _components_read(cfg, d, readers))
             vals.append(d)
             first_d = tables[first][s].dest
             if first_d is not None and first_d not in vals:
@@ -261,4 +286,16 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
                 n = copies - 1 if b in earlier.blocks or b in later.blocks else copies
                 if n > blocks.get(b, 0):
                     blocks[b] = n
-    return [(blocks, vals) for vals, blocks in held.values() if any(blocks.values())]
+    return [(blocks, vals, comps[0]) for vals, blocks, comps in held.values() if any(blocks.values())]
+
+
+def _components_read(cfg: CFG, d: Value, readers: list[Instr]) -> int:
+    """How many of `d`'s components its `readers` take (`CFG.component_reads`; a reader that
+    takes it whole, all of them)."""
+    mask = 0
+    for r in readers:
+        m = cfg.component_reads.get(r, {}).get(d, 0)
+        if not m:
+            return d.width
+        mask |= m
+    return mask.bit_count()

@@ -19,6 +19,7 @@ from hlsllint.syntax.fields import (
     F_ARGUMENTS,
     F_CONDITION,
     F_CONSEQUENCE,
+    F_FIELD,
     F_FUNCTION,
     F_LEFT,
     F_NAME,
@@ -31,6 +32,25 @@ from hlsllint.syntax.queries import call_name, is_written, unparen_up
 
 _OUT_ARGUMENTS = frozenset({"sincos", "modf", "frexp", "asuint", "asdouble"})
 """Intrinsics that write one of their arguments (`sincos(x, s, c)`)."""
+
+
+MEMBER_SLOTS: Final = 1024
+"""`member_binding` keys: members per struct parameter."""
+
+
+def member_binding(param_id: int, member: int) -> int:
+    """The key, among an inlined copy's bindings (`Model.const_value_with`), of member number
+    `member` of the struct parameter `param_id` (its `id`): negative, so never a parameter's
+    own key; `member_of_binding` gives both back."""
+    return -(param_id * MEMBER_SLOTS + member + 1)
+
+
+def member_of_binding(key: int) -> tuple[int, int] | None:
+    """(parameter id, member number) of a `member_binding` key; None for a parameter's key."""
+    if key >= 0:
+        return None
+    n = -key - 1
+    return n // MEMBER_SLOTS, n % MEMBER_SLOTS
 
 
 def _strip_suffix(text: str) -> str:
@@ -234,6 +254,10 @@ class Constants(ModelBase):
             return None
         return self.const_value(sym.init)
 
+    def never_written(self, sym: Symbol) -> bool:
+        """A local that keeps its initial value (`_never_written`)."""
+        return self._never_written(sym)
+
     def _never_written(self, sym: Symbol) -> bool:
         """A local (not `const`) that keeps its initial value: no use of it is written or passed
         where it could be (an argument of a user function or a method, an out argument of an
@@ -298,6 +322,18 @@ class Constants(ModelBase):
                     return None
                 return self._fold_opt(sym.init)
             return None
+        if kind == "field_expression" and self._bindings is not None:
+            # a member of a struct parameter this inlined copy was passed a constant for
+            obj = node.child_by_field_id(F_ARGUMENT)
+            sym = self.resolve(obj) if obj is not None and obj.type == "identifier" else None
+            if sym is None or sym.kind != "param" or sym.type.kind != "struct":
+                return None
+            field = self.tree.node_text(node.child_by_field_id(F_FIELD) or node)
+            names = [m.name for m in sym.type.members]
+            if field not in names:
+                return None
+            key = member_binding(id(sym), names.index(field))
+            return self._bindings.get(key)
         if kind == "call_expression":
             # `int(N)`, `uint(x)`: a cast written as a call of a scalar type
             fn = node.child_by_field_id(F_FUNCTION)
