@@ -234,6 +234,30 @@ void main(uint3 id : SV_DispatchThreadID)
     assert len(squares) == 2
 
 
+def test_copies_of_one_expression_with_other_constants_are_not_merged() -> None:
+    # `f(x, 2.0)` and `f(x, 3.0)`: both inlined copies compute `x * c` from the same `x` at
+    # the same place, but with another constant folded in; they are two products (regtruth:
+    # presched_vgprs 21, the estimate 21 either way: the peak is elsewhere).
+    text = """
+Texture2D<float4> t : register(t0);
+RWStructuredBuffer<float4> o : register(u0);
+float4 f(float4 x, float c) { return x * c + 1.0; }
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    float4 x = t[id.xy];
+    float4 a = f(x, 2.0);
+    float4 b = f(x, 3.0);
+    o[id.x] = a * t[id.yx] + b * t[id.xx] + x;
+}
+"""
+    m = build_model(parse(text), AnalysisSettings())
+    e = m.entry("main")
+    assert e is not None
+    kept = [ins for instrs in build_cfg(m, e).kept_instrs().values() for ins in instrs]
+    products = [ins for ins in kept if text[ins.span[0] : ins.span[1]] == "x * c"]
+    assert [ins.detail["ops"][1] for ins in products] == [("k", (2.0,)), ("k", (3.0,))]
+
+
 BINDLESS_UNIFORM_SLOTS = """
 Texture2D<float4> gTex[64] : register(t0);
 RWTexture2D<float4> gOut : register(u0);

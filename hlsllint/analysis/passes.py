@@ -529,7 +529,9 @@ def _cse_key(
         # loaded where it is read, the copy's (`lowering_expr.memory_member`)
         where = detail.get("at", ins.span)
     # operands by identity (a Value compares by identity): no int made per operand; a
-    # struct's member loads differ by the member they read
+    # struct's member loads differ by the member they read; the constants an inlined copy
+    # folded into the operation (`ops`, recorded with the components) tell `x * c` with c = 2
+    # from the same expression with c = 3
     return (
         op,
         where,
@@ -538,6 +540,7 @@ def _cse_key(
         ins.rule,
         d.width,
         tuple([same.get(r, r) for r in reads]),
+        detail.get("ops"),
     )
 
 
