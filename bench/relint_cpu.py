@@ -7,8 +7,10 @@ times; each relint's result is checked against a lint of the same text from scra
 the default; `--no-verify` for a profile of relints only). `--profile OUT` writes a cProfile of
 the relints alone (profile an editable install: cProfile sees a compiled function as one call).
 `--stages` splits each relint's CPU (compiled or not) by running the stages of the blanked unit it
-linted again, one by one: preprocess, parse, model, every entry point's CFG, and the rest of the
-lint (analyses and rules); "incremental" is relint's own work around the lint.
+linted again, one by one: preprocess, parse, model, every entry point's CFG (replaying the last
+version's lowering as the relint did), then over every entry point both uniformity questions,
+liveness and the register pressure, and the rest of the lint (the rules, what they ask beyond
+those); "incremental" is relint's own work around the lint.
 
     python bench/relint_cpu.py --file .../SpartanEngine/blit.hlsl --line 45 [--edits 20]
     python bench/relint_cpu.py --file .../SpartanEngine/g_buffer.hlsl --line 151 --profile g.prof
@@ -33,7 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lsp_latency import ENGINES, PROBE, Edit, engine_config, resolver_for
 
 from hlsllint import lint
-from hlsllint.analysis.cfg import build_cfg
+from hlsllint.analysis import analyze
+from hlsllint.analysis.lowering_reuse import LoweringReuse
+from hlsllint.analysis.pressure import analyse_entry
 from hlsllint.config import Settings, Variant
 from hlsllint.lint import UnitResult, _preprocess, analysis_settings, tune_gc
 from hlsllint.semantic.model import build_model
@@ -53,23 +57,46 @@ def _timed_lint_unit(*args: Any, **kwargs: Any) -> UnitResult:
 
 
 def _stages(
-    path: str, settings: Settings, variant: Variant | None, loader: Any, previous: Any
+    path: str,
+    settings: Settings,
+    variant: Variant | None,
+    loader: Any,
+    previous: Any,
+    lowering: LoweringReuse | None,
 ) -> dict[str, float]:
-    """CPU of each stage of the unit `loader` gives, run one after another."""
+    """CPU of each stage of the unit `loader` gives, run one after another (`lowering`: made
+    with the last version's, which the relint replayed from, as `previous`)."""
     out: dict[str, float] = {}
-    began = time.process_time()
+    clock = time.process_time
+    began = clock()
     pp = _preprocess(loader(path), settings, variant, loader)
-    out["preprocess"] = time.process_time() - began
-    began = time.process_time()
+    out["preprocess"] = clock() - began
+    began = clock()
     tree = parse(pp.text, previous=previous)
-    out["parse"] = time.process_time() - began
-    began = time.process_time()
+    out["parse"] = clock() - began
+    began = clock()
     model = build_model(tree, analysis_settings(settings, variant))
-    out["model"] = time.process_time() - began
+    out["model"] = clock() - began
+    if lowering is not None:
+        model.memo["lowering.reuse"] = lowering
+    unit = analyze(model)
     for entry in model.entry_points:
-        began = time.process_time()
-        build_cfg(model, entry)
-        out[f"cfg {entry.name}"] = time.process_time() - began
+        ea = unit.entry(entry.name)
+        assert ea is not None
+        began = clock()
+        _ = ea.cfg
+        out[f"cfg {entry.name}"] = clock() - began
+    for stage, ask in (
+        ("uniformity (value, sgpr)", lambda ea: (ea.value_uniformity, ea.uniformity)),
+        ("liveness", lambda ea: ea.liveness),
+        ("pressure", lambda ea: analyse_entry(model, ea.entry)),
+    ):
+        began = clock()
+        for entry in model.entry_points:
+            ea = unit.entry(entry.name)
+            assert ea is not None
+            ask(ea)
+        out[stage] = clock() - began
     return out
 
 
@@ -136,6 +163,8 @@ def bench(file: str, line: int, args: argparse.Namespace, config: Path | None) -
     if args.stages:
         incremental.lint_unit = _timed_lint_unit  # type: ignore[assignment]
     analysed = 0
+    replayed: list[tuple[int, int]] = []
+    """Per edit with --stages: bodies the stages' CFGs replayed, and the relint's."""
     wrong = 0
     freed: list[float] = []
     again: Any = None
@@ -146,6 +175,7 @@ def bench(file: str, line: int, args: argparse.Namespace, config: Path | None) -
         if not args.reparse:
             snap.tree = None
         previous = getattr(snap, "tree", None)  # None before the incremental re-parse
+        last_lowering = getattr(snap, "lowering", None)  # None before the lowering's replay
         # The server frees the last result (its model and analyses) and lets the garbage
         # collector run again after it has published the new diagnostics (`hold_collection`,
         # in `lint` or, in older builds, `incremental`; the oldest have none): here after the
@@ -170,8 +200,12 @@ def bench(file: str, line: int, args: argparse.Namespace, config: Path | None) -
         samples.append(spent * 1000)
         if args.stages:
             (upath, usettings, uvariant, loader), _, linted = _calls.pop()
-            split = _stages(upath, usettings, uvariant, loader, previous)
-            split["analyses and rules"] = linted - sum(split.values())
+            rerun = LoweringReuse(last_lowering)
+            with lint.no_collection():  # as in the relint
+                split = _stages(upath, usettings, uvariant, loader, previous, rerun)
+            relint_lowering = getattr(again.snapshot, "lowering", None)
+            replayed.append((rerun.taken, relint_lowering.taken if relint_lowering is not None else 0))
+            split["rules (the rest)"] = linted - sum(split.values())
             split["incremental"] = spent - linted
             for k, v in split.items():
                 stages.setdefault(k, []).append(v * 1000)
@@ -196,6 +230,11 @@ def bench(file: str, line: int, args: argparse.Namespace, config: Path | None) -
     )
     for k, v in stages.items():
         print(f"  {k}: {statistics.median(v):.1f} ms")
+    if replayed:
+        print(
+            "  bodies replayed per edit (the stages' CFGs / the relint's): "
+            + ", ".join(f"{a}/{b}" for a, b in replayed)
+        )
     return 1 if wrong else 0
 
 
