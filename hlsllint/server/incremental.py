@@ -53,6 +53,7 @@ from hlsllint.server.unit_functions import (
     declared,
     entry_names,
     goes_whole,
+    held_functions,
     structure,
     top_level_names,
     writable_globals,
@@ -148,8 +149,9 @@ def snapshot(
         return None  # its value depends on every earlier use in the unit
     if ctx.tree.unparsed or ctx.tree.too_deep or any(d.code == "HL006" for d in findings):
         return None  # the grammar's error recovery need not stay inside one function; a partial run
-    names = top_level_names(ctx)
-    found = structure(ctx, names)
+    held = held_functions(ctx)
+    names = top_level_names(ctx, held)
+    found = structure(ctx, names, held=held)
     if found is None:
         return None
     functions, decls = found
@@ -298,9 +300,10 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
         return _give_up("code the grammar cannot read, or nested too deep to analyse")
     # The blanked unit must hold the same functions at the same places (else the edit changed
     # more than one body), with the same entry points.
-    names = top_level_names(ctx)
+    held = held_functions(ctx)
+    names = top_level_names(ctx, held)
     kept = [i for i in range(len(snap.functions)) if not goes[i]]
-    shaped = structure(ctx, names, [dirty[i] for i in kept])
+    shaped = structure(ctx, names, [dirty[i] for i in kept], held)
     if shaped is None:
         return _give_up("a function cannot be placed")
     now = shaped[0]

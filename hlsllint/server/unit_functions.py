@@ -33,7 +33,8 @@ class Func:
     tokens: frozenset[str]
     """The top-level names its text (macros expanded) mentions."""
     words: frozenset[str] = frozenset()
-    """Every identifier of its text, macros expanded."""
+    """Every identifier of its text, macros expanded (of a function or never-blanked code: a
+    declaration's, which nothing reads, are not collected)."""
     whole: bool = False
     """Its whole region can go when it is not analysed (not an entry point, no directive in it);
     else only its body is blanked."""
@@ -44,8 +45,9 @@ class Func:
     a call of a method's name is not resolved (then it may call every method of that name)."""
 
 
-def top_level_names(ctx: RuleContext) -> frozenset[str]:
-    """The names that join functions: functions, globals, cbuffers and their members, types."""
+def top_level_names(ctx: RuleContext, held: dict[int, list[Node]] | None = None) -> frozenset[str]:
+    """The names that join functions: functions, globals, cbuffers and their members, types
+    (`held`: `held_functions(ctx)`, when the caller has it)."""
     model = ctx.model
     # A typedef of a scalar, vector or matrix type joins nothing (engine headers give every
     # function such names); a struct type does (interpolators, arrays of structs).
@@ -55,8 +57,8 @@ def top_level_names(ctx: RuleContext) -> frozenset[str]:
         names.add(cb.name)
         names.update(m.name for m in cb.members)
     # Methods and namespace functions: what calls them mentions their names.
-    for held in _held_functions(ctx).values():
-        names.update(n for m in held if (n := _function_name(ctx, m)))
+    for methods in (held if held is not None else held_functions(ctx)).values():
+        names.update(n for m in methods if (n := _function_name(ctx, m)))
     return frozenset(names)
 
 
@@ -82,19 +84,25 @@ def writable_globals(ctx: RuleContext) -> frozenset[str]:
 
 
 def structure(
-    ctx: RuleContext, names: frozenset[str], wanted: list[bool] | None = None
+    ctx: RuleContext,
+    names: frozenset[str],
+    wanted: list[bool] | None = None,
+    held: dict[int, list[Node]] | None = None,
 ) -> tuple[list[Func], list[Func]] | None:
     """The unit's top-level functions (and, as never-blanked entries, other top-level code that
     holds functions or mentions one), and its other top-level declarations (with the names they
-    mention). None when a function cannot be placed in a file. With `wanted`, only the functions
-    it marks (by position) get their words, names and calls; the others only their places (a
-    relint checks where the blanked ones are, and keeps what it knew of them)."""
+    mention; not their words, which nothing reads). None when a function cannot be placed in a
+    file. With `wanted`, only the functions it marks (by position) get their words, names and
+    calls; the others only their places (a relint checks where the blanked ones are, and keeps
+    what it knew of them). `held`: `held_functions(ctx)`, when the caller has it."""
     tree, sm = ctx.tree, ctx.pp.sourcemap
     text = tree.text
     functions = set(ctx.model.functions)
     out: list[Func] = []
     decls: list[Func] = []
-    held = _held_functions(ctx)
+    if held is None:
+        held = held_functions(ctx)
+    entries = {ep.function.node.id for ep in ctx.model.entry_points}
     calls = _method_calls(ctx)
     comments = sorted(tree.span(c) for c in tree.nodes_of_type("comment"))
     prev_end = 0
@@ -107,7 +115,7 @@ def structure(
             lead = text[prev_end:s]
             own = prev_end + len(lead) - len(lead.lstrip())
             detail = wanted is None or (len(out) < len(wanted) and wanted[len(out)])
-            f = _function(ctx, node, own, s, e, names, calls, comments, detail)
+            f = _function(ctx, node, own, s, e, names, calls, comments, entries, detail)
             if f is None:
                 return None
             out.append(f)
@@ -121,7 +129,7 @@ def structure(
                 for m in methods:
                     ms, me = tree.span(m)
                     detail = wanted is None or (len(out) < len(wanted) and wanted[len(out)])
-                    f = _function(ctx, m, ms, ms, me, names, calls, comments, detail)
+                    f = _function(ctx, m, ms, ms, me, names, calls, comments, entries, detail)
                     if f is None:
                         return None
                     out.append(f)
@@ -131,15 +139,17 @@ def structure(
                 pieces.append((at, bs))
                 at = be
             pieces.append((at, e))
-            words = set(IDENT.findall(" ".join(text[a:b] for a, b in pieces)))
             code: set[str] = set()
             for a, b in pieces:
                 code |= _code_words(text, comments, a, b)
             path, start, _ = sm.map_offset(s)
             epath, end, _ = sm.map_offset(max(s, e - 1))
             stop = end + 1 if epath == path else start
-            entry = Func("", path, start, stop, None, frozenset(code & names), frozenset(words))
-            (out if holds or code & functions else decls).append(entry)
+            if holds or code & functions:
+                words = frozenset(IDENT.findall(" ".join(text[a:b] for a, b in pieces)))
+                out.append(Func("", path, start, stop, None, frozenset(code & names), words))
+            else:
+                decls.append(Func("", path, start, stop, None, frozenset(code & names)))
         prev_end = e
     # Source text that two functions share (a header included twice) is never blanked.
     spans = sorted((f.path, f.start, f.end, i) for i, f in enumerate(out) if f.body is not None)
@@ -150,7 +160,7 @@ def structure(
     return out, decls
 
 
-def _held_functions(ctx: RuleContext) -> dict[int, list[Node]]:
+def held_functions(ctx: RuleContext) -> dict[int, list[Node]]:
     """The function definitions each top-level struct or namespace holds (by the holder's node
     id), in order; from the tree's index rather than a walk of every struct."""
     out: dict[int, list[Node]] = {}
@@ -232,6 +242,7 @@ def _function(
     names: frozenset[str],
     calls: dict[int, tuple[str, frozenset[str] | None]],
     comments: list[tuple[int, int]],
+    entries: set[int],
     detail: bool = True,
 ) -> Func | None:
     tree, sm = ctx.tree, ctx.pp.sourcemap
@@ -264,9 +275,8 @@ def _function(
         ):
             body = (o1 + 1, o2)
             end = max(end, o2 + 1)
-    entry = any(ep.function.node.id == node.id for ep in ctx.model.entry_points)
     top = node.parent is not None and node.parent.type == "translation_unit"
-    whole = body is not None and top and not entry and "#" not in src.text[start:end]
+    whole = body is not None and top and node.id not in entries and src.text.find("#", start, end) < 0
     method, methods = calls.get(node.id, ("", frozenset())) if detail else ("", frozenset())
     return Func(name, path, start, end, body, frozenset(code & names), words, whole, method, methods)
 
@@ -280,11 +290,11 @@ def _blankable(text: str, start: int, end: int) -> bool:
     same branches stay active (an entry point whose signature differs per variant holds an
     `#endif` in its body). No block comment or line splice, which could hide or make a
     directive line."""
-    if "#" not in text[start:end]:
-        return True
-    if "/*" in text[start:end] or "\\" in text[start:end]:
-        return False
     at = text.find("#", start, end)
+    if at < 0:
+        return True
+    if text.find("/*", start, end) >= 0 or text.find("\\", start, end) >= 0:
+        return False
     while at >= 0:
         line = text.rfind("\n", 0, at) + 1
         stop = text.find("\n", at)
