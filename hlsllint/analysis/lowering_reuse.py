@@ -141,9 +141,13 @@ def _common_prefix(a: str, b: str, step: int = 4096) -> int:
     return i
 
 
-def _common_suffix(a: str, b: str, limit: int) -> int:
+def _common_suffix(a: str, b: str, limit: int, step: int = 4096) -> int:
+    """Characters both texts share at their ends, at most `limit` (compared a slice at a time:
+    the main file's code after the edit and the blanked unit's words are tens of thousands)."""
     n = 0
     la, lb = len(a), len(b)
+    while n + step <= limit and a[la - n - step : la - n] == b[lb - n - step : lb - n]:
+        n += step
     while n < limit and a[la - n - 1] == b[lb - n - 1]:
         n += 1
     return n
