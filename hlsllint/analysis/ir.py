@@ -266,6 +266,31 @@ def backward_live_in(cfg: CFG, use: dict[int, int], defs: dict[int, int], work: 
     return live_in
 
 
+def postorder(succs: dict[int, list[int]], entry: int) -> list[int]:
+    """Every block of `succs`, those the entry reaches in depth-first postorder (a block after
+    its successors but for loops' back edges), then the others."""
+    order: list[int] = []
+    seen: set[int] = set()
+    for root in [entry, *succs]:
+        if root in seen or root not in succs:
+            continue
+        seen.add(root)
+        stack: list[tuple[int, int]] = [(root, 0)]
+        while stack:
+            blk, k = stack[-1]
+            outs = succs[blk]
+            if k < len(outs):
+                stack[-1] = (blk, k + 1)
+                nxt = outs[k]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, 0))
+            else:
+                stack.pop()
+                order.append(blk)
+    return order
+
+
 def dominates(idom: dict[int, int], a: int, b: int) -> bool:
     """Does block `a` dominate block `b`? `idom` maps a block to its immediate dominator
     (`networkx.immediate_dominators`; the entry maps to itself or is left out)."""

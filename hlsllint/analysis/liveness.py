@@ -22,12 +22,13 @@ VGPR the hardware preloads. Instructions the compiler drops (`CFG.dead`) are ski
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
-from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in
+from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in, postorder
 from hlsllint.analysis.repeated_nests import repeated_nest_holds
 from hlsllint.analysis.uniformity import Uniformity
 from hlsllint.analysis.unrolled import unrolled_holds
@@ -35,7 +36,6 @@ from hlsllint.analysis.value_classes import (
     alike_components,
     cached_per_cfg,
     constant_component_masks,
-    constant_components,
     constant_values,
     def_use,
     fused_temps,
@@ -323,6 +323,13 @@ def _as_bits(live: LiveSets, cfg: CFG) -> _BitSets:
     return _BitSets(bits, values, index)
 
 
+def _constant_counts(cfg: CFG) -> dict[Value, int]:
+    """`constant_components` from the masks the liveness by component reads too (once per
+    CFG: they were computed once for each)."""
+    masks = cached_per_cfg(cfg, "constant_masks", constant_component_masks)
+    return {v: m.bit_count() for v, m in masks.items()}
+
+
 def register_demand(
     cfg: CFG,
     live: LiveSets,
@@ -343,7 +350,7 @@ def register_demand(
         else set()
     )
     partly: dict[Value, int] = (
-        cached_per_cfg(cfg, "constant_components", constant_components)
+        cached_per_cfg(cfg, "constant_components", lambda du: _constant_counts(cfg))
         if costs.fold_constant_components
         else {}
     )
@@ -605,6 +612,8 @@ class _ComponentLiveness:
         self.alike: dict[Value, tuple[int, ...]] = {}
         """Vector -> per component the first one computed alike (`alike_components`): the
         components of one class are one register."""
+        self.visits = 0
+        """Blocks `constant_flow` took from its work list (each meets its predecessors)."""
 
     def constant_flow(self, cfg: CFG, constant: set[Value], masks: dict[Value, int]) -> None:
         """Which components hold a compile-time constant or nothing at each point (a forward
@@ -652,13 +661,22 @@ class _ComponentLiveness:
             return k
 
         out = {b: everything for b in succs}
-        work = list(succs)
-        queued = set(work)
+        # The blocks in reverse postorder, the next one taken the first in that order: a block
+        # after its predecessors but for loops' back edges, so each sweep settles what it
+        # reaches (in block order, g_buffer's main_ps took each of its 1,003 blocks 16 times).
+        # The transfer is monotone, so the fixpoint from "all" is the same in any order.
+        order = postorder(succs, cfg.entry)
+        order.reverse()
+        rank = {b: i for i, b in enumerate(order)}
+        work = list(range(len(order)))  # a heap of ranks (sorted: already one)
+        queued = [True] * len(order)
         deadline = current()
         while work:
             deadline.tick()
-            b = work.pop(0)
-            queued.discard(b)
+            i = heapq.heappop(work)
+            queued[i] = False
+            self.visits += 1
+            b = order[i]
             k = everything  # the entry: nothing defined yet
             for p in preds[b]:
                 k &= out[p]
@@ -666,9 +684,10 @@ class _ComponentLiveness:
             if k != out[b]:
                 out[b] = k
                 for t in succs[b]:
-                    if t not in queued:
-                        queued.add(t)
-                        work.append(t)
+                    j = rank[t]
+                    if not queued[j]:
+                        queued[j] = True
+                        heapq.heappush(work, j)
         for b in defs_of:
             k = everything
             for p in preds[b]:

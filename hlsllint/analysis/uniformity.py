@@ -29,7 +29,7 @@ from typing import Literal
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Instr, Value, dominates, dominator_tree
+from hlsllint.analysis.ir import CFG, Instr, Value, dominates, dominator_tree, postorder
 from hlsllint.deadline import current
 
 
@@ -326,7 +326,7 @@ class _Index:
             for i, blk in enumerate(succs):
                 bits[blk] = i
                 found[blk] = 1 << i
-            order = _postorder(succs, cfg.entry)
+            order = postorder(succs, cfg.entry)
             deadline = current()
             changed = True
             while changed:
@@ -341,31 +341,6 @@ class _Index:
                         changed = True
             self.reach = found
         return found
-
-
-def _postorder(succs: dict[int, list[int]], entry: int) -> list[int]:
-    """Every block of `succs`, those the entry reaches in depth-first postorder (a block after
-    its successors but for loops' back edges), then the others."""
-    order: list[int] = []
-    seen: set[int] = set()
-    for root in [entry, *succs]:
-        if root in seen or root not in succs:
-            continue
-        seen.add(root)
-        stack: list[tuple[int, int]] = [(root, 0)]
-        while stack:
-            blk, k = stack[-1]
-            outs = succs[blk]
-            if k < len(outs):
-                stack[-1] = (blk, k + 1)
-                nxt = outs[k]
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append((nxt, 0))
-            else:
-                stack.pop()
-                order.append(blk)
-    return order
 
 
 def _index(cfg: CFG) -> _Index:
