@@ -370,7 +370,7 @@ class ExprLowerer(LowererBase):
             v = None
         elif sym.kind == "groupshared":
             d = self.temp(node, sym.type)
-            self.emit_expr("lds_load", d, [], node, rule="lane")
+            self.emit_expr("lds_load", d, [], node, rule="lane", shared=(sym.name, (), ()))
             return d
         elif self.unrolled_counters and (counter := self.unrolled_counter_of(sym)) is not None:
             # the counter of a loop the compiler unrolls is a constant in each unrolled copy
@@ -415,13 +415,35 @@ class ExprLowerer(LowererBase):
             return None
         return indices
 
+    def _shared_element(self, node: Node, indices: list[Node], idx: list[Value | None]) -> tuple[object, ...]:
+        """What an element or member access of groupshared memory reads (`lds_load`'s `shared`
+        detail): the variable's name, the access's shape (its members, `[]` for each index) and
+        each index as an `ops` operand (a constant's numbers, or the components a value's
+        swizzle picks, aligned with the load's reads), or () when an index is neither."""
+        shape: list[str] = []
+        n: Node | None = node
+        while n is not None:
+            if n.type == "parenthesized_expression" and n.named_child_count == 1:
+                n = n.named_children[0]
+                continue
+            if n.type == "subscript_expression":
+                shape.append("[]")
+            elif n.type == "field_expression":
+                shape.append(self.text(n.child_by_field_id(F_FIELD) or n))
+            else:
+                break
+            n = n.child_by_field_id(F_ARGUMENT)
+        sym = self._base_symbol(n)
+        ops = self.operand_components(indices, idx)
+        return (sym.name if sym is not None else "", tuple(shape), ops if ops is not None else ())
+
     def field(self, node: Node) -> Value | None:
         arg = node.child_by_field_id(F_ARGUMENT)
         gs = self._groupshared_path(node)
         if gs is not None and arg is not None and arg.type != "identifier":
             idx = [self.expr_(i) for i in gs]
             d = self.temp(node)
-            self.emit_expr("lds_load", d, idx, node, rule="lane")
+            self.emit_expr("lds_load", d, idx, node, rule="lane", shared=self._shared_element(node, gs, idx))
             return d
         name = self.text(node.child_by_field_id(F_FIELD) or node)
         cast = self.m.cast_call(arg)
@@ -655,7 +677,7 @@ class ExprLowerer(LowererBase):
         if gs is not None:
             idx = [self.expr_(i) for i in gs]
             d = self.temp(node)
-            self.emit_expr("lds_load", d, idx, node, rule="lane")
+            self.emit_expr("lds_load", d, idx, node, rule="lane", shared=self._shared_element(node, gs, idx))
             return d
         if base_t.is_resource and base_t.resource is not None:
             res = self.expr_(arg)

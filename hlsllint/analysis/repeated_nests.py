@@ -1,7 +1,8 @@
-"""What two unrolled copies of one loop nest share (`repeated_nest_holds`, queried by
+"""What two unrolled loop nests of one shape share (`repeated_nest_holds`, queried by
 `liveness.register_demand`): a helper with an unrolled loop, inlined twice, fetches the same
-texels twice; the compiler's value numbering loads them once, in the first copy, and holds every
-iteration's texel until the second copy reads it again."""
+texels twice, and two loops over one neighbourhood of groupshared memory read the same elements;
+the compiler's value numbering loads them once, in the first nest, and holds every iteration's
+value until the second nest reads it again."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ NEST_ITERATIONS = 64
 """The most iterations of an unrolled nest whose copies are followed (as
 `unrolled._NEST_ITERATIONS`: a 5x5 neighbourhood in two loops is 25)."""
 
-_SHARED_OPS = frozenset({"cbload", "load", "sample", "gather", "alu", "intrinsic", "copy", "descriptor"})
+_SHARED_OPS = frozenset(
+    {"cbload", "load", "sample", "gather", "lds_load", "alu", "intrinsic", "copy", "descriptor"}
+)
 _FETCHES = frozenset({"load", "sample", "gather"})
 _DETAILS = (
     "at",
@@ -31,6 +34,7 @@ _DETAILS = (
     "cb_member",
     "typed",
     "resource",
+    "shared",
 )
 """The parts of an instruction's detail that say what it computes (its constants included:
 two inlined copies of `c * x` with different constant `c` are different values)."""
@@ -38,6 +42,9 @@ _DEPTH = 200
 """The deepest chain of operations a signature follows (deeper: not compared)."""
 
 Sig = tuple[object, ...]
+Found = tuple[Sig, bool, bool, bool]
+"""A value's signature, whether it changes with the nest's counters, whether it is computed from
+a fetch and whether from groupshared memory."""
 
 
 class _Nest:
@@ -47,7 +54,10 @@ class _Nest:
         self.root = root
         self.members = members
         self.blocks = root.blocks
-        self.shape = tuple(sorted((lp.span, lp.trip_count or 0) for lp in members))
+        # each loop's depth in the nest (0: the root): a counter is named by its depth and its
+        # numbers, so nests of one shape written apart (two 3x3 loops) are compared
+        self.depths = {lp.span: sum(1 for o in members if lp.blocks < o.blocks) for lp in members}
+        self.shape = tuple(sorted((self.depths[lp.span], lp.trip_count or 0) for lp in members))
 
     def iterations(self, block: int) -> int:
         """How many times the unrolled nest computes what `block` computes once."""
@@ -84,11 +94,11 @@ def _nests(cfg: CFG) -> list[_Nest]:
 def _signature(
     v: Value,
     du: DefUse,
-    blocks: frozenset[int],
-    memo: dict[Value, tuple[Sig, bool, bool] | None],
+    nest: _Nest,
+    memo: dict[Value, Found | None],
     views: tuple[frozenset[Value], frozenset[Value]],
     depth: int = 0,
-) -> tuple[Sig, bool, bool] | None:
+) -> Found | None:
     """What `v` computes in one iteration of the unrolled nest of `blocks`, the same in every
     inlined copy of the nest, whether it changes with the nest's counters and whether it is
     computed from a fetch: a value from
@@ -102,8 +112,8 @@ def _signature(
     if v in memo:
         return memo[v]
     ds = du.defs.get(v, [])
-    inside = [d for d in ds if d.block in blocks]
-    found: tuple[Sig, bool, bool] | None = None
+    inside = [d for d in ds if d.block in nest.blocks]
+    found: Found | None = None
     if not inside:
         # set before the nest: what computes it, when it is set once (a declaration aside),
         # so that two copies of one helper's set-up (`float2(img.size())` of a struct each
@@ -111,14 +121,14 @@ def _signature(
         set_once = [d for d in ds if d.op != "undef"]
         if len(set_once) == 1 and depth < _DEPTH:
             memo[v] = None
-            outer = _instr_signature(set_once[0], du, blocks, memo, views, depth)
-            if outer is not None:
-                found = (outer[0], False, False)
+            outer = _instr_signature(set_once[0], du, nest, memo, views, depth)
+            if outer is not None and not outer[3]:  # not a read of groupshared memory
+                found = (outer[0], False, False, False)
         if found is None and len(ds) <= 1:
-            found = (("x", v.id), False, False)
+            found = (("x", v.id), False, False, False)
     elif len(ds) == 1 and depth < _DEPTH:
         memo[v] = None  # a cycle is not compared
-        found = _instr_signature(ds[0], du, blocks, memo, views, depth)
+        found = _instr_signature(ds[0], du, nest, memo, views, depth)
     memo[v] = found
     return found
 
@@ -126,52 +136,122 @@ def _signature(
 def _instr_signature(
     ins: Instr,
     du: DefUse,
-    blocks: frozenset[int],
-    memo: dict[Value, tuple[Sig, bool, bool] | None],
+    nest: _Nest,
+    memo: dict[Value, Found | None],
     views: tuple[frozenset[Value], frozenset[Value]],
     depth: int,
-) -> tuple[Sig, bool, bool] | None:
-    """`_signature` of what one instruction of the nest computes."""
+) -> Found | None:
+    """`_signature` of what one instruction computes."""
     d = ins.dest
     if d is None or d.parts is not None or ins.op not in _SHARED_OPS:
         return None
     detail = ins.detail
     rows = detail.get("rows")
     if rows is not None:
-        return ("rows", rows, detail.get("loop"), d.width), True, False
+        loop = detail.get("loop")
+        at = nest.depths.get(loop, loop) if loop is not None else None
+        return ("rows", rows, at, d.width), True, False, False
     if ins.op == "descriptor":
-        return (("descriptor", d.name, d.width), False, False) if not ins.reads else None
+        return (("descriptor", d.name, d.width), False, False, False) if not ins.reads else None
     if ins.op in _FETCHES:
         res = ins.reads[0].type.resource if ins.reads else None
         if res is None or res.writable:
             return None
-    # where it is written (two inlined copies of an expression share its place), but for a
-    # constant-buffer member, which is the member wherever it is loaded
-    named = "at" in detail or (ins.op == "cbload" and ("sig" in detail or "cb_member" in detail))
+    # where it is written (two inlined copies of an expression share its place), unless its
+    # detail says all it computes (a constant-buffer member wherever it is loaded; two loops
+    # written apart compute it alike)
+    named = "at" in detail or _described(ins)
     parts: list[object] = [ins.op, None if named else ins.span, ins.rule, d.width]
     for key in _DETAILS:
         if key in detail:
             x = detail[key]
+            if key == "ops" or key == "sels":
+                x = _operands(x, ins.reads, views[1])
+            elif key == "shared" and len(x) == 3:
+                x = (x[0], x[1], _operands(x[2], ins.reads, views[1]))
             try:
                 hash(x)
             except TypeError:
                 return None
             parts.append((key, x))
     varies = False
-    fetched = ins.op in _FETCHES
-    picks = "ops" in detail or "sels" in detail  # the components of its operands it reads
+    shared = ins.op == "lds_load"
+    fetched = shared or ins.op in _FETCHES
+    # the components of its operands it reads
+    picks = "ops" in detail or "sels" in detail or bool(detail.get("shared"))
     for r in ins.reads:
         if r in views[0] and not picks:
             return None  # a view of `r` or `r` itself: the IR names both alike
-        if r in views[1] and not any(d.block in blocks for d in du.defs.get(r, ())):
+        if r in views[1] and not any(d.block in nest.blocks for d in du.defs.get(r, ())):
             return None  # bound to a view of it by a call outside the nest: which one?
-        s = _signature(r, du, blocks, memo, views, depth + 1)
+        s = _signature(r, du, nest, memo, views, depth + 1)
         if s is None:
             return None
         parts.append(s[0])
         varies = varies or s[1]
         fetched = fetched or s[2]
-    return tuple(parts), varies, fetched
+        shared = shared or s[3]
+    return tuple(parts), varies, fetched, shared
+
+
+def _operands(ops: object, reads: list[Value], bound: frozenset[Value]) -> object:
+    """An `ops` (or `sels`) detail with each value operand named by the components it reads
+    (`("v", components, scalar type)`), so that `c + 1` reads `c` alike whether `c` is the
+    caller's variable or a helper's parameter bound to it whole; an operand read through a
+    parameter bound to a view or a part of its argument (`f(v.yx)`, `CFG.bound_views`; `f(v.y)`)
+    is left as written. `ops` as it is when it does not line up with `reads`."""
+    if not isinstance(ops, tuple):
+        return ops
+    out: list[object] = []
+    i = 0
+    for o in ops:
+        if o is not None and not (isinstance(o, tuple) and o and o[0] == "v" and len(o) == 5):
+            out.append(o)  # a constant's numbers
+            continue
+        if i >= len(reads):
+            return ops
+        r = reads[i]
+        i += 1
+        if o is None:  # the whole value
+            out.append(("v", tuple(range(r.width)), None))
+            continue
+        sel, scalar, count, own = o[1], o[2], o[3], o[4]
+        if not own and (r in bound or count != r.width):
+            out.append(o)  # a view of the value, or a part of it: which, the IR does not say
+            continue
+        out.append(("v", tuple(range(r.width)) if sel is None else sel, scalar))
+    return tuple(out)
+
+
+def _described(ins: Instr) -> bool:
+    """Whether `ins`'s detail names all it computes: a fetch (its resource, method and
+    operands), a groupshared read (its variable and indices), a constant buffer's member, a cast,
+    an operation or call with its operands and constants (`ops`), a copy of one value."""
+    detail = ins.detail
+    op = ins.op
+    if op in _FETCHES:
+        return True
+    if op == "lds_load":
+        return bool(detail.get("shared"))
+    if op == "cbload":
+        return "sig" in detail or "cb_member" in detail
+    if op == "copy":
+        return len(ins.reads) == 1 and set(detail) <= {"sels"}
+    if op in ("alu", "intrinsic"):
+        merge = detail.get("merge")
+        if isinstance(merge, tuple) and merge and merge[0] == "cast":
+            return True
+        return "ops" in detail and ("opr" in detail or "copr" in detail or "name" in detail)
+    return False
+
+
+def _clobbers_shared(ins: Instr) -> bool:
+    """Whether `ins` may change groupshared memory between two reads (a store, an atomic, a
+    barrier, a call the lowering could not inline)."""
+    op = ins.op
+    if op in ("lds_store", "atomic", "call"):
+        return True
+    return op == "intrinsic" and "Barrier" in str(ins.detail.get("name", ""))
 
 
 def _between(cfg: CFG, idom: dict[int, int], start: int, end: int) -> set[int]:
@@ -214,7 +294,12 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
     alike (the same operation, constants and operands, texels of a read-only resource at the
     same coordinates), it is computed from a fetch (the coordinates alone are computed again:
     regtruth, the same filter over another texture the second time, 14) and something the
-    second copy does not share reads it. Held: each
+    second copy does not share reads it. Two nests written apart are compared as well when
+    they have one shape (the same trip counts at the same depths; a counter is named by its
+    depth and numbers): a helper's 3x3 loop over groupshared memory, then the filter's own
+    3x3 loop over the same elements, with no store, atomic or barrier between (elements of
+    groupshared memory are read once: regtruth 49; 21 before; with a barrier between, 18).
+    Held: each
     iteration's copy between the two nests, all but the one the body counts inside them (a
     value that does not change with the counters: one copy between them)."""
     nests = _nests(cfg)
@@ -228,21 +313,24 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
     tables: list[dict[Sig, Instr]] = []
     varying: set[Sig] = set()
     fetched: set[Sig] = set()
+    shared_reads: set[Sig] = set()
     for nest in nests:
-        memo: dict[Value, tuple[Sig, bool, bool] | None] = {}
+        memo: dict[Value, Found | None] = {}
         table: dict[Sig, Instr] = {}
         for b in sorted(nest.blocks):
             for ins in kept.get(b, []):
                 deadline.tick()
                 if ins.dest is None:
                     continue
-                found = _signature(ins.dest, du, nest.blocks, memo, views)
+                found = _signature(ins.dest, du, nest, memo, views)
                 if found is not None:
                     table.setdefault(found[0], ins)
                     if found[1]:
                         varying.add(found[0])
                     if found[2]:
                         fetched.add(found[0])
+                    if found[3]:
+                        shared_reads.add(found[0])
         tables.append(table)
     # held values, by (first nest, signature): the widest value and the blocks with their copies
     held: dict[tuple[int, Sig], tuple[list[Value], dict[int, int], list[int]]] = {}
@@ -253,7 +341,6 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
                 for i, earlier in enumerate(nests)
                 if i != j
                 and earlier.shape == later.shape
-                and earlier.root.span == later.root.span
                 and not (earlier.blocks & later.blocks)
                 and dominates(idom, earlier.root.header, later.root.header)
             ),
@@ -267,6 +354,9 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
             continue
         mine = {id(ins) for ins in shared.values()}
         region = _between(cfg, idom, earlier.root.header, later.root.header)
+        if any(_clobbers_shared(x) for b in region | earlier.blocks | later.blocks for x in kept.get(b, [])):
+            # groupshared memory may change in between: read again
+            shared = {s: ins for s, ins in shared.items() if s not in shared_reads}
         for s, ins in shared.items():
             d = ins.dest
             assert d is not None
