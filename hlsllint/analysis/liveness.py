@@ -663,7 +663,8 @@ class _ComponentLiveness:
         out = {b: everything for b in succs}
         # The blocks in reverse postorder, the next one taken the first in that order: a block
         # after its predecessors but for loops' back edges, so each sweep settles what it
-        # reaches (in block order, g_buffer's main_ps took each of its 1,003 blocks 16 times).
+        # reaches (g_buffer's main_ps: 1,486 blocks taken for its 1,003; in block order, from
+        # the list's front, 45,974).
         # The transfer is monotone, so the fixpoint from "all" is the same in any order.
         order = postorder(succs, cfg.entry)
         order.reverse()
