@@ -61,6 +61,10 @@ class CostModel:
     """A later unrolled copy of a loop nest (a helper inlined twice) reads again what an earlier
     copy computed: the compiler computes it once and holds every iteration's value from the
     first copy to the second (`repeated_nests.repeated_nest_holds`)."""
+    hold_paired_shared_reads: bool = True
+    """An unrolled loop that reads 32- or 64-bit groupshared elements at constant offsets from
+    one index, in order, has them read two by two: each pair's second element is held from its
+    first's iteration (`paired_reads.paired_read_holds`)."""
     drop_unpicked_components: bool = True
     """A vector read only through constructors that pick some of its components holds
     registers only for those (`value_classes.unpicked_components`)."""

@@ -29,6 +29,7 @@ from typing import TypeVar
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in, postorder
+from hlsllint.analysis.paired_reads import paired_read_holds
 from hlsllint.analysis.repeated_nests import repeated_nest_holds
 from hlsllint.analysis.uniformity import Uniformity
 from hlsllint.analysis.unrolled import unrolled_holds
@@ -385,6 +386,10 @@ def register_demand(
             for b in loop_blocks:
                 held_v[b] = held_v.get(b, 0) + most_v
                 held_s[b] = held_s.get(b, 0) + most_s
+    if costs.hold_paired_shared_reads:
+        for nest_blocks, n in cached_per_cfg(cfg, "paired_reads", lambda du: paired_read_holds(cfg, du)):
+            for b in nest_blocks:
+                held_v[b] = held_v.get(b, 0) + n
     if costs.hold_repeated_nests:
         for blocks, vals, n_read in cached_per_cfg(
             cfg, "repeated_nests", lambda du: repeated_nest_holds(cfg, du)
