@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import warnings
+from collections.abc import Iterator
 
 import tree_sitter
 import tree_sitter_hlsl
@@ -385,6 +387,46 @@ def test_cbuffer_scan_finds_what_the_pattern_finds() -> None:
         buf = bytearray(text)
         expected = [(m.span(), m.groups()) for m in normalize_module._BUFFER.finditer(buf)]
         assert [(m.span(), m.groups()) for m in normalize_module._buffer_matches(buf)] == expected
+
+
+def test_word_scans_find_what_the_patterns_find() -> None:
+    """`_matches_at_words` gives what `finditer` gives for the modifier and effect patterns, also
+    when each match's block is blanked while the scan goes on (as `_effects` blanks one)."""
+    import importlib
+
+    normalize_module = importlib.import_module("hlsllint.syntax.normalize")
+    samples = [
+        b"linear sample lineadj triangleadj xline line_ linecenter center lineadjx lineadj",
+        b"sampler sample\tcentroid payload indices vertices primitives unorm float4 x; snorm",
+        b"line",
+        b"",
+        b"technique T { pass P { SamplerState s { A = B; } } } SamplerState t { Filter = X; }",
+        b"xSamplerState s {} SamplerState  s[2] {} = sampler_state{ } technique11 T < string a = 1; > { }",
+        b"techniquex { } technique10{ } RasterizerState r {} BlendStateX b {} DepthStencilState d",
+    ]
+
+    def scan(
+        matches: Iterator[re.Match[bytes]], buf: bytearray, blank: bool
+    ) -> list[tuple[tuple[int, int], bytes]]:
+        out = []
+        for m in matches:
+            out.append((m.span(), m.group()))
+            if blank:  # blank up to the block's end, past the match
+                close = buf.find(b"}", m.end())
+                end = len(buf) if close < 0 else close + 1
+                buf[m.start() : end] = b" " * (end - m.start())
+        return out
+
+    for pattern, words in (
+        (normalize_module._MODIFIER, normalize_module._MODIFIER_WORDS),
+        (normalize_module._EFFECT, normalize_module._EFFECT_WORDS),
+    ):
+        for text in samples:
+            for blank in (False, True):
+                old, new = bytearray(text), bytearray(text)
+                expected = scan(pattern.finditer(old), old, blank)
+                assert scan(normalize_module._matches_at_words(pattern, new, words), new, blank) == expected
+                assert new == old
 
 
 _THREADED_PARSES = """

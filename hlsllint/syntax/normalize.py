@@ -143,13 +143,22 @@ _COLON = re.compile(rb":(?<!::)(?!:)")  # the literal first: re scans for it fas
 _BUFFER = re.compile(rb"\b([ct]buffer)(\s+)([A-Za-z_]\w*)")
 _SPECIAL_FLOAT = re.compile(rb"\.#(?:INF|IND|QNAN|SNAN)\b")
 _BINDING = re.compile(rb"(register|packoffset|read|write)\s*\(")
+_STATE_OBJECTS = (
+    b"SamplerState",
+    b"SamplerComparisonState",
+    b"BlendState",
+    b"DepthStencilState",
+    b"RasterizerState",
+)
 _EFFECT = re.compile(
     rb"\b(?:technique(?:10|11)?\b(?:[^{;<]|<[^>]*>)*|sampler_state\s*"
-    rb"|(?:SamplerState|SamplerComparisonState|BlendState|DepthStencilState|RasterizerState)"
+    rb"|(?:" + b"|".join(_STATE_OBJECTS) + rb")"
     rb"\s+[A-Za-z_]\w*(?:\s*\[[^\]]*\])?\s*)(?=\{)"
 )
 """The head of an effect file's state block, up to its `{`: a technique (its name and `<...>`
 annotations), `= sampler_state`, or a D3D10 effect state object `SamplerState s`."""
+_EFFECT_WORDS = (b"technique", b"sampler_state", *_STATE_OBJECTS)
+"""The words an `_EFFECT` match starts with."""
 
 # Words that the grammar treats as keywords but that HLSL code uses as modifiers in places the
 # grammar does not expect them, or as plain names.
@@ -176,9 +185,11 @@ MODIFIER_WORDS = frozenset(
         "reordercoherent",
     }
 )
-_MODIFIER = re.compile(rb"(?:" + b"|".join(w.encode() for w in sorted(MODIFIER_WORDS)) + rb")\b")
+_MODIFIER_WORDS = tuple(w.encode() for w in sorted(MODIFIER_WORDS))
+_MODIFIER = re.compile(rb"(?:" + b"|".join(_MODIFIER_WORDS) + rb")\b")
 """A modifier word; the caller checks that no identifier character comes before it (a pattern
-that starts with `\b` is tried at every offset, this one only where a modifier can start)."""
+that starts with `\b` would be tried at every offset; this one is tried where one of the words
+is, `_matches_at_words`)."""
 # Qualifiers the grammar accepts in declarations but not after `typedef`.
 _TYPEDEF_QUALIFIERS = re.compile(
     rb"\btypedef((?:\s+(?:precise|nointerpolation|groupshared|uniform|shared|row_major"
@@ -458,6 +469,32 @@ def _buffer_matches(buf: bytearray) -> Iterator[re.Match[bytes]]:
         pos = i
 
 
+def _matches_at_words(
+    pattern: re.Pattern[bytes], buf: bytearray, words: tuple[bytes, ...]
+) -> Iterator[re.Match[bytes]]:
+    """`pattern.finditer(buf)` for a pattern whose every match starts with one of `words`, trying
+    it only where one of them is. `re` has no fast search for a set of words: a pattern without
+    a literal prefix is tried at every offset its first character allows (for `_MODIFIER`, most
+    letters; for `_EFFECT`, which starts with `\\b`, every offset). As with `finditer`, each match
+    is looked for in `buf` as it is then, and the next one from where it ends; the caller may
+    blank what it matched or what follows it, which can only take matches away (the words are
+    found before)."""
+    starts: set[int] = set()
+    for word in words:
+        i = buf.find(word)
+        while i >= 0:
+            starts.add(i)
+            i = buf.find(word, i + 1)
+    end = 0
+    for i in sorted(starts):
+        if i < end:
+            continue
+        m = pattern.match(buf, i)
+        if m is not None:
+            yield m
+            end = m.end()
+
+
 def _buffers(sc: _Scanner, text: str, notes: Annotations) -> None:
     buf = sc.buf
     for m in _buffer_matches(buf):
@@ -495,7 +532,7 @@ def _effects(sc: _Scanner, text: str, notes: Annotations) -> None:
     buf = sc.buf
     if b"technique" not in buf and b"_state" not in buf and b"State" not in buf:
         return
-    for m in _EFFECT.finditer(buf):
+    for m in _matches_at_words(_EFFECT, buf, _EFFECT_WORDS):
         start, brace = m.span()
         prev = sc.prev_sig(start)
         whole = buf.startswith(b"technique", start)
@@ -627,7 +664,7 @@ def _declaration_colon(sc: _Scanner, colon: int) -> bool:
 def _modifiers(sc: _Scanner, text: str, notes: Annotations) -> None:
     buf = sc.buf
     n = len(buf)
-    for m in _MODIFIER.finditer(buf):
+    for m in _matches_at_words(_MODIFIER, buf, _MODIFIER_WORDS):
         s, e = m.span()
         if s > 0 and buf[s - 1] in _IDENT_CHARS:  # inside a longer name
             continue
