@@ -16,6 +16,7 @@ import copy
 import functools
 import itertools
 import re
+import string
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -51,6 +52,9 @@ _TYPEDEF = re.compile(r"typedef\b([^;]*)")
 _ENUM_BODY = re.compile(r"enum\b[^{;]*\{([^}]*)\}")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+_ASCII_WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
+_OTHER_TO_SPACE = str.maketrans({chr(c): " " for c in range(128) if chr(c) not in _ASCII_WORD_CHARS})
+"""`str.translate` table: an ASCII character that `\\w` does not match becomes a space."""
 
 
 Again = tuple[int, str, object]
@@ -229,8 +233,14 @@ class FunctionFindings:
 
 def code_words(text: str) -> frozenset[str]:
     """The names `text` spells outside its comments (a string's words count: it is kept whole,
-    so that a `//` in a string is no comment)."""
-    return frozenset(_WORD.findall(_COMMENT_OR_STRING.sub(_blank_comment, text)))
+    so that a `//` in a string is no comment): `_WORD.findall` of its code. In ASCII code, where
+    `\\w` is `[A-Za-z0-9_]`, that is each run of those characters from its first letter or `_`
+    on, which `str.translate` and `str.split` give in about two thirds of the instructions."""
+    code = _COMMENT_OR_STRING.sub(_blank_comment, text)
+    if not code.isascii():
+        return frozenset(_WORD.findall(code))
+    runs = set(code.translate(_OTHER_TO_SPACE).split())
+    return frozenset(word for word in (run.lstrip(string.digits) for run in runs) if word)
 
 
 def _blank_comment(m: re.Match[str]) -> str:

@@ -336,6 +336,52 @@ def test_code_words_leave_comments_out_and_strings_in() -> None:
     assert checker.code_words(text) == frozenset({"int", "a", "f", "string", "s", "g", "h", "unclosed", "i"})
 
 
+def test_code_words_are_what_the_word_pattern_finds_in_the_code() -> None:
+    """`code_words` splits ASCII code at the other characters instead of running the word
+    pattern: the same words, digits before a name's first letter dropped as `findall` drops
+    them, also in text with non-ASCII word characters (which takes the pattern)."""
+    import random
+    import re
+
+    def by_pattern(text: str) -> frozenset[str]:
+        code = re.sub(
+            r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/',
+            lambda m: m.group(0) if m.group(0).startswith('"') else " ",
+            text,
+            flags=re.DOTALL,
+        )
+        return frozenset(re.findall(r"[A-Za-z_]\w*", code))
+
+    assert checker.code_words('0x1F 2D_tex 12 a1b2 _3 "s t"u') == by_pattern('0x1F 2D_tex 12 a1b2 _3 "s t"u')
+    assert checker.code_words("0x1F 12ab") == frozenset({"x1F", "ab"})
+    pieces = [
+        "a",
+        "B",
+        "_",
+        "0",
+        "7",
+        " ",
+        "\n",
+        "\t",
+        '"',
+        "\\",
+        "/",
+        "*",
+        ".",
+        "#",
+        "é",
+        "٣",
+        "x1",
+        "//",
+        "/*",
+        "*/",
+    ]
+    rng = random.Random(3)
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(30)))
+        assert checker.code_words(text) == by_pattern(text), text
+
+
 def _count_header_visits(monkeypatch: pytest.MonkeyPatch, code: str) -> list[str]:
     """The visits rule `code` makes in header function bodies (the paths of their functions'
     files), through a wrapper around its class's `visit`."""
