@@ -63,8 +63,8 @@ class CostModel:
     first copy to the second (`repeated_nests.repeated_nest_holds`)."""
     hold_paired_shared_reads: bool = True
     """An unrolled loop that reads 32- or 64-bit groupshared elements at constant offsets from
-    one index, in order, has them read two by two: each pair's second element is held from its
-    first's iteration (`paired_reads.paired_read_holds`)."""
+    one index has them read two by two, sorted by address: each pair's other word is held from
+    its first's read (`paired_reads.paired_read_holds`)."""
     drop_unpicked_components: bool = True
     """A vector read only through constructors that pick some of its components holds
     registers only for those (`value_classes.unpicked_components`)."""

@@ -417,9 +417,10 @@ class ExprLowerer(LowererBase):
 
     def _shared_element(self, node: Node, indices: list[Node], idx: list[Value | None]) -> tuple[object, ...]:
         """What an element or member access of groupshared memory reads (`lds_load`'s `shared`
-        detail): the variable's name, the access's shape (its members, `[]` for each index) and
+        detail): the variable's name, the access's shape (its members, `[]` for each index),
         each index as an `ops` operand (a constant's numbers, or the components a value's
-        swizzle picks, aligned with the load's reads), or () when an index is neither."""
+        swizzle picks, aligned with the load's reads; () when an index is neither), the
+        variable's first 32-bit word among the groupshared variables and its element's words."""
         shape: list[str] = []
         n: Node | None = node
         while n is not None:
@@ -435,7 +436,16 @@ class ExprLowerer(LowererBase):
             n = n.child_by_field_id(F_ARGUMENT)
         sym = self._base_symbol(n)
         ops = self.operand_components(indices, idx)
-        return (sym.name if sym is not None else "", tuple(shape), ops if ops is not None else ())
+        # where the variable lies among the groupshared variables (in 32-bit words, as the
+        # compiler lays them out in order) and its element's size, for `paired_reads`
+        base = 0
+        for g in self.m.groupshared:
+            if g is sym:
+                break
+            base += g.type.components()
+        el = sym.type.element if sym is not None and sym.type.kind == "array" else None
+        size = el.components() if el is not None else 0
+        return (sym.name if sym is not None else "", tuple(shape), ops if ops is not None else (), base, size)
 
     def field(self, node: Node) -> Value | None:
         arg = node.child_by_field_id(F_ARGUMENT)

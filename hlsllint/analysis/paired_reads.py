@@ -1,14 +1,14 @@
 """Groupshared reads the compiler pairs (`paired_read_holds`, queried by
-`liveness.register_demand`): an unrolled loop that reads a groupshared array at constant offsets
+`liveness.register_demand`): an unrolled loop that reads groupshared arrays at constant offsets
 from one index (`cache[center + offsets[i]]`) has its reads of 32- and 64-bit elements paired
-two by two (`ds_read2_b32`, `ds_read2_b64`: the offsets sorted, each with the next one), each
+two by two (`ds_read2_b32`, `ds_read2_b64`: the addresses sorted, each with the next one), each
 pair read where the first of the two is read, so the other element is held from there until its
-own iteration reads it."""
+own read."""
 
 from __future__ import annotations
 
-from hlsllint.analysis.ir import CFG, Instr, Value
-from hlsllint.analysis.repeated_nests import _nests
+from hlsllint.analysis.ir import CFG, Instr, Value, dominates, dominator_tree
+from hlsllint.analysis.repeated_nests import _between, _clobbers_shared, _Nest, _nests
 from hlsllint.analysis.value_classes import DefUse
 from hlsllint.deadline import current
 
@@ -80,46 +80,59 @@ def paired_read_holds(cfg: CFG, du: DefUse) -> list[tuple[frozenset[int], int]]:
     """Per unrolled loop nest, its blocks and the most VGPRs held at once by groupshared
     elements read ahead with their pair's first element.
 
-    The compiler reads two 32-bit (or two 64-bit) elements of groupshared memory with one
-    instruction when their addresses differ by a constant within reach (`PAIR_REACH`): the
-    reads of an unrolled loop at constant offsets from one index are sorted by offset and paired
-    with the next, and each pair is read where the first of its two elements is needed. The
-    other element is held from there until the iteration that reads it (regtruth: a 9-tap
-    bilateral blur over groupshared color and depth, presched_vgprs 14, one iteration's
-    values 9; MiniEngine's DoF rings, whose tables pair taps read far apart, 21 against 15).
-    A 1-D array of 32- or 64-bit elements indexed by one value plus a constant per iteration
-    (the counters, tables read at them and literals); an element read twice is read once."""
+    The compiler lays the groupshared variables out one after another and reads two 32-bit (or
+    two 64-bit) words with one instruction when their addresses differ by a constant within
+    reach (`PAIR_REACH`): the reads at constant offsets from one index (an unrolled loop's,
+    and those before it with no store, atomic or barrier between) are sorted by address, the
+    variables' words in turn, and paired with the next; each pair is read where the first of
+    its two is needed, and the other word is held from there until its own read. A centre
+    read before a 9-tap loop over color and depth pairs with its neighbour, and the last color
+    tap with the first depth tap (regtruth: a 9-tap bilateral blur over groupshared color and
+    depth, presched_vgprs 12, one iteration's values 7). 1-D variables of 32- or 64-bit
+    elements indexed by one value plus a constant per iteration (the counters, tables read at
+    them and literals); an element read twice is read once. A variable whose taps the loop reads
+    out of address order (rings of taps from a table: MiniEngine's depth of field) is not
+    followed."""
     found: list[tuple[frozenset[int], int]] = []
     nests = _nests(cfg)
     if not nests:
         return found
     kept = cfg.kept_instrs()
     deadline = current()
+    idom: dict[int, int] | None = None
     for nest in nests:
         loads: list[Instr] = []
         for b in sorted(nest.blocks):
             for ins in kept.get(b, []):
-                if ins.op != "lds_load" or ins.dest is None or len(ins.reads) != 1:
-                    continue
-                shared = ins.detail.get("shared")
-                if not shared or shared[1] != ("[]",) or ins.dest.width not in (1, 2):
-                    continue
-                loads.append(ins)
+                if _pairable(ins):
+                    loads.append(ins)
         if len(loads) < 2:
             continue
         # the nest's loops, outermost first, as a chain (one loop per depth)
         chain = sorted(nest.members, key=lambda lp: nest.depths[lp.span])
         if len({nest.depths[lp.span] for lp in chain}) != len(chain):
             continue
+        if any(not all(ins.block in lp.blocks for lp in chain) for ins in loads):
+            continue  # a read in an outer loop's body only: not followed
+        if idom is None:
+            idom = dominator_tree(cfg.graph, cfg.entry, cfg.cache)
         sizes = [lp.trip_count or 1 for lp in chain]
         trips = 1
         for n in sizes:
             trips *= n
-        # per (array, base): each offset's first read (time) and the element's registers
-        first: dict[tuple[object, object], dict[int, int]] = {}
-        width: dict[tuple[object, object], int] = {}
+        # per (index, element words): each word address's first read (time), and per variable
+        # the times of its in-loop reads in address order
+        first: dict[tuple[object, int], dict[int, int]] = {}
+        order: dict[tuple[object, int, str], list[tuple[int, int]]] = {}
         time = 0
-        ok = True
+        for ins in _reads_before(cfg, kept, idom, nest):
+            at = _offset(ins.reads[0], du, nest.blocks, {})
+            if at is None or at[0] is None:
+                continue
+            time += 1
+            shared = ins.detail["shared"]
+            before = first.setdefault((at[0], shared[4]), {})
+            before.setdefault(shared[3] + at[1] * shared[4], time - 1_000_000)  # ahead of the loop
         for k in range(trips):
             deadline.tick()
             digits: dict[object, int] = {}
@@ -129,48 +142,78 @@ def paired_read_holds(cfg: CFG, du: DefUse) -> list[tuple[frozenset[int], int]]:
                 rest //= n
             for ins in loads:
                 time += 1
-                block_loops = [lp for lp in chain if ins.block in lp.blocks]
-                if len(block_loops) != len(chain):
-                    ok = False  # a read in an outer loop's body only: not followed
-                    break
                 at = _offset(ins.reads[0], du, nest.blocks, digits)
                 if at is None or at[0] is None:
                     continue
                 shared = ins.detail["shared"]
-                assert ins.dest is not None
-                key = (shared[0], at[0])
-                width[key] = ins.dest.width
-                first.setdefault(key, {}).setdefault(at[1], time)
-            if not ok:
-                break
-        if not ok:
-            continue
-        events: list[tuple[int, int]] = []  # (time, +registers from / -registers after)
-        for key, offsets in first.items():
-            dwords = width[key]
-            order = sorted(offsets)
-            times = [offsets[o] for o in order]
+                key = (at[0], shared[4])
+                address = shared[3] + at[1] * shared[4]
+                first.setdefault(key, {}).setdefault(address, time)
+                order.setdefault((at[0], shared[4], shared[0]), []).append((address, time))
+        out_of_order = set()
+        for (base, words, _name), reads in order.items():
+            times = [t for _a, t in sorted(reads)]
             if times != sorted(times) and times != sorted(times, reverse=True):
-                # a table that reads far-apart offsets in turn (rings of taps): which reads
-                # the compiler pairs then is not followed here
+                out_of_order.add((base, words))  # rings of taps: not followed
+        events: list[tuple[int, int]] = []  # (time, registers held from / freed at)
+        for key, addresses in first.items():
+            if key in out_of_order:
                 continue
+            words = key[1]
+            ordered = sorted(addresses)
             i = 0
-            while i + 1 < len(order):
-                a, b = order[i], order[i + 1]
-                if (b - a) * dwords > PAIR_REACH:
+            while i + 1 < len(ordered):
+                a, b = ordered[i], ordered[i + 1]
+                if (b - a) > PAIR_REACH * words:
                     i += 1
                     continue
-                ta, tb = sorted((offsets[a], offsets[b]))
-                if tb > ta:
-                    events.append((ta, dwords))
-                    events.append((tb, -dwords))
+                ta, tb = sorted((addresses[a], addresses[b]))
+                if tb > 0 and tb > ta:
+                    events.append((max(ta, 0), words))
+                    events.append((tb, -words))
                 i += 2
         if not events:
             continue
         most = live = 0
-        for _t, n in sorted(events, key=lambda e: (e[0], e[1])):
+        for _t, n in sorted(events):
             live += n
             most = max(most, live)
         if most:
             found.append((nest.blocks, most))
     return found
+
+
+def _pairable(ins: Instr) -> bool:
+    """A read of one 32- or 64-bit element of a 1-D groupshared array at one index value."""
+    if ins.op != "lds_load" or ins.dest is None or len(ins.reads) != 1:
+        return False
+    shared = ins.detail.get("shared")
+    return (
+        isinstance(shared, tuple)
+        and len(shared) == 5
+        and shared[1] == ("[]",)
+        and shared[4] in (1, 2)
+        and ins.dest.width == shared[4]
+    )
+
+
+def _reads_before(cfg: CFG, kept: dict[int, list[Instr]], idom: dict[int, int], nest: _Nest) -> list[Instr]:
+    """The pairable groupshared reads before the nest (in blocks that dominate its first
+    block) with no store, atomic or barrier after them on the way to it."""
+    header = nest.root.header
+    out: list[Instr] = []
+    for b in sorted(kept):
+        if b in nest.blocks or not dominates(idom, b, header):
+            continue
+        for ins in kept[b]:
+            if _clobbers_shared(ins):
+                out = []
+            elif _pairable(ins):
+                out.append(ins)
+    # a block between the last of them and the nest that does not dominate it may clobber too
+    if out:
+        last = out[-1].block
+        for b in _between(cfg, idom, last, header):
+            if b != last and b not in nest.blocks and any(_clobbers_shared(x) for x in kept.get(b, [])):
+                return []
+    return out

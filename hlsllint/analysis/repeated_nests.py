@@ -167,7 +167,7 @@ def _instr_signature(
             x = detail[key]
             if key == "ops" or key == "sels":
                 x = _operands(x, ins.reads, views[1])
-            elif key == "shared" and len(x) == 3:
+            elif key == "shared" and len(x) >= 3:
                 x = (x[0], x[1], _operands(x[2], ins.reads, views[1]))
             try:
                 hash(x)
