@@ -438,11 +438,15 @@ class ExprLowerer(LowererBase):
         ops = self.operand_components(indices, idx)
         # where the variable lies among the groupshared variables (in 32-bit words, as the
         # compiler lays them out in order) and its element's size, for `paired_reads`
-        base = 0
-        for g in self.m.groupshared:
-            if g is sym:
-                break
-            base += g.type.components()
+        layout: dict[str, int] | None = self.m.memo.get("lowering.groupshared_layout")
+        if layout is None:
+            layout = {}
+            words = 0
+            for g in self.m.groupshared:
+                layout.setdefault(g.name, words)
+                words += g.type.components()
+            self.m.memo["lowering.groupshared_layout"] = layout
+        base = layout.get(sym.name, 0) if sym is not None else 0
         el = sym.type.element if sym is not None and sym.type.kind == "array" else None
         size = el.components() if el is not None else 0
         return (sym.name if sym is not None else "", tuple(shape), ops if ops is not None else (), base, size)
