@@ -173,7 +173,9 @@ def test_another_thread_runs_during_a_compiled_parse_and_can_cancel_it() -> None
     compiled build held the GIL to the end of the parse, which then returned a tree.)"""
     from hlsllint.syntax.tree import _parse_bytes
 
-    big = "".join(f"float f{k}(float x) {{ return x * {k}; }}\n" for k in range(8000)).encode()
+    # Long enough (about a second to parse whole) that the other thread, woken late on a
+    # loaded machine, still finds the parse running; cancelled, it takes a few tens of ms.
+    big = "".join(f"float f{k}(float x) {{ return x * {k}; }}\n" for k in range(80000)).encode()
     token = Deadline(0)
     go = threading.Event()
 
