@@ -1675,6 +1675,28 @@ void main(uint2 id : SV_DispatchThreadID) {
 """
 
 
+FUSED_WAVE_SUM = """
+Texture2D<float4> gTex : register(t0);
+RWTexture2D<float4> gOut : register(u0);
+RWTexture2D<float4> gAux : register(u1);
+cbuffer C : register(b0) { uint gMode; };
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 a = gTex.Load(int3(id.xy, 0));
+    float3 s0 = WaveActiveSum(a.xyz) / float(WaveGetLaneCount());
+    float4 b = gTex.Load(int3(id.xy + 1, 0));
+    float4 c = gTex.Load(int3(id.xy + 2, 0));
+    float4 d = gTex.Load(int3(id.xy + 3, 0));
+    if (gMode == 1)
+        gAux[id.xy] = b * c + d;
+    float3 r = s0;
+    r += b.xyz * c.w + d.xyz * b.w + c.xyz * d.w;
+    gOut[id.xy] = float4(r, 1);
+}
+"""
+
+
 def test_a_filter_inlined_twice_holds_every_texel_from_the_first_copy_to_the_second() -> None:
     # kajiya's TAA input and history filters: a 3x3 neighbourhood filtered once for a mean,
     # then again weighted by it. Both unrolled copies fetch the same nine texels, which the
@@ -1880,3 +1902,20 @@ def test_groupshared_taps_read_in_pairs_hold_the_second_of_each_pair() -> None:
     kept = PAIRED_TAPS.replace("    for (int j = 0;", "    [loop] for (int j = 0;")
     assert kept != PAIRED_TAPS
     assert demand(kept).max_live_vgprs <= 8
+
+
+def test_a_uniform_product_read_only_by_an_addition_holds_no_vgpr() -> None:
+    # A wave sum scaled by `1 / WaveGetLaneCount()` (RTXPT's SH reduction), copied into the
+    # accumulator that per-lane terms are then added to, after a branch: the compiler fuses
+    # the product into the addition (`v_fmamk_f32 sum, rest, 1/64`), the sum stays in SGPRs
+    # to the end and the copy is no instruction (SSA). regtruth: presched_vgprs 18; the
+    # estimate held the scaled sum in VGPRs from its product: 21. Multiplying instead of
+    # adding (`r = s0 * (...)`) holds the product in VGPRs: regtruth 21.
+    product = (
+        FUSED_WAVE_SUM.replace("float3 r = s0;\n", "")
+        .replace("r += b.xyz", "float3 r = s0 * (b.xyz")
+        .replace("c.xyz * d.w;", "c.xyz * d.w);")
+    )
+    assert product != FUSED_WAVE_SUM
+    assert demand(FUSED_WAVE_SUM).max_live_vgprs == 18
+    assert demand(product).max_live_vgprs == 21

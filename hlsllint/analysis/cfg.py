@@ -42,6 +42,7 @@ from hlsllint.analysis.lowering_stmt import StmtLowerer
 from hlsllint.analysis.passes import (
     common_values,
     dead_instructions,
+    forward_copies,
     sink_constant_loads,
     sink_inputs,
     unread_writes,
@@ -249,6 +250,7 @@ class _Lowerer(StmtLowerer):
         kept: dict[str, Any] = {}  # the dominator tree, for the passes and the CFG's analyses
         merged = common_values(self.g, 0, instrs, viewed, kept, self.bound_views)
         merged |= sink_constant_loads(self.g, 0, instrs, merged, self.loops, kept)
+        merged |= forward_copies(self.g, merged)
         shared: dict[Value, tuple[int, int]] = {}
         if self.costs.number_components:
             numbering = number_components(

@@ -569,10 +569,34 @@ def vector_alu_uniforms(
     # `ambient = c.rgb * 0.5` too): it holds no VGPR of its own (regtruth: such a pixel shader,
     # presched_vgprs 4; 5 with the product in a VGPR). Not a conversion: no reader takes one
     # as an operand (`float2(size)` read by a division is in VGPRs: 7, not 5).
+    # So is a product read only by an addition, wherever the addition is: one fused
+    # multiply-add reads the product's uniform operands from SGPRs (regtruth: a wave sum
+    # scaled by `1 / WaveGetLaneCount()` and added to per-lane values after a branch, 18
+    # presched VGPRs; 21 when the scaled sum multiplies them instead).
     readers, defs = du.readers, du.defs
     for v in list(found):
         rs = readers.get(v, ())
         ds = defs[v]
-        if len(rs) == 1 and len(ds) == 1 and rs[0].block == ds[0].block and not _conversion(ds[0], v):
+        if (
+            len(rs) == 1
+            and len(ds) == 1
+            and not _conversion(ds[0], v)
+            and (rs[0].block == ds[0].block or _fused_product(ds[0], rs[0]))
+        ):
             found.discard(v)
     return found
+
+
+def _fused_product(ins: Instr, reader: Instr) -> bool:
+    """Whether `ins` is a floating-point product (a division by a constant or a reciprocal
+    included) that `reader`, an addition or subtraction, fuses into a multiply-add (an
+    integer product is a multiply of its own)."""
+    d = ins.dest
+    return (
+        ins.op == "alu"
+        and d is not None
+        and d.type.is_float
+        and _operator(ins) in ("*", "/")
+        and reader.op == "alu"
+        and _operator(reader) in ("+", "-")
+    )
