@@ -36,7 +36,7 @@ import networkx as nx
 from hlsllint.analysis.components import number_components
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
-from hlsllint.analysis.liveness import component_reads
+from hlsllint.analysis.liveness import component_maps, component_reads
 from hlsllint.analysis.lowering import MAX_STRUCT_DEPTH, Frame, _flatten
 from hlsllint.analysis.lowering_stmt import StmtLowerer
 from hlsllint.analysis.passes import (
@@ -294,6 +294,7 @@ class _Lowerer(StmtLowerer):
         cfg.bound_views = frozenset(self.bound_views)
         if self.costs.component_liveness:
             cfg.component_reads = component_reads(instrs, self.bound_views)
+            cfg.component_maps = component_maps(instrs, self.bound_views)
         cfg.cache.update(kept)
         unread = unread_writes(cfg)
         if unread:

@@ -175,6 +175,11 @@ class CFG:
     bound_views: frozenset[Value] = field(default=frozenset(), repr=False, compare=False)
     """Values an inlined call's parameter is bound to a view of (`f(id.yx)`: `p` is `id`,
     read as `p`): what the callee computes from them names no view at all."""
+    component_maps: dict[Instr, dict[Value, list[int]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    """Component-wise instruction -> the vectors it reads -> per component of its result the
+    components of that vector it reads (bit i: component i); `liveness.component_maps`."""
     cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Derived facts the analyses share (successor lists, def-use indexes...), computed on first
     use; the graph and its instructions must not change once it is filled."""

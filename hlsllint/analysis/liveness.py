@@ -23,6 +23,7 @@ VGPR the hardware preloads. Instructions the compiler drops (`CFG.dead`) are ski
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -449,7 +450,7 @@ def register_demand(
     # the components of a vector that only some reads take die after their own last use
     comps = (
         _component_liveness(cfg, cfg.component_reads, [v for v in values if vsize[index[v]]])
-        if costs.component_liveness and cfg.component_reads
+        if costs.component_liveness and (cfg.component_reads or cfg.component_maps)
         else None
     )
     if comps is not None and costs.fold_constant_components:
@@ -619,6 +620,60 @@ class _ComponentLiveness:
         components of one class are one register."""
         self.visits = 0
         """Blocks `constant_flow` took from its work list (each meets its predecessors)."""
+        self.maps: dict[Instr, dict[Value, list[int]]] = {}
+        """A component-wise instruction -> per vector it reads, per component of its result
+        the components of that vector it reads (`_component_map`): it reads only what the
+        live components of its result need."""
+
+    def reads(self, ins: Instr, bits: int) -> dict[Value, int]:
+        """The components of each tracked vector `ins` reads, given what is live after it
+        (`bits`): a component-wise instruction reads only what its result's live components
+        need (a component overwritten before any read is never computed, nor are the
+        components of its operands that only it needed)."""
+        base = self.base
+        touched: dict[Value, int] = {}
+        partial = self.partial.get(ins)
+        m = self.maps.get(ins)
+        d = ins.dest
+        if m is not None and d is not None and d in base:
+            live = bits >> base[d] & ((1 << d.width) - 1)
+            for r, per in m.items():
+                if r in base:
+                    got = 0
+                    for c in _bit_indices(live):
+                        got |= per[c]
+                    touched[r] = touched.get(r, 0) | got
+            for r in ins.reads:
+                if r in base and r not in m:
+                    full = (1 << r.width) - 1
+                    touched[r] = touched.get(r, 0) | (partial.get(r, full) if partial is not None else full)
+            return touched
+        for r in ins.reads:
+            if r in base:
+                full = (1 << r.width) - 1
+                mr = partial.get(r, full) if partial is not None else full
+                touched[r] = touched.get(r, 0) | mr
+        return touched
+
+    def walk(self, instrs: list[Instr], bits: int) -> int:
+        """The components live before `instrs` from those live after them."""
+        base = self.base
+        for ins in reversed(instrs):
+            d = ins.dest
+            at = base.get(d) if d is not None else None
+            if at is None:
+                for r in ins.reads:
+                    if r in base:
+                        break
+                else:
+                    continue  # touches no tracked vector
+            touched = self.reads(ins, bits)
+            if at is not None:
+                assert d is not None
+                bits &= ~(((1 << d.width) - 1) << at)
+            for r, m in touched.items():
+                bits |= m << base[r]
+        return bits
 
     def constant_flow(self, cfg: CFG, constant: set[Value], masks: dict[Value, int]) -> None:
         """Which components hold a compile-time constant or nothing at each point (a forward
@@ -732,15 +787,10 @@ class _ComponentLiveness:
         dead before, constant before)."""
         base = self.base
         d = ins.dest
-        touched: dict[Value, int] = {}  # candidate -> components read here
-        partial = self.partial.get(ins)
-        for r in ins.reads:
-            if r in base:
-                full = (1 << r.width) - 1
-                m = partial.get(r, full) if partial is not None else full
-                touched[r] = touched.get(r, 0) | m
+        touched = self.reads(ins, bits)  # candidate -> components read here
         if d is not None and d in base and d not in touched:
             touched[d] = 0
+        mapped = ins in self.maps
         if not touched:
             return bits, ded, ded, kbits
         here = before_ded = ded
@@ -752,9 +802,10 @@ class _ComponentLiveness:
             b = base[v]
             full = (1 << v.width) - 1
             after = bits >> b & full
-            dm = full if v is d else 0
+            # a component-wise result computes only its live components
+            dm = (after if mapped and after else full) if v is d else 0
             counted = after | (dm if ins.op != "undef" else 0) | (rm if reads_counted else 0)
-            before = (after & ~dm) | rm
+            before = (after & ~(full if v is d else 0)) | rm
             n = vsize[index[v]]
             k = self.constant.get(v, 0)
             ka = k | kbits >> b & full
@@ -779,52 +830,140 @@ def _dead(size: int, live: int, constant: int = 0, alike: tuple[int, ...] | None
     return max(0, size - len({alike[c] for c in _bit_indices(held)}))
 
 
+def _vector(v: Value) -> bool:
+    """A vector with one 32-bit register per component (what the liveness by component tracks)."""
+    return v.width > 1 and v.parts is None and v.type.kind == "vector" and v.type.count == v.width
+
+
+def _component_map(ins: Instr, bound_views: set[Value] | frozenset[Value]) -> dict[Value, list[int]] | None:
+    """For a component-wise instruction with a vector result (an operator, a component-wise
+    intrinsic, a copy), per vector it reads the components of it each result component reads
+    (a bit set each); None for any other instruction or an operand it cannot place."""
+    d = ins.dest
+    if d is None or not _vector(d) or not ins.reads:
+        return None
+    detail = ins.detail
+    n = d.width
+    if ins.op == "copy":
+        ops = detail.get("sels")
+        if ops is None or len(ops) != 1:
+            return None
+    elif (ins.op == "alu" and detail.get("cw") and "set" not in detail) or (
+        ins.op == "intrinsic" and detail.get("name") in _COMPONENTWISE_INTRINSICS
+    ):
+        ops = detail.get("ops")
+        if ops is None:
+            return None
+    else:
+        return None
+    out: dict[Value, list[int]] = {}
+    reads = iter(ins.reads)
+    for o in ops:
+        if o is None:
+            return None
+        if o[0] != "v":
+            continue
+        r = next(reads, None)
+        if r is None:
+            return None
+        sel = o[1]
+        if r.width == 1:
+            continue  # a scalar: no components to follow
+        if not o[4] and r in bound_views:
+            return None  # a parameter bound to another view of its argument
+        if sel is None:
+            if r.width != n or o[3] not in (0, n):
+                return None
+            per = [1 << c for c in range(n)]
+        elif len(sel) == n and all(0 <= c < r.width for c in sel):
+            per = [1 << c for c in sel]
+        elif len(sel) == 1 and 0 <= sel[0] < r.width:
+            per = [1 << sel[0]] * n
+        else:
+            return None
+        prev = out.get(r)
+        out[r] = per if prev is None else [a | b for a, b in zip(prev, per, strict=True)]
+    if next(reads, None) is not None:
+        return None
+    return out
+
+
+_COMPONENTWISE_INTRINSICS = frozenset(
+    {
+        "abs", "saturate", "min", "max", "clamp", "lerp", "frac", "floor", "ceil", "round",
+        "trunc", "sqrt", "rsqrt", "rcp", "exp", "exp2", "log", "log2", "sin", "cos", "sign",
+        "pow", "step", "smoothstep", "mad", "fma",
+    }
+)  # fmt: skip
+"""Intrinsics whose result component i reads only component i of each vector operand."""
+
+
+def component_maps(
+    instrs: list[Instr], bound_views: set[Value] | frozenset[Value]
+) -> dict[Instr, dict[Value, list[int]]]:
+    """`_component_map` of every component-wise instruction (`CFG.component_maps`)."""
+    out: dict[Instr, dict[Value, list[int]]] = {}
+    for ins in instrs:
+        m = _component_map(ins, bound_views)
+        if m:
+            out[ins] = m
+    return out
+
+
 def _component_liveness(
     cfg: CFG, partial: dict[Instr, dict[Value, int]], counted: list[Value]
 ) -> _ComponentLiveness | None:
     """Backward liveness by component of the vectors among `counted` (VGPR values) that some
-    instruction reads only part of (32-bit components, one register each)."""
+    instruction reads only part of or that a component-wise instruction computes or reads
+    (32-bit components, one register each)."""
     wanted = {v for reads in partial.values() for v in reads}
     kept = cfg.kept_instrs()
+    maps = cfg.component_maps
     for instrs in kept.values():  # a vector set to a constant: its components are constants
         for ins in instrs:  # until written again (`constant_flow`)
             if ins.dest is not None and not ins.reads and ins.op in ("alu", "copy"):
                 wanted.add(ins.dest)
+            m = maps.get(ins)
+            if m:
+                assert ins.dest is not None
+                wanted.add(ins.dest)
+                wanted.update(m)
     base: dict[Value, int] = {}
     owner: list[Value] = []
     for v in counted:
-        if (
-            v in wanted
-            and v.width > 1
-            and v.parts is None
-            and v.type.kind == "vector"
-            and v.type.count == v.width
-        ):
+        if v in wanted and _vector(v):
             base[v] = len(owner)
             owner.extend([v] * v.width)
     if not base:
         return None
-    kept = cfg.kept_instrs()
-    use: dict[int, int] = {}
-    defs: dict[int, int] = {}
-    for b, instrs in kept.items():
-        u = dd = 0
-        for ins in instrs:
-            p = partial.get(ins)
-            for r in ins.reads:
-                k = base.get(r)
-                if k is not None:
-                    full = (1 << r.width) - 1
-                    m = (p.get(r, full) if p is not None else full) << k
-                    u |= m & ~dd
-            d = ins.dest
-            if d is not None:
-                k = base.get(d)
-                if k is not None:
-                    dd |= ((1 << d.width) - 1) << k
-        use[b], defs[b] = u, dd
-    _, live_out = _solve(use, defs, cfg)
-    return _ComponentLiveness(base, owner, partial, live_out)
+    comps = _ComponentLiveness(base, owner, partial, {})
+    comps.maps = {ins: m for ins, m in maps.items() if ins.dest in base}
+    # what a block reads depends on what is live after it: a worklist to the fixed point
+    succs = cfg.successors()
+    preds = cfg.predecessors()
+    live_in = {b: 0 for b in kept}
+    live_out = {b: 0 for b in kept}
+    order = sorted(kept, reverse=True)  # roughly from the end: few rounds
+    work = deque(order)
+    queued = set(order)
+    deadline = current()
+    while work:
+        deadline.tick()
+        b = work.popleft()
+        queued.discard(b)
+        out = 0
+        for t in succs[b]:
+            out |= live_in.get(t, 0)
+        live_out[b] = out
+        found = comps.walk(kept[b], out)
+        if found != live_in[b]:
+            live_in[b] = found
+            for p in preds[b]:
+                if p in live_in and p not in queued:
+                    queued.add(p)
+                    work.append(p)
+    comps.live_out = live_out
+    return comps
 
 
 def _decode(bits: int, values: list[Value]) -> set[Value]:
