@@ -1919,3 +1919,35 @@ def test_a_uniform_product_read_only_by_an_addition_holds_no_vgpr() -> None:
     assert product != FUSED_WAVE_SUM
     assert demand(FUSED_WAVE_SUM).max_live_vgprs == 18
     assert demand(product).max_live_vgprs == 21
+
+
+def test_an_array_held_whole_is_live_by_element() -> None:
+    # A struct's `float3 c[6]` (RTXPT's SH coefficients) filled in an unrolled loop and read
+    # element by element at constant indices: each element dies at its last read, as the
+    # compiler's scalar replacement has it. regtruth: presched_vgprs 27; the array's 18
+    # registers held to its last element's read: 36.
+    text = """
+Texture2D<float4> gTex : register(t0);
+RWTexture2D<float4> gOut : register(u0);
+struct SH { float3 c[6]; };
+SH Project(uint2 p)
+{
+    SH sh;
+    [unroll] for (int i = 0; i < 6; i++)
+        sh.c[i] = gTex.Load(int3(p + uint2(i, 0), 0)).rgb;
+    return sh;
+}
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    SH sh = Project(id.xy);
+    float4 n = gTex.Load(int3(id.yx, 1));
+    float3 r = sh.c[0] * n.x + sh.c[1] * n.y + sh.c[2] * n.z;
+    float4 m = gTex.Load(int3(id.yx, 2));
+    float4 k = gTex.Load(int3(id.yx, 3));
+    float4 q = gTex.Load(int3(id.yx, 4));
+    r += sh.c[3] * (m.xyz * k.w) + sh.c[4] * (k.xyz * m.w) + sh.c[5] * (q.xyz * n.w);
+    gOut[id.xy] = float4(r, q.w);
+}
+"""
+    assert demand(text).max_live_vgprs == 27

@@ -831,8 +831,21 @@ def _dead(size: int, live: int, constant: int = 0, alike: tuple[int, ...] | None
 
 
 def _vector(v: Value) -> bool:
-    """A vector with one 32-bit register per component (what the liveness by component tracks)."""
-    return v.width > 1 and v.parts is None and v.type.kind == "vector" and v.type.count == v.width
+    """A vector, or an array of scalars or vectors held whole, with one 32-bit register per
+    component (what the liveness by component tracks)."""
+    if v.width <= 1 or v.parts is not None:
+        return False
+    t = v.type
+    if t.kind == "vector":
+        return t.count == v.width
+    el = t.element
+    return (
+        t.kind == "array"
+        and el is not None
+        and el.kind in ("scalar", "vector")
+        and bool(t.length)
+        and el.count * (t.length or 0) == v.width
+    )
 
 
 def _component_map(ins: Instr, bound_views: set[Value] | frozenset[Value]) -> dict[Value, list[int]] | None:

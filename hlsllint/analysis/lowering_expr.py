@@ -254,7 +254,9 @@ class ExprLowerer(LowererBase):
             if sel is None and count == r.width and own:
                 sel = tuple(range(r.width))  # the value itself, not a view of another
             elif sel is None and count != r.width and base is not n:
-                return None  # a part no swizzle names (`m._m01`, a member of a view)
+                sel = self._element_selection(n, r)  # an element of an array read whole
+                if sel is None:
+                    return None  # a part no swizzle names (`m._m01`, a member of a view)
             out.append(("v", sel, t.scalar, count, own))
         return tuple(out)
 
@@ -347,6 +349,35 @@ class ExprLowerer(LowererBase):
         if inner == () or max(s) >= len(inner):
             return ()
         return tuple(inner[i] for i in s)
+
+    def _element_selection(self, node: Node, r: Value) -> tuple[int, ...] | None:
+        """The components of `r`, a whole array of scalars or vectors (one register per
+        component), that an element read at a constant index picks (`c[1]`: (3, 4, 5) of a
+        `float3 c[9]`; `c[1].y`: (4,)), else None."""
+        node = unparen(node)
+        swizzle: tuple[int, ...] | None = None
+        if node.type == "field_expression":
+            arg = node.child_by_field_id(F_ARGUMENT)
+            if arg is None or self.m.type_of(arg).kind not in ("vector", "scalar"):
+                return None
+            swizzle = swizzle_components(self.text(node.child_by_field_id(F_FIELD) or node))
+            if swizzle is None:
+                return None
+            node = unparen(arg)
+        if node.type != "subscript_expression":
+            return None
+        at = _element_offset(self.m.type_of(node.child_by_field_id(F_ARGUMENT)), r)
+        idx = self._indices(node)
+        k = self.const_value(idx[0]) if len(idx) == 1 else None
+        if at is None or not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < at[1]:
+            return None
+        w = at[0]
+        comps = tuple(range(k * w, k * w + w))
+        if swizzle is None:
+            return comps
+        if max(swizzle) >= w:
+            return None
+        return tuple(comps[i] for i in swizzle)
 
     def ident(self, node: Node) -> Value | None:
         sym = self.m.resolve(node)
@@ -1116,7 +1147,14 @@ class ExprLowerer(LowererBase):
                     self.emit("alu", part, [part, src, *idx], node)
             elif base is not None and base.kind == "var":
                 at = self._constant_component(idx_node, idx)
-                self.emit("alu", base, [base, src, *idx], node, **_lanes_set(base.type, at))
+                element = _element_offset(t, base)
+                if at is not None and element is not None:  # `a[2] = x` of an array held whole
+                    w = element[0]
+                    comps = tuple(range(at[0] * w, at[0] * w + w)) if at[0] < element[1] else ()
+                    set_: dict[str, Any] = {"set": comps} if comps else {}
+                    self.emit("alu", base, [base, src, *idx], node, **set_)
+                else:
+                    self.emit("alu", base, [base, src, *idx], node, **_lanes_set(base.type, at))
             elif arg is not None:
                 tmp = self.emit("alu", None, [base, src, *idx], node)
                 self.store_to(arg, tmp, node)
@@ -1154,6 +1192,17 @@ def _plain_copy(ins: Instr) -> bool:
         and ins.dest.kind == "temp"
         and ins.dest.width == 1
     )
+
+
+def _element_offset(t: T.Type, r: Value) -> tuple[int, int] | None:
+    """(components per element, elements) of `t`, an array of scalars or vectors that `r`
+    holds whole, one register per component; else None."""
+    el = t.element
+    if t.kind != "array" or el is None or el.kind not in ("scalar", "vector") or not t.length:
+        return None
+    if r.parts is not None or el.count * t.length != r.width:
+        return None
+    return el.count, t.length
 
 
 def _lanes_set(t: T.Type, comps: tuple[int, ...] | None) -> dict[str, Any]:
