@@ -11,8 +11,10 @@ SGPRs, and the peak). How a value counts:
 - values that only ever hold compile-time constants (arithmetic and intrinsics of constants):
   nothing (folded into their uses);
 - a vector temporary between two component-wise operations: one register;
-- a vector some instructions read only part of (`CFG.component_reads`): only its components
-  some later read takes (`costs.component_liveness`);
+- a vector (or an array of scalars or vectors held whole) some instructions read only part of
+  (`CFG.component_reads`) or a component-wise instruction computes or reads: only its
+  components some later read takes (`costs.component_liveness`); a component-wise instruction
+  reads only what its result's live components need (`CFG.component_maps`);
 - under divergent control flow the saved exec masks (one lane mask per divergent level);
 - `costs.base_sgprs` always.
 At an instruction the count covers its operands and its result (live-in plus definitions); an
