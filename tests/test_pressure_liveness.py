@@ -73,3 +73,63 @@ float4 main(float4 x : TEXCOORD0) : SV_Target {
     # what only the overwritten value read is dead too: the first load
     loads = [i for b in cfg.graph.nodes for i in cfg.instrs(b) if i.op == "load"]
     assert sum(i in cfg.dead for i in loads) == 1
+
+
+def test_live_in_is_the_least_solution_taking_the_blocks_in_postorder() -> None:
+    # `backward_live_in` takes the next block first in postorder (its successors before it, but
+    # for back edges): the least solution of `in = use | (out & ~defs)` whatever the order, with
+    # fewer blocks taken than the blocks' own order from the end gave (g_buffer's main_ps: 6,436
+    # for its 1,003 blocks). Random uses and definitions over a CFG with nested loops and
+    # branches, against a plain round-robin solution.
+    import random
+
+    from hlsllint.analysis.ir import backward_live_in
+
+    src = """
+Texture2D<float4> T : register(t0);
+RWTexture2D<float4> O : register(u0);
+cbuffer C : register(b0) { uint N; uint M; };
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 acc = T[id.xy];
+    for (uint i = 0; i < N; ++i)
+    {
+        float4 t = T[id.xy + uint2(i, 0)];
+        if (t.x > 0.5)
+        {
+            for (uint j = 0; j < M; ++j)
+            {
+                float4 u = T[id.xy + uint2(i, j)];
+                if (u.y > 0.5) acc.xyz += u.xyz; else acc.x -= u.z;
+                if (u.z > 0.25) break;
+            }
+        }
+        else if (t.y > 0.5) acc.y += t.w;
+        else acc.z += t.x;
+    }
+    O[id.xy] = acc;
+}
+"""
+    m = build_model(parse(src), AnalysisSettings())
+    cfg = build_cfg(m, m.entry_points[0])
+    succs = cfg.successors()
+    rng = random.Random(7)
+    for _ in range(20):
+        use = {b: rng.getrandbits(24) & rng.getrandbits(24) for b in succs}
+        defs = {b: rng.getrandbits(24) for b in succs}
+        want = {b: 0 for b in succs}
+        changed = True
+        while changed:
+            changed = False
+            for b in succs:
+                out = 0
+                for s in succs[b]:
+                    out |= want[s]
+                new = use[b] | (out & ~defs[b])
+                if new != want[b]:
+                    want[b], changed = new, True
+        cfg.cache.pop("live_in_taken", None)
+        got = backward_live_in(cfg, use, defs, sorted(use))
+        assert {b: got.get(b, 0) for b in succs} == want
+        assert cfg.cache["live_in_taken"] < 3 * len(succs)

@@ -5,6 +5,7 @@ Built by `hlsllint.analysis.cfg.build_cfg`; read by uniformity, liveness and the
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -243,21 +244,31 @@ def dominator_tree(g: nx.DiGraph, entry: int, cache: dict[str, Any]) -> dict[int
 
 def backward_live_in(cfg: CFG, use: dict[int, int], defs: dict[int, int], work: list[int]) -> dict[int, int]:
     """Each block's live-in bit set, the least solution of `in = use | (out & ~defs)`, `out`
-    the union of the successors' `in`, by a worklist started from `work` (blocks popped from
-    its end) that holds every block whose `use` is not empty. `use` and `defs` may leave out
-    the blocks that neither read nor write a value followed (read as 0), and so may the
-    result: the liveness of a CFG (`liveness`). (The unread writes' rounds,
+    the union of the successors' `in`, by a worklist started from `work` that holds every block
+    whose `use` is not empty. The next block taken is the first in postorder (a block after its
+    successors but for loops' back edges), so that a sweep settles what it reaches: the solution
+    is the same in any order (the equations are monotone), the blocks taken fewer (g_buffer's
+    main_ps: 1,003 blocks, 6,436 taken in the blocks' order from the end of the list). `use` and
+    `defs` may leave out the blocks that neither read nor write a value followed (read as 0),
+    and so may the result: the liveness of a CFG (`liveness`). (The unread writes' rounds,
     `passes.unread_writes`, follow each value apart: most of theirs are live across a few
     blocks, where a bit set as wide as all of them costs at every block.)"""
     live_in: dict[int, int] = {}
     preds = cfg.predecessors()
     succs = cfg.successors()
-    queued = set(work)
+    order, rank = _postorder_ranks(cfg)
+    heap = sorted({rank[b] for b in work})
+    queued = [False] * len(order)
+    for i in heap:
+        queued[i] = True
     deadline = current()
-    while work:
+    taken = 0
+    while heap:
         deadline.tick()
-        b = work.pop()
-        queued.discard(b)
+        i = heapq.heappop(heap)
+        queued[i] = False
+        taken += 1
+        b = order[i]
         out = 0
         for s in succs[b]:
             out |= live_in.get(s, 0)
@@ -265,10 +276,21 @@ def backward_live_in(cfg: CFG, use: dict[int, int], defs: dict[int, int], work: 
         if new_in != live_in.get(b, 0):
             live_in[b] = new_in
             for p in preds[b]:
-                if p not in queued:
-                    queued.add(p)
-                    work.append(p)
+                j = rank[p]
+                if not queued[j]:
+                    queued[j] = True
+                    heapq.heappush(heap, j)
+    cfg.cache["live_in_taken"] = cfg.cache.get("live_in_taken", 0) + taken  # for the tests
     return live_in
+
+
+def _postorder_ranks(cfg: CFG) -> tuple[list[int], dict[int, int]]:
+    """The CFG's blocks in `postorder` and each block's place in it (once per CFG)."""
+    found: tuple[list[int], dict[int, int]] | None = cfg.cache.get("postorder")
+    if found is None:
+        order = postorder(cfg.successors(), cfg.entry)
+        found = cfg.cache["postorder"] = (order, {b: i for i, b in enumerate(order)})
+    return found
 
 
 def postorder(succs: dict[int, list[int]], entry: int) -> list[int]:
