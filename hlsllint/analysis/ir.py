@@ -242,6 +242,41 @@ def dominator_tree(g: nx.DiGraph, entry: int, cache: dict[str, Any]) -> dict[int
     return found
 
 
+def back_edges(cfg: CFG) -> frozenset[tuple[int, int]]:
+    """The CFG's edges `b -> s` whose target dominates their source (its loops' back edges),
+    kept in its cache."""
+    found: frozenset[tuple[int, int]] | None = cfg.cache.get("back_edges")
+    if found is None:
+        idom = dominator_tree(cfg.graph, cfg.entry, cfg.cache)
+        found = frozenset((b, s) for b, succ in cfg.graph.succ.items() for s in succ if dominates(idom, s, b))
+        cfg.cache["back_edges"] = found
+    return found
+
+
+def blocks_between(cfg: CFG, start: int, end: int) -> set[int]:
+    """The blocks on a path from block `start` to block `end` that takes no loop's back edge."""
+    back = back_edges(cfg)
+    succ = cfg.graph.succ
+    pred = cfg.graph.pred
+    ahead = {start}
+    work = [start]
+    while work:
+        b = work.pop()
+        for s in succ[b]:
+            if s not in ahead and (b, s) not in back:
+                ahead.add(s)
+                work.append(s)
+    behind = {end}
+    work = [end]
+    while work:
+        b = work.pop()
+        for p in pred[b]:
+            if p not in behind and p in ahead and (p, b) not in back:
+                behind.add(p)
+                work.append(p)
+    return ahead & behind
+
+
 def backward_live_in(cfg: CFG, use: dict[int, int], defs: dict[int, int], work: list[int]) -> dict[int, int]:
     """Each block's live-in bit set, the least solution of `in = use | (out & ~defs)`, `out`
     the union of the successors' `in`, by a worklist started from `work` that holds every block

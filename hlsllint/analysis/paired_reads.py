@@ -7,8 +7,8 @@ own read."""
 
 from __future__ import annotations
 
-from hlsllint.analysis.ir import CFG, Instr, Value, dominates, dominator_tree
-from hlsllint.analysis.repeated_nests import _between, _clobbers_shared, _Nest, _nests
+from hlsllint.analysis.ir import CFG, Instr, Value, blocks_between, dominates, dominator_tree
+from hlsllint.analysis.repeated_nests import Nest, clobbers_shared, nests_of
 from hlsllint.analysis.value_classes import DefUse
 from hlsllint.deadline import current
 
@@ -94,7 +94,7 @@ def paired_read_holds(cfg: CFG, du: DefUse) -> list[tuple[frozenset[int], int]]:
     out of address order (rings of taps from a table: MiniEngine's depth of field) is not
     followed."""
     found: list[tuple[frozenset[int], int]] = []
-    nests = _nests(cfg)
+    nests = nests_of(cfg)
     if not nests:
         return found
     kept = cfg.kept_instrs()
@@ -197,7 +197,7 @@ def _pairable(ins: Instr) -> bool:
     )
 
 
-def _reads_before(cfg: CFG, kept: dict[int, list[Instr]], idom: dict[int, int], nest: _Nest) -> list[Instr]:
+def _reads_before(cfg: CFG, kept: dict[int, list[Instr]], idom: dict[int, int], nest: Nest) -> list[Instr]:
     """The pairable groupshared reads before the nest (in blocks that dominate its first
     block) with no store, atomic or barrier after them on the way to it."""
     header = nest.root.header
@@ -206,14 +206,14 @@ def _reads_before(cfg: CFG, kept: dict[int, list[Instr]], idom: dict[int, int], 
         if b in nest.blocks or not dominates(idom, b, header):
             continue
         for ins in kept[b]:
-            if _clobbers_shared(ins):
+            if clobbers_shared(ins):
                 out = []
             elif _pairable(ins):
                 out.append(ins)
     # a block between the last of them and the nest that does not dominate it may clobber too
     if out:
         last = out[-1].block
-        for b in _between(cfg, idom, last, header):
-            if b != last and b not in nest.blocks and any(_clobbers_shared(x) for x in kept.get(b, [])):
+        for b in blocks_between(cfg, last, header):
+            if b != last and b not in nest.blocks and any(clobbers_shared(x) for x in kept.get(b, [])):
                 return []
     return out

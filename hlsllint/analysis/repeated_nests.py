@@ -6,7 +6,7 @@ value until the second nest reads it again."""
 
 from __future__ import annotations
 
-from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, dominates, dominator_tree
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, blocks_between, dominates, dominator_tree
 from hlsllint.analysis.value_classes import DefUse
 from hlsllint.deadline import current
 from hlsllint.semantic.loops import UNROLLED_TRIP_LIMIT
@@ -47,7 +47,7 @@ Found = tuple[Sig, bool, bool, bool]
 a fetch and whether from groupshared memory."""
 
 
-class _Nest:
+class Nest:
     """An unrolled loop nest: its outermost loop, every loop in it, and its blocks."""
 
     def __init__(self, root: LoopRecord, members: list[LoopRecord]) -> None:
@@ -68,7 +68,7 @@ class _Nest:
         return n
 
 
-def _nests(cfg: CFG) -> list[_Nest]:
+def nests_of(cfg: CFG) -> list[Nest]:
     """The loop nests the compiler unrolls whole: constant trip counts within the unrolled
     limit (or `[unroll]`), no loop in them kept, at most `NEST_ITERATIONS` iterations."""
     constant = [
@@ -78,14 +78,14 @@ def _nests(cfg: CFG) -> list[_Nest]:
         and lp.trip_count is not None
         and (lp.trip_count <= UNROLLED_TRIP_LIMIT or "unroll" in lp.attributes)
     ]
-    out: list[_Nest] = []
+    out: list[Nest] = []
     for root in constant:
         if any(root.blocks < lp.blocks for lp in constant):
             continue
         inside = [lp for lp in cfg.loops if lp.blocks <= root.blocks]
         if any(lp not in constant for lp in inside):
             continue
-        nest = _Nest(root, inside)
+        nest = Nest(root, inside)
         if max((nest.iterations(b) for b in root.blocks), default=1) <= NEST_ITERATIONS:
             out.append(nest)
     return out
@@ -94,7 +94,7 @@ def _nests(cfg: CFG) -> list[_Nest]:
 def _signature(
     v: Value,
     du: DefUse,
-    nest: _Nest,
+    nest: Nest,
     memo: dict[Value, Found | None],
     views: tuple[frozenset[Value], frozenset[Value]],
     depth: int = 0,
@@ -136,7 +136,7 @@ def _signature(
 def _instr_signature(
     ins: Instr,
     du: DefUse,
-    nest: _Nest,
+    nest: Nest,
     memo: dict[Value, Found | None],
     views: tuple[frozenset[Value], frozenset[Value]],
     depth: int,
@@ -245,36 +245,13 @@ def _described(ins: Instr) -> bool:
     return False
 
 
-def _clobbers_shared(ins: Instr) -> bool:
+def clobbers_shared(ins: Instr) -> bool:
     """Whether `ins` may change groupshared memory between two reads (a store, an atomic, a
     barrier, a call the lowering could not inline)."""
     op = ins.op
     if op in ("lds_store", "atomic", "call"):
         return True
     return op == "intrinsic" and "Barrier" in str(ins.detail.get("name", ""))
-
-
-def _between(cfg: CFG, idom: dict[int, int], start: int, end: int) -> set[int]:
-    """The blocks on a path from block `start` to block `end` that takes no loop's back edge."""
-    succ = cfg.graph.succ
-    pred = cfg.graph.pred
-    ahead = {start}
-    work = [start]
-    while work:
-        b = work.pop()
-        for s in succ[b]:
-            if s not in ahead and not dominates(idom, s, b):
-                ahead.add(s)
-                work.append(s)
-    behind = {end}
-    work = [end]
-    while work:
-        b = work.pop()
-        for p in pred[b]:
-            if p not in behind and p in ahead and not dominates(idom, b, p):
-                behind.add(p)
-                work.append(p)
-    return ahead & behind
 
 
 def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list[Value], int]]:
@@ -302,7 +279,7 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
     Held: each
     iteration's copy between the two nests, all but the one the body counts inside them (a
     value that does not change with the counters: one copy between them)."""
-    nests = _nests(cfg)
+    nests = nests_of(cfg)
     if len(nests) < 2:
         return []
     idom = dominator_tree(cfg.graph, cfg.entry, cfg.cache)
@@ -353,8 +330,8 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
         if not shared:
             continue
         mine = {id(ins) for ins in shared.values()}
-        region = _between(cfg, idom, earlier.root.header, later.root.header)
-        if any(_clobbers_shared(x) for b in region | earlier.blocks | later.blocks for x in kept.get(b, [])):
+        region = blocks_between(cfg, earlier.root.header, later.root.header)
+        if any(clobbers_shared(x) for b in region | earlier.blocks | later.blocks for x in kept.get(b, [])):
             # groupshared memory may change in between: read again
             shared = {s: ins for s, ins in shared.items() if s not in shared_reads}
         for s, ins in shared.items():
