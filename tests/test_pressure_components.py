@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import WHOLE_VECTORS, demand
+from conftest import WHOLE_VECTORS, demand, lint_text
 
 from hlsllint.analysis import blind
 from hlsllint.analysis.cfg import build_cfg
@@ -1749,6 +1749,67 @@ def test_a_method_of_a_template_parameter_is_the_method_of_the_struct_passed() -
     assert e is not None
     assert blind.blind_spots(m, e).complete
     assert 25 <= demand(TEMPLATE_REMAP).max_live_vgprs <= 28
+
+
+TEMPLATE_GENERATOR = """
+cbuffer C : register(b0) { int baseMip; };
+Texture2D<float> M : register(t0);
+RWStructuredBuffer<float2> o : register(u0);
+uint Hash32(uint x) { x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; return x; }
+uint Combine(uint a, uint b) { return Hash32(a ^ (b * 0x9e3779b9u)); }
+struct Base {
+    uint baseHash; uint sampleIndex;
+    static Base make(uint2 px, uint v, uint s) {
+        Base r; r.sampleIndex = s; r.baseHash = Combine(Hash32(v + 0x035F9F29), (px.x << 16) | px.y);
+        return r; }
+};
+struct Gen {
+    uint cur; uint active; uint dim;
+    static Gen make(const Base b, uint seed = 0, bool ld = false, int sub = 1) {
+        Gen r; r.active = b.sampleIndex * sub; r.cur = Combine(b.baseHash, seed);
+        if (ld) { r.dim = 0; } else { r.cur = Combine(r.cur, r.active); r.dim = 0xFFFFFFFEu; }
+        return r; }
+    uint Next() { if (dim >= 0xFFFFFFFEu) { cur = Hash32(cur); return cur; } dim++; return cur ^ dim; }
+};
+template<typename G> float next1(inout G g) { uint b = g.Next(); return (b >> 8) / float(1 << 24); }
+template<typename G> float2 next2(inout G g) { float2 s; s.x = next1(g); s.y = next1(g); return s; }
+[numthreads(64, 1, 1)]
+void main(uint id : SV_DispatchThreadID)
+{
+    Gen g = Gen::make(Base::make(uint2(0, 0), 0, 7 * 64 + id));
+    float2 p = next2(g);
+    uint2 pos = 0;
+    for (int mip = baseMip - 1; mip >= 0; mip--) {
+        pos *= 2;
+        float w0 = M.Load(int3(pos, mip));
+        float w1 = M.Load(int3(pos + uint2(1, 0), mip));
+        uint2 off;
+        if (p.x < w0 / (w0 + w1)) { off.x = 0; p.x = p.x * 2; } else { off.x = 1; p.x = p.x - 0.5; }
+        off.y = 0;
+        pos += off;
+    }
+    o[id] = float2(pos);
+}
+"""
+
+
+def test_a_template_parameter_passed_a_struct_holds_that_structs_members() -> None:
+    # RTXPT's environment-map sampler: `sampleNext2D(inout SampleGeneratorType g)` calls
+    # `g.Next()`, which advances a hash seeded per lane. Inside the template, `g` is the
+    # struct it was passed, member by member; held as one value of no known type, the method
+    # read fresh members no one wrote, the random numbers came out wave-uniform and HL101
+    # called the per-lane MIP descent's loads uniform. (The same calls written without the
+    # template gave no finding.)
+    assert lint_text(TEMPLATE_GENERATOR, ("HL101",)) == []
+    direct = TEMPLATE_GENERATOR.replace(
+        "float2 p = next2(g);",
+        "float2 p; p.x = (g.Next() >> 8) / float(1 << 24); p.y = (g.Next() >> 8) / float(1 << 24);",
+    )
+    assert direct != TEMPLATE_GENERATOR and lint_text(direct, ("HL101",)) == []
+    # and with a wave-uniform seed the loads are uniform: the rule still fires
+    uniform = TEMPLATE_GENERATOR.replace("7 * 64 + id", "7 * 64")
+    assert uniform != TEMPLATE_GENERATOR
+    assert [d.code for d in lint_text(uniform, ("HL101",))] == ["HL101", "HL101"]
 
 
 SETTINGS_STRUCT = """

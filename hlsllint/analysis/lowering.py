@@ -330,12 +330,22 @@ class LowererBase:
 
     # -- variables ------------------------------------------------------------------------
 
+    def sym_type(self, sym: Symbol) -> T.Type:
+        """A variable's type in this inlined copy: a parameter whose type is a template's
+        parameter is the struct the copy was passed (`Frame.arg_types`), as DXC instantiates
+        the template."""
+        if self.frames:
+            bound = self.frames[-1].arg_types.get(sym)
+            if bound is not None:
+                return bound
+        return sym.type
+
     def var(self, sym: Symbol) -> list[Value]:
         """The values of a variable (one per member for structs)."""
         env = self.globals_env if sym.kind in ("static", "global") else self.frames[-1].env
         vals = env.get(sym)
         if vals is None:
-            t = sym.type
+            t = self.sym_type(sym)
             if t.kind == "struct" and t.members:
                 vals = self.member_values(sym.name, t, "var", sym)
             elif self._split_array(sym) and t.element is not None and t.length is not None:

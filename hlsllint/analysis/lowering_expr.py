@@ -996,7 +996,7 @@ class ExprLowerer(LowererBase):
         """The member values of a struct-typed variable expression, if it is one."""
         if node.type == "identifier" or node.type == "this":
             sym = self.m.resolve(node)
-            if sym is not None and sym.type.kind == "struct" and sym.kind in VARIABLE_KINDS:
+            if sym is not None and self.sym_type(sym).kind == "struct" and sym.kind in VARIABLE_KINDS:
                 return self.var(sym)
         if node.type == "parenthesized_expression" and node.named_children:
             return self._struct_values(node.named_children[0])

@@ -135,7 +135,8 @@ class InlineLowerer(CallLowerer):
                 continue
             self.memory_copies.pop(p, None)
             if p.direction == "in" and srcs and not self._param_written(fn, p):
-                n_values = len(p.type.members) if p.type.kind == "struct" and p.type.members else 1
+                pt = self.sym_type(p)  # a template's parameter: the struct it was passed
+                n_values = len(pt.members) if pt.kind == "struct" and pt.members else 1
                 if len(srcs) == n_values:
                     # a parameter the callee only reads is the argument's registers (no copy)
                     frame.env[p] = list(srcs)
