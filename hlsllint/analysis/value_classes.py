@@ -395,60 +395,65 @@ def alike_components(du: DefUse) -> dict[Value, tuple[int, ...]]:
     merges. A vector some store, export or fetch reads is left out: it takes the components in
     registers of their own."""
     out: dict[Value, tuple[int, ...]] = {}
-
-    def classes(r: Value) -> tuple[int, ...]:
-        # a value not met yet (read before its definition, in a loop) is distinct
-        return (0,) if r.width == 1 else out.get(r) or tuple(range(r.width))
-
-    def alike(d: Value, ins: Instr) -> tuple[int, ...] | None:
-        detail = ins.detail
-        n = d.width
-        per: list[list[object]] = [[] for _ in range(n)]  # per component: what computes it
-        if ins.op == "copy" and detail.get("sels") is not None and len(ins.reads) == 1:
-            ops: tuple[object, ...] = tuple(detail["sels"])
-        elif (ins.op == "alu" and detail.get("cw")) or (
-            ins.op == "intrinsic" and detail.get("name") in _ALIKE_INTRINSICS
-        ):
-            ops = detail.get("ops") or ()
-        else:
-            return None
-        reads = iter(ins.reads)
-        for o in ops:
-            if not isinstance(o, tuple) or not o:
-                return None
-            if o[0] == "k":
-                ks = o[1]
-                if len(ks) not in (1, n):
-                    return None
-                for c in range(n):
-                    per[c].append(("k", ks[c if len(ks) > 1 else 0]))
-                continue
-            r = next(reads, None)
-            if r is None or o[0] != "v":
-                return None
-            sel = o[1]
-            if r.width > 1 and (sel is None or not o[4]):
-                return None  # a view no swizzle names, or a parameter bound to a view
-            if sel is None:
-                sel = (0,)
-            if len(sel) not in (1, n) or max(sel) >= r.width or min(sel) < 0:
-                return None
-            rc = classes(r)
-            for c in range(n):
-                per[c].append(rc[sel[c if len(sel) > 1 else 0]])
-        if next(reads, None) is not None:
-            return None
-        first: dict[tuple[object, ...], int] = {}
-        found = tuple(first.setdefault(tuple(p), c) for c, p in enumerate(per))
-        return found if len(first) < n else None
-
     for v, ds in du.defs.items():  # in the order of the definitions
         if len(ds) == 1 and v.parts is None and _has_components(v):
-            found = alike(v, ds[0])
+            found = _alike(v, ds[0], out)
             if found is not None:
                 out[v] = found
     # a store, an export or a fetch takes the vector whole, in registers of their own
     return {v: c for v, c in out.items() if all(ins.op in _STREAM_OPS for ins in du.readers.get(v, ()))}
+
+
+def _classes(r: Value, out: dict[Value, tuple[int, ...]]) -> tuple[int, ...]:
+    """Per component of `r`, the first component computed alike (`alike_components` so far;
+    a value not met yet, read before its definition in a loop, is distinct). Module-level, as
+    `_alike`: nested functions that call each other make a reference cycle in the compiled
+    build (their shared environment), which the collector would have to free."""
+    return (0,) if r.width == 1 else out.get(r) or tuple(range(r.width))
+
+
+def _alike(d: Value, ins: Instr, out: dict[Value, tuple[int, ...]]) -> tuple[int, ...] | None:
+    """The components of `d`, defined by `ins`, computed alike (see `alike_components`)."""
+    detail = ins.detail
+    n = d.width
+    per: list[list[object]] = [[] for _ in range(n)]  # per component: what computes it
+    if ins.op == "copy" and detail.get("sels") is not None and len(ins.reads) == 1:
+        ops: tuple[object, ...] = tuple(detail["sels"])
+    elif (ins.op == "alu" and detail.get("cw")) or (
+        ins.op == "intrinsic" and detail.get("name") in _ALIKE_INTRINSICS
+    ):
+        ops = detail.get("ops") or ()
+    else:
+        return None
+    reads = iter(ins.reads)
+    for o in ops:
+        if not isinstance(o, tuple) or not o:
+            return None
+        if o[0] == "k":
+            ks = o[1]
+            if len(ks) not in (1, n):
+                return None
+            for c in range(n):
+                per[c].append(("k", ks[c if len(ks) > 1 else 0]))
+            continue
+        r = next(reads, None)
+        if r is None or o[0] != "v":
+            return None
+        sel = o[1]
+        if r.width > 1 and (sel is None or not o[4]):
+            return None  # a view no swizzle names, or a parameter bound to a view
+        if sel is None:
+            sel = (0,)
+        if len(sel) not in (1, n) or max(sel) >= r.width or min(sel) < 0:
+            return None
+        rc = _classes(r, out)
+        for c in range(n):
+            per[c].append(rc[sel[c if len(sel) > 1 else 0]])
+    if next(reads, None) is not None:
+        return None
+    first: dict[tuple[object, ...], int] = {}
+    found = tuple(first.setdefault(tuple(p), c) for c, p in enumerate(per))
+    return found if len(first) < n else None
 
 
 _MOVES = frozenset({"asfloat", "asint", "asuint", "asfloat16", "asint16", "asuint16", "select", "abs"})
