@@ -1409,7 +1409,7 @@ def test_the_constant_components_flow_takes_the_blocks_in_reverse_postorder() ->
     # but for back edges) it settles in a sweep or two: 32 blocks taken for this CFG's 21, where
     # block order took 51 (g_buffer's main_ps: 1,486 for its 1,003 blocks, against 45,974).
     # `acc.w` stays the constant it was set to through both loops, down to the store.
-    from hlsllint.analysis.liveness import _component_liveness
+    from hlsllint.analysis.component_liveness import _component_liveness
     from hlsllint.analysis.value_classes import (
         constant_component_masks,
         constant_values,

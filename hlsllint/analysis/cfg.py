@@ -33,10 +33,10 @@ from typing import Any
 
 import networkx as nx
 
+from hlsllint.analysis.component_liveness import component_maps, component_reads
 from hlsllint.analysis.components import number_components
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value
-from hlsllint.analysis.liveness import component_maps, component_reads
 from hlsllint.analysis.lowering import MAX_STRUCT_DEPTH, Frame, _flatten
 from hlsllint.analysis.lowering_stmt import StmtLowerer
 from hlsllint.analysis.passes import (

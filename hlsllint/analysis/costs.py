@@ -79,7 +79,7 @@ class CostModel:
     there to the later value's last use, and costs nothing in the later value."""
     component_liveness: bool = True
     """A vector's components each die after their own last use, as once the compiler splits
-    it into per-component registers (`liveness.component_liveness`): `v.xy` read early and
+    it into per-component registers (`component_liveness`): `v.xy` read early and
     `v.zw` late frees two registers after the first read. A read the lowering cannot name
     the components of (a fetch's coordinates, a store, a copy) reads the whole vector. A vector
     temporary streams into its reader only when the reader fuses it (a product into a sum, an

@@ -167,7 +167,7 @@ class CFG:
     component_reads: dict[Instr, dict[Value, int]] = field(default_factory=dict, repr=False, compare=False)
     """Instruction -> the vectors it reads only some components of -> those components (bit
     i: component i), from the operands' swizzles the lowering records (`ops`, `picks`) and
-    component writes (`set`: the components kept); `liveness.component_reads`. Every other
+    component writes (`set`: the components kept); `component_liveness.component_reads`. Every other
     read reads the whole value."""
     views: frozenset[Value] = field(default=frozenset(), repr=False, compare=False)
     """Values some expression reads a part or a reordering of (`v.rgb`) under the value's own
@@ -180,7 +180,7 @@ class CFG:
         default_factory=dict, repr=False, compare=False
     )
     """Component-wise instruction -> the vectors it reads -> per component of its result the
-    components of that vector it reads (bit i: component i); `liveness.component_maps`."""
+    components of that vector it reads (bit i: component i); `component_liveness.component_maps`."""
     cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Derived facts the analyses share (successor lists, def-use indexes...), computed on first
     use; the graph and its instructions must not change once it is filled."""

@@ -308,7 +308,7 @@ def constant_components(du: DefUse) -> dict[Value, int]:
 
 def constant_component_masks(du: DefUse) -> dict[Value, int]:
     """`constant_components` as a bit per constant component (bit c: component c), for the
-    liveness by component (`liveness._ComponentLiveness.constant_flow`)."""
+    liveness by component (`component_liveness._ComponentLiveness.constant_flow`)."""
     defs = du.defs
     masks: dict[Value, int] = {}
     for v in defs:

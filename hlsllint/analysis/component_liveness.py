@@ -1,0 +1,501 @@
+"""Liveness by component: which components of a vector are live at each instruction.
+
+`component_reads(instrs, bound_views)` and `component_maps(instrs, bound_views)` (what the CFG
+keeps as `CFG.component_reads` and `CFG.component_maps`): the vectors an instruction reads only
+some components of, and per component-wise instruction which operand components each result
+component reads. `_component_liveness(cfg, partial, counted)`, queried by
+`liveness.register_demand` (`costs.component_liveness`): the backward liveness by component of
+the vectors among the counted VGPR values, with the components that hold constants
+(`_ComponentLiveness.constant_flow`), so a vector holds only the registers of the components
+some later read takes.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+
+from hlsllint.analysis.ir import CFG, Instr, Value, postorder
+from hlsllint.deadline import current
+
+
+def _bit_indices(x: int) -> list[int]:
+    """The positions of the set bits of `x`, lowest first (one pass over its binary digits)."""
+    digits = bin(x)[:1:-1]  # lowest bit first, without the "0b"
+    out = []
+    i = digits.find("1")
+    while i != -1:
+        out.append(i)
+        i = digits.find("1", i + 1)
+    return out
+
+
+def _mask(sel: tuple[int, ...], width: int) -> int:
+    """The components `sel` names as a bit set; 0 when one is out of range (unknown)."""
+    m = 0
+    for c in sel:
+        if c < 0 or c >= width:
+            return 0
+        m |= 1 << c
+    return m
+
+
+def component_reads(
+    instrs: list[Instr], bound_views: set[Value] | frozenset[Value]
+) -> dict[Instr, dict[Value, int]]:
+    """Per instruction, the vectors it reads only some components of and which (`CFG.component_reads`):
+    from the operands' components the lowering records for pure operations (`ops`: a swizzle's
+    components, a parameter bound to the leading part of its argument), the components a
+    constructor picks (`picks`), the components a copy, a fetch or a store takes (`sels`) and the components a
+    write of some components keeps (`set`).
+    A parameter bound to another view of its argument (`f(v.yx)`, `bound_views`) reads it whole."""
+    out: dict[Instr, dict[Value, int]] = {}
+    for ins in instrs:
+        detail = ins.detail
+        reads = ins.reads
+        if not reads:
+            continue
+        masks: list[int] = []  # per read: its components, 0 for the whole value
+        ops = detail.get("ops")
+        sels = detail.get("sels") if ops is None else None
+        if sels is not None:
+            if len(sels) != len(reads):
+                continue
+            for r, o in zip(reads, sels, strict=True):
+                if o is None or (not o[4] and r in bound_views):
+                    masks.append(0)
+                elif o[1] is None:
+                    masks.append((1 << o[3]) - 1 if 0 < o[3] < r.width else 0)
+                else:
+                    masks.append(_mask(o[1], r.width))
+        elif ops is not None:
+            i = 0
+            for o in ops:
+                if o[0] != "v":
+                    continue
+                if i >= len(reads):
+                    break
+                r = reads[i]
+                i += 1
+                sel = o[1]
+                if not o[4] and r in bound_views:
+                    masks.append(0)
+                elif sel is None:
+                    masks.append((1 << o[3]) - 1 if 0 < o[3] < r.width else 0)
+                else:
+                    masks.append(_mask(sel, r.width))
+            if i != len(reads):
+                continue
+        elif "set" in detail and ins.op == "alu" and len(reads) == 2 and ins.dest is not None:
+            kept = (1 << reads[0].width) - 1
+            for c in detail["set"]:
+                kept &= ~(1 << c)
+            masks = [kept, 0]
+        elif "picks" in detail:
+            picks = detail["picks"]
+            if len(picks) != len(reads):
+                continue
+            for r, pick in zip(reads, picks, strict=True):
+                masks.append(0 if pick is None else _mask(pick, r.width))
+        else:
+            continue
+        found: dict[Value, int] = {}
+        whole: set[Value] = set()
+        for r, m in zip(reads, masks, strict=True):
+            full = (1 << r.width) - 1
+            if m == 0 or m == full:
+                whole.add(r)
+            else:
+                found[r] = found.get(r, 0) | m
+        for r in whole:
+            found.pop(r, None)
+        if found:
+            out[ins] = found
+    return out
+
+
+class _ComponentLiveness:
+    """Liveness by component of the vectors some instructions read only part of
+    (`CFG.component_reads`): bit `base[v] + c` stands for component c of v."""
+
+    def __init__(
+        self,
+        base: dict[Value, int],
+        owner: list[Value],
+        partial: dict[Instr, dict[Value, int]],
+        live_out: dict[int, int],
+    ) -> None:
+        self.base = base
+        self.owner = owner
+        """Bit -> the vector whose component it is."""
+        self.partial = partial
+        self.live_out = live_out
+        self.constant: dict[Value, int] = {}
+        """Vector -> its compile-time constant components wherever it is read (a bit each)."""
+        self.k_out: dict[int, int] = {}
+        """Block -> the components (bit `base[v] + c`) that every definition reaching the
+        block's end leaves constant or undefined (`constant_flow`)."""
+        self.k_before: dict[Instr, int] = {}
+        """A definition of a vector -> those components of the vector before it."""
+        self.alike: dict[Value, tuple[int, ...]] = {}
+        """Vector -> per component the first one computed alike (`alike_components`): the
+        components of one class are one register."""
+        self.visits = 0
+        """Blocks `constant_flow` took from its work list (each meets its predecessors)."""
+        self.maps: dict[Instr, dict[Value, list[int]]] = {}
+        """A component-wise instruction -> per vector it reads, per component of its result
+        the components of that vector it reads (`_component_map`): it reads only what the
+        live components of its result need."""
+
+    def reads(self, ins: Instr, bits: int) -> dict[Value, int]:
+        """The components of each tracked vector `ins` reads, given what is live after it
+        (`bits`): a component-wise instruction reads only what its result's live components
+        need (a component overwritten before any read is never computed, nor are the
+        components of its operands that only it needed)."""
+        base = self.base
+        touched: dict[Value, int] = {}
+        partial = self.partial.get(ins)
+        m = self.maps.get(ins)
+        d = ins.dest
+        if m is not None and d is not None and d in base:
+            live = bits >> base[d] & ((1 << d.width) - 1)
+            for r, per in m.items():
+                if r in base:
+                    got = 0
+                    for c in _bit_indices(live):
+                        got |= per[c]
+                    touched[r] = touched.get(r, 0) | got
+            for r in ins.reads:
+                if r in base and r not in m:
+                    full = (1 << r.width) - 1
+                    touched[r] = touched.get(r, 0) | (partial.get(r, full) if partial is not None else full)
+            return touched
+        for r in ins.reads:
+            if r in base:
+                full = (1 << r.width) - 1
+                mr = partial.get(r, full) if partial is not None else full
+                touched[r] = touched.get(r, 0) | mr
+        return touched
+
+    def walk(self, instrs: list[Instr], bits: int) -> int:
+        """The components live before `instrs` from those live after them."""
+        base = self.base
+        for ins in reversed(instrs):
+            d = ins.dest
+            at = base.get(d) if d is not None else None
+            if at is None:
+                for r in ins.reads:
+                    if r in base:
+                        break
+                else:
+                    continue  # touches no tracked vector
+            touched = self.reads(ins, bits)
+            if at is not None:
+                assert d is not None
+                bits &= ~(((1 << d.width) - 1) << at)
+            for r, m in touched.items():
+                bits |= m << base[r]
+        return bits
+
+    def constant_flow(self, cfg: CFG, constant: set[Value], masks: dict[Value, int]) -> None:
+        """Which components hold a compile-time constant or nothing at each point (a forward
+        must-analysis): `v.w = 0.25` after `v = t.Load(p)` leaves `.w` constant until `v` is
+        written again, and a vector no definition has reached yet (an output written at the
+        end) is undefined, which takes no register either."""
+        base = self.base
+        defs_of: dict[int, list[Instr]] = {}
+        for b, instrs in cfg.kept_instrs().items():
+            found = [ins for ins in instrs if ins.dest is not None and ins.dest in base]
+            if found:
+                defs_of[b] = found
+        if not defs_of:
+            return
+        everything = (1 << len(self.owner)) - 1
+        succs = cfg.successors()
+        preds = cfg.predecessors()
+
+        def through(b: int, k: int, record: bool) -> int:
+            for ins in defs_of.get(b, ()):
+                d = ins.dest
+                assert d is not None
+                full = (1 << d.width) - 1
+                at = base[d]
+                if record:
+                    self.k_before[ins] = k >> at & full
+                written = ins.detail.get("set")
+                mine = k >> at & full
+                if ins.op == "undef":
+                    mine = full
+                elif written is not None and ins.op == "alu" and ins.reads and ins.reads[0] is d:
+                    src = ins.reads[1] if len(ins.reads) > 1 else None
+                    src_k = masks.get(src, 0) if src is not None else full
+                    for j, c in enumerate(written):
+                        if src is None or src in constant:
+                            bit = 1
+                        else:
+                            bit = src_k & 1 if src.width == 1 else src_k >> j & 1
+                        mine = mine | 1 << c if bit else mine & ~(1 << c)
+                elif ins.op in ("alu", "copy") and all(r in constant for r in ins.reads):
+                    mine = full  # `float3 sum = 0;` before `sum += ...`
+                else:
+                    mine = 0
+                k = (k & ~(full << at)) | (mine & full) << at
+            return k
+
+        out = {b: everything for b in succs}
+        # The blocks in reverse postorder, the next one taken the first in that order: a block
+        # after its predecessors but for loops' back edges, so each sweep settles what it
+        # reaches (g_buffer's main_ps: 1,486 blocks taken for its 1,003; in block order, from
+        # the list's front, 45,974).
+        # The transfer is monotone, so the fixpoint from "all" is the same in any order.
+        order = postorder(succs, cfg.entry)
+        order.reverse()
+        rank = {b: i for i, b in enumerate(order)}
+        work = list(range(len(order)))  # a heap of ranks (sorted: already one)
+        queued = [True] * len(order)
+        deadline = current()
+        while work:
+            deadline.tick()
+            i = heapq.heappop(work)
+            queued[i] = False
+            self.visits += 1
+            b = order[i]
+            k = everything  # the entry: nothing defined yet
+            for p in preds[b]:
+                k &= out[p]
+            k = through(b, k, False)
+            if k != out[b]:
+                out[b] = k
+                for t in succs[b]:
+                    j = rank[t]
+                    if not queued[j]:
+                        queued[j] = True
+                        heapq.heappush(work, j)
+        for b in defs_of:
+            k = everything
+            for p in preds[b]:
+                k &= out[p]
+            through(b, k, True)
+        self.k_out = out
+
+    def dead_registers(self, bits: int, vsize: list[int], index: dict[Value, int], kbits: int = 0) -> int:
+        """The registers the vectors live in `bits` hold for components no later read takes
+        or that are constant (`kbits`, besides `constant`)."""
+        total = 0
+        seen: set[Value] = set()
+        constant = self.constant
+        for i in _bit_indices(bits):
+            v = self.owner[i]
+            if v not in seen:
+                seen.add(v)
+                full = (1 << v.width) - 1
+                live = bits >> self.base[v] & full
+                k = constant.get(v, 0) | kbits >> self.base[v] & full
+                total += _dead(vsize[index[v]], live, k, self.alike.get(v))
+        return total
+
+    def step(
+        self,
+        ins: Instr,
+        bits: int,
+        ded: int,
+        vsize: list[int],
+        index: dict[Value, int],
+        reads_counted: bool,
+        kbits: int = 0,
+    ) -> tuple[int, int, int, int]:
+        """Across `ins` backwards, from the components live after it (`bits`, of which `ded`
+        registers dead, `kbits` constant): (live before, registers dead at `ins`, registers
+        dead before, constant before)."""
+        base = self.base
+        d = ins.dest
+        touched = self.reads(ins, bits)  # candidate -> components read here
+        if d is not None and d in base and d not in touched:
+            touched[d] = 0
+        mapped = ins in self.maps
+        if not touched:
+            return bits, ded, ded, kbits
+        here = before_ded = ded
+        k_before = kbits
+        if d is not None and ins in self.k_before:
+            full = (1 << d.width) - 1
+            k_before = (kbits & ~(full << base[d])) | self.k_before[ins] << base[d]
+        for v, rm in touched.items():
+            b = base[v]
+            full = (1 << v.width) - 1
+            after = bits >> b & full
+            # a component-wise result computes only its live components
+            dm = (after if mapped and after else full) if v is d else 0
+            counted = after | (dm if ins.op != "undef" else 0) | (rm if reads_counted else 0)
+            before = (after & ~(full if v is d else 0)) | rm
+            n = vsize[index[v]]
+            k = self.constant.get(v, 0)
+            ka = k | kbits >> b & full
+            alike = self.alike.get(v)
+            was = _dead(n, after, ka, alike)
+            # an export moves its constant components into registers too
+            here += _dead(n, counted, 0 if ins.op == "export" else ka, alike) - was
+            before_ded += _dead(n, before, k | k_before >> b & full, alike) - was
+            bits = (bits & ~(full << b)) | (before << b)
+        return bits, here, before_ded, k_before
+
+
+def _dead(size: int, live: int, constant: int = 0, alike: tuple[int, ...] | None = None) -> int:
+    """Registers of a vector of `size` registers held for components not in `live` or among
+    its `constant` ones (none when no component is live: the value is not counted at all);
+    with `alike` (per component the first computed alike), one register per distinct one."""
+    if not live:
+        return 0
+    held = live & ~constant
+    if alike is None:
+        return max(0, size - held.bit_count())
+    return max(0, size - len({alike[c] for c in _bit_indices(held)}))
+
+
+def _vector(v: Value) -> bool:
+    """A vector, or an array of scalars or vectors held whole, with one 32-bit register per
+    component (what the liveness by component tracks)."""
+    if v.width <= 1 or v.parts is not None:
+        return False
+    t = v.type
+    if t.kind == "vector":
+        return t.count == v.width
+    el = t.element
+    return (
+        t.kind == "array"
+        and el is not None
+        and el.kind in ("scalar", "vector")
+        and bool(t.length)
+        and el.count * (t.length or 0) == v.width
+    )
+
+
+def _component_map(ins: Instr, bound_views: set[Value] | frozenset[Value]) -> dict[Value, list[int]] | None:
+    """For a component-wise instruction with a vector result (an operator, a component-wise
+    intrinsic, a copy), per vector it reads the components of it each result component reads
+    (a bit set each); None for any other instruction or an operand it cannot place."""
+    d = ins.dest
+    if d is None or not _vector(d) or not ins.reads:
+        return None
+    detail = ins.detail
+    n = d.width
+    if ins.op == "copy":
+        ops = detail.get("sels")
+        if ops is None or len(ops) != 1:
+            return None
+    elif (ins.op == "alu" and detail.get("cw") and "set" not in detail) or (
+        ins.op == "intrinsic" and detail.get("name") in _COMPONENTWISE_INTRINSICS
+    ):
+        ops = detail.get("ops")
+        if ops is None:
+            return None
+    else:
+        return None
+    out: dict[Value, list[int]] = {}
+    reads = iter(ins.reads)
+    for o in ops:
+        if o is None:
+            return None
+        if o[0] != "v":
+            continue
+        r = next(reads, None)
+        if r is None:
+            return None
+        sel = o[1]
+        if r.width == 1:
+            continue  # a scalar: no components to follow
+        if not o[4] and r in bound_views:
+            return None  # a parameter bound to another view of its argument
+        if sel is None:
+            if r.width != n or o[3] not in (0, n):
+                return None
+            per = [1 << c for c in range(n)]
+        elif len(sel) == n and all(0 <= c < r.width for c in sel):
+            per = [1 << c for c in sel]
+        elif len(sel) == 1 and 0 <= sel[0] < r.width:
+            per = [1 << sel[0]] * n
+        else:
+            return None
+        prev = out.get(r)
+        out[r] = per if prev is None else [a | b for a, b in zip(prev, per, strict=True)]
+    if next(reads, None) is not None:
+        return None
+    return out
+
+
+_COMPONENTWISE_INTRINSICS = frozenset(
+    {
+        "abs", "saturate", "min", "max", "clamp", "lerp", "frac", "floor", "ceil", "round",
+        "trunc", "sqrt", "rsqrt", "rcp", "exp", "exp2", "log", "log2", "sin", "cos", "sign",
+        "pow", "step", "smoothstep", "mad", "fma",
+    }
+)  # fmt: skip
+"""Intrinsics whose result component i reads only component i of each vector operand."""
+
+
+def component_maps(
+    instrs: list[Instr], bound_views: set[Value] | frozenset[Value]
+) -> dict[Instr, dict[Value, list[int]]]:
+    """`_component_map` of every component-wise instruction (`CFG.component_maps`)."""
+    out: dict[Instr, dict[Value, list[int]]] = {}
+    for ins in instrs:
+        m = _component_map(ins, bound_views)
+        if m:
+            out[ins] = m
+    return out
+
+
+def _component_liveness(
+    cfg: CFG, partial: dict[Instr, dict[Value, int]], counted: list[Value]
+) -> _ComponentLiveness | None:
+    """Backward liveness by component of the vectors among `counted` (VGPR values) that some
+    instruction reads only part of or that a component-wise instruction computes or reads
+    (32-bit components, one register each)."""
+    wanted = {v for reads in partial.values() for v in reads}
+    kept = cfg.kept_instrs()
+    maps = cfg.component_maps
+    for instrs in kept.values():  # a vector set to a constant: its components are constants
+        for ins in instrs:  # until written again (`constant_flow`)
+            if ins.dest is not None and not ins.reads and ins.op in ("alu", "copy"):
+                wanted.add(ins.dest)
+            m = maps.get(ins)
+            if m:
+                assert ins.dest is not None
+                wanted.add(ins.dest)
+                wanted.update(m)
+    base: dict[Value, int] = {}
+    owner: list[Value] = []
+    for v in counted:
+        if v in wanted and _vector(v):
+            base[v] = len(owner)
+            owner.extend([v] * v.width)
+    if not base:
+        return None
+    comps = _ComponentLiveness(base, owner, partial, {})
+    comps.maps = {ins: m for ins, m in maps.items() if ins.dest in base}
+    # what a block reads depends on what is live after it: a worklist to the fixed point
+    succs = cfg.successors()
+    preds = cfg.predecessors()
+    live_in = {b: 0 for b in kept}
+    live_out = {b: 0 for b in kept}
+    order = sorted(kept, reverse=True)  # roughly from the end: few rounds
+    work = deque(order)
+    queued = set(order)
+    deadline = current()
+    while work:
+        deadline.tick()
+        b = work.popleft()
+        queued.discard(b)
+        out = 0
+        for t in succs[b]:
+            out |= live_in.get(t, 0)
+        live_out[b] = out
+        found = comps.walk(kept[b], out)
+        if found != live_in[b]:
+            live_in[b] = found
+            for p in preds[b]:
+                if p in live_in and p not in queued:
+                    queued.add(p)
+                    work.append(p)
+    comps.live_out = live_out
+    return comps
