@@ -21,9 +21,9 @@ records); the scheduler's interleaving of unrolled iterations is not modelled.
 This module lowers the entry point itself (preloaded registers, stage inputs, outputs) and
 finishes the graph (the blocks the entry reaches, then `passes`). The syntax in between is
 lowered by a chain of classes, one module each: `lowering` (the state and building blocks)
-<- `lowering_expr` (expressions, stores) <- `lowering_calls` (intrinsics, resource methods,
-opaque calls) <- `lowering_inline` (inlined calls, replayed bodies) <- `lowering_stmt`
-(statements, control flow) <- `_Lowerer` here.
+<- `lowering_expr` (expressions) <- `lowering_access` (element accesses, loads of memory,
+stores) <- `lowering_calls` (intrinsics, resource methods, opaque calls) <- `lowering_inline`
+(inlined calls, replayed bodies) <- `lowering_stmt` (statements, control flow) <- `_Lowerer` here.
 """
 
 from __future__ import annotations

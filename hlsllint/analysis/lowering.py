@@ -4,9 +4,9 @@
 each expression computed, the call frames) and makes its pieces: blocks, values, instructions,
 records, a variable's values, resource descriptors; it also answers what a syntax subtree
 writes. The lowering itself is a chain of subclasses, each adding one kind of syntax:
-`lowering_expr` (expressions and stores) <- `lowering_calls` (calls that stay calls)
-<- `lowering_inline` (inlined calls, replays) <- `lowering_stmt` (statements) <- `cfg`
-(the entry point and the finished graph).
+`lowering_expr` (expressions) <- `lowering_access` (element accesses, loads of memory, stores)
+<- `lowering_calls` (calls that stay calls) <- `lowering_inline` (inlined calls, replays)
+<- `lowering_stmt` (statements) <- `cfg` (the entry point and the finished graph).
 """
 
 from __future__ import annotations

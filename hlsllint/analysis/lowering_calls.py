@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from hlsllint.analysis.ir import Value
 from hlsllint.analysis.lowering import OUT_INTRINSICS, VARIABLE_KINDS
-from hlsllint.analysis.lowering_expr import ExprLowerer, swizzle_components
+from hlsllint.analysis.lowering_access import AccessLowerer
+from hlsllint.analysis.lowering_expr import swizzle_components
 from hlsllint.semantic import types as T
 from hlsllint.semantic.intrinsics import (
     D3D9_SAMPLERS,
@@ -33,7 +34,7 @@ from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FIELD, F_FUNCTION,
 from hlsllint.syntax.queries import unparen
 
 
-class CallLowerer(ExprLowerer):
+class CallLowerer(AccessLowerer):
     """Calls of intrinsics, constructors and resource methods, and calls left opaque."""
 
     def call(self, node: Node) -> Value | None:

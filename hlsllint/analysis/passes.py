@@ -581,7 +581,7 @@ def _cse_key(
         where: object = detail.get("method")
     else:
         # the expression (its operator and constants), or for a member of a memory copy
-        # loaded where it is read, the copy's (`lowering_expr.memory_member`)
+        # loaded where it is read, the copy's (`lowering_access.memory_member`)
         where = detail.get("at", ins.span)
     # operands by identity (a Value compares by identity): no int made per operand; a
     # struct's member loads differ by the member they read; the constants an inlined copy
