@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 
-from hlsllint.analysis.ir import CFG, Instr, Value, postorder
+from hlsllint.analysis.ir import CFG, COMPONENTWISE_INTRINSICS, Instr, Value, postorder
 from hlsllint.deadline import current
 
 
@@ -384,7 +384,7 @@ def _component_map(ins: Instr, bound_views: set[Value] | frozenset[Value]) -> di
         if ops is None or len(ops) != 1:
             return None
     elif (ins.op == "alu" and detail.get("cw") and "set" not in detail) or (
-        ins.op == "intrinsic" and detail.get("name") in _COMPONENTWISE_INTRINSICS
+        ins.op == "intrinsic" and detail.get("name") in COMPONENTWISE_INTRINSICS
     ):
         ops = detail.get("ops")
         if ops is None:
@@ -421,16 +421,6 @@ def _component_map(ins: Instr, bound_views: set[Value] | frozenset[Value]) -> di
     if next(reads, None) is not None:
         return None
     return out
-
-
-_COMPONENTWISE_INTRINSICS = frozenset(
-    {
-        "abs", "saturate", "min", "max", "clamp", "lerp", "frac", "floor", "ceil", "round",
-        "trunc", "sqrt", "rsqrt", "rcp", "exp", "exp2", "log", "log2", "sin", "cos", "sign",
-        "pow", "step", "smoothstep", "mad", "fma",
-    }
-)  # fmt: skip
-"""Intrinsics whose result component i reads only component i of each vector operand."""
 
 
 def component_maps(

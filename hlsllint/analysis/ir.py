@@ -230,6 +230,17 @@ class CFG:
         return out
 
 
+COMPONENTWISE_INTRINSICS = frozenset(
+    {
+        "abs", "saturate", "min", "max", "clamp", "lerp", "frac", "floor", "ceil", "round",
+        "trunc", "sqrt", "rsqrt", "rcp", "exp", "exp2", "log", "log2", "sin", "cos", "sign",
+        "pow", "step", "smoothstep", "mad", "fma",
+    }
+)  # fmt: skip
+"""Intrinsics whose result component i reads only component i of each vector operand (the
+liveness by component and the value classes ask it of an `intrinsic` instruction)."""
+
+
 def dominator_tree(g: nx.DiGraph, entry: int, cache: dict[str, Any]) -> dict[int, int]:
     """`networkx.immediate_dominators(g, entry)`, kept in `cache` (a CFG's, or the passes' before
     the CFG is made): value numbering, the constant loads' sinking, uniformity and the unrolled

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from hlsllint.analysis.ir import CFG, Instr, Value
+from hlsllint.analysis.ir import CFG, COMPONENTWISE_INTRINSICS, Instr, Value
 from hlsllint.deadline import current
 from hlsllint.semantic import types as T
 
@@ -221,14 +221,6 @@ def constant_values(du: DefUse, kept_loops: list[frozenset[int]]) -> set[Value]:
     return candidates
 
 
-_COMPONENTWISE_INTRINSICS = frozenset(
-    {
-        "abs", "saturate", "min", "max", "clamp", "lerp", "frac", "floor", "ceil", "round",
-        "trunc", "sqrt", "rsqrt", "rcp", "exp", "exp2", "log", "log2", "sin", "cos", "sign",
-        "pow", "step", "smoothstep", "mad", "fma",
-    }
-)  # fmt: skip
-"""Intrinsics whose result component i depends only on component i of each operand."""
 _LANE_READS = frozenset(
     {
         "QuadReadAcrossX", "QuadReadAcrossY", "QuadReadAcrossDiagonal", "QuadReadLaneAt",
@@ -281,7 +273,7 @@ def _transfer(ins: Instr, masks: dict[Value, int]) -> int:
         return out & full
     if op == "intrinsic" and detail.get("name") in _LANE_READS:
         return masks.get(reads[0], 0) & full if reads and reads[0].width == d.width else 0
-    componentwise = op == "intrinsic" and detail.get("name") in _COMPONENTWISE_INTRINSICS
+    componentwise = op == "intrinsic" and detail.get("name") in COMPONENTWISE_INTRINSICS
     if op == "copy" or detail.get("cw") or componentwise:
         out = full
         for r in reads:
@@ -378,7 +370,7 @@ def unpicked_components(du: DefUse) -> dict[Value, int]:
     return out
 
 
-_ALIKE_INTRINSICS = _COMPONENTWISE_INTRINSICS | {"asfloat", "asint", "asuint"}
+_ALIKE_INTRINSICS = COMPONENTWISE_INTRINSICS | {"asfloat", "asint", "asuint"}
 """Component-wise intrinsics whose result components are alike when their operands' are."""
 
 
