@@ -183,8 +183,10 @@ class CallLowerer(AccessLowerer):
         if obj is None or field is None or obj.type != "identifier" or not self.frames:
             return None
         sym = self.m.resolve(obj)
-        t = self.frames[-1].arg_types.get(sym) if sym is not None else None
-        if t is None:
+        if sym is None or sym.type.kind != "unknown":
+            return None
+        t = self.sym_type(sym)  # a template's parameter: the struct this copy was passed
+        if t.kind != "struct":
             return None
         n = len(args)
         cands = [
@@ -202,8 +204,8 @@ class CallLowerer(AccessLowerer):
         t = self.m.type_of(a)
         if t.kind == "unknown" and a.type == "identifier":
             sym = self.m.resolve(a)
-            bound = self.frames[-1].arg_types.get(sym) if sym is not None and self.frames else None
-            if bound is not None:
+            bound = self.sym_type(sym) if sym is not None else t
+            if bound.kind == "struct":
                 return bound
             if sym is not None and sym.kind in VARIABLE_KINDS and self.frames:
                 vals = self.frames[-1].env.get(sym)

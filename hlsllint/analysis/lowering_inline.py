@@ -303,7 +303,7 @@ class InlineLowerer(CallLowerer):
                     if key in consts:
                         out[name] = consts[key]
                 return out
-            once = sym.kind == "local" and ("const" in sym.qualifiers or not self._local_written(sym))
+            once = sym.kind == "local" and ("const" in sym.qualifiers or self.m.never_written(sym))
             if once and sym.init is not None and sym.init.type != "initializer_list":
                 return self._struct_consts(sym.init, depth + 1)
             return None
@@ -386,11 +386,6 @@ class InlineLowerer(CallLowerer):
                 return members if ok else None
             return None
         return None
-
-    def _local_written(self, sym: Symbol) -> bool:
-        """Is a local written after its declaration (a use written or passed where it could
-        be)?"""
-        return not self.m.never_written(sym)
 
     def _param_written(self, fn: Function, p: Symbol) -> bool:
         """Does `fn`'s body write `p` or a part of it (a member, an element, a swizzle)?"""

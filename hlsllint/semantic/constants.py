@@ -140,9 +140,9 @@ class Constants(ModelBase):
         self._bound_memo: FoldMemo | None = None
         """While `const_value_with` runs: its caller's memo for those bindings, if any."""
         self._never_written_memo: dict[int, bool] = {}
-        """id(symbol) -> `_never_written`, once the bodies are resolved."""
+        """id(symbol) -> `never_written`, once the bodies are resolved."""
         self.use_walks = 0
-        """Symbols whose uses `_never_written` walked (not answered from its memo): for the tests."""
+        """Symbols whose uses `never_written` walked (not answered from its memo): for the tests."""
 
     def const_value(self, node: Node | None) -> int | float | bool | None:
         """The compile-time value of an expression (literals, static consts, arithmetic)."""
@@ -255,10 +255,6 @@ class Constants(ModelBase):
         return self.const_value(sym.init)
 
     def never_written(self, sym: Symbol) -> bool:
-        """A local that keeps its initial value (`_never_written`)."""
-        return self._never_written(sym)
-
-    def _never_written(self, sym: Symbol) -> bool:
         """A local (not `const`) that keeps its initial value: no use of it is written or passed
         where it could be (an argument of a user function or a method, an out argument of an
         intrinsic). Known only once the bodies are resolved (the end of `build`): before that,
@@ -318,7 +314,7 @@ class Constants(ModelBase):
             if sym is not None and self._bindings is not None and id(sym) in self._bindings:
                 return self._bindings[id(sym)]
             if sym is not None and sym.kind in ("static_const", "local") and sym.init is not None:
-                if sym.kind == "local" and "const" not in sym.qualifiers and not self._never_written(sym):
+                if sym.kind == "local" and "const" not in sym.qualifiers and not self.never_written(sym):
                     return None
                 return self._fold_opt(sym.init)
             return None
