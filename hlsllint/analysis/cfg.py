@@ -134,7 +134,47 @@ class _Lowerer(StmtLowerer):
         self.emit("export", None, outs, fn.node)
         if self.reuse is not None and not self.truncated:  # before the passes change instructions
             self.reuse.keep(self, self.m, self.entry_point, self.templates, self.portable_keys, self.preloads)
+        self._place_kept_returns()
         return self.finish(exit_b)
+
+    def _place_kept_returns(self) -> None:
+        """The selects of early returns (`StmtLowerer.return_`) read the return value's
+        value before: in a loop, the previous iteration's, undefined before the loop (an
+        `undef` at the end of each block entering the innermost loop around it); outside
+        any loop, nothing (the selects are dropped)."""
+        blocks = self.blocks
+        saves = [
+            (b, ins)
+            for b, instrs in enumerate(blocks)
+            for ins in instrs
+            if ins.op == "alu" and ins.detail and "keep_old" in ins.detail
+        ]
+        if not saves:
+            return
+        entering: dict[int, list[int]] = {}
+        for b, ins in saves:
+            inner = None
+            for loop in self.loops:
+                if loop.trip_count == 1:  # one iteration: no loop to the compiler
+                    continue
+                if b in loop.blocks and (inner is None or len(loop.blocks) < len(inner.blocks)):
+                    inner = loop
+            old = ins.reads[0]
+            if inner is None:
+                k = ins.dest
+                blocks[b] = [
+                    x
+                    for x in blocks[b]
+                    if x is not ins and not (x.detail and "kept_select" in x.detail and k in x.reads)
+                ]
+                continue
+            pre = entering.get(inner.header)
+            if pre is None:
+                pre = entering[inner.header] = [
+                    a for a, h in self.edges if h == inner.header and a not in inner.blocks
+                ]
+            for a in pre:
+                blocks[a].append(Instr("undef", old, [], ins.span, "uniform", {}, a))
 
     def _semantics(
         self, t: T.Type, semantic: str | None, flat: bool, depth: int = 0

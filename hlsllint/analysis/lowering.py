@@ -128,6 +128,9 @@ class LowererBase:
         self.g = nx.DiGraph()
         self.values: list[Value] = []
         self.loops: list[LoopRecord] = []
+        self.early_returns: dict[int, bool] = {}
+        """A `return` node's id -> whether code its function cannot fold into a select follows
+        it (`StmtLowerer._returns_early`)."""
         self.expr: dict[Span, list[Instr | Value | None]] = {}
         self.frames: list[Frame] = []
         self.loop_targets: list[tuple[int | None, int]] = []  # (continue, break)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from hlsllint.analysis.ir import LoopRecord, Span, Value
-from hlsllint.analysis.lowering import _flatten
+from hlsllint.analysis.lowering import Frame, _flatten
 from hlsllint.analysis.lowering_inline import InlineLowerer
 from hlsllint.semantic.loops import UNROLLED_TRIP_LIMIT, loop_header, trip_count
 from hlsllint.semantic.symbols import Symbol
@@ -305,6 +305,54 @@ class StmtLowerer(InlineLowerer):
             self.edge(self.block, frame.exit)  # every path here returned
             self.block = self.new_block()
 
+    def _returns_early(self, frame: Frame, node: Node) -> bool:
+        """Whether the `return` at `node` leaves code of its function after it that the
+        compiler cannot fold into a select: anything but one `return` of a little arithmetic
+        on locals and parameters (NIR's peephole select takes up to 8 instructions and no
+        memory read; regtruth: `return a * c + b` of float4s after `if (c.w <= k) return 0;`
+        is a select of the two, `sqrt(a * c + b)`, a second statement or a cbuffer read is not)."""
+        body = frame.fn.body if frame.fn is not None else None
+        if body is None:
+            return False
+        found = self.early_returns.get(node.id)
+        if found is not None:
+            return found
+        rest: list[Node] = []
+        n: Node | None = node
+        while n is not None and n.id != body.id:
+            parent = n.parent
+            if parent is not None and parent.type == "compound_statement":
+                after = False
+                for c in parent.named_children:
+                    if after and c.type != "comment":
+                        rest.append(c)
+                    after = after or c.id == n.id
+            n = parent
+        early = bool(rest) and not self._selectable(rest, frame)
+        self.early_returns[node.id] = early
+        return early
+
+    def _selectable(self, rest: list[Node], frame: Frame) -> bool:
+        """Whether `rest` is one `return` of a few operations on locals and parameters."""
+        if len(rest) != 1 or rest[0].type != "return_statement":
+            return False
+        values = [c for c in rest[0].named_children if c.type != "comment"]
+        if not values:
+            return True
+        ops = 0
+        for c in self.m.tree.walk(values[0]):
+            if c.type in ("call_expression", "subscript_expression", "conditional_expression"):
+                return False
+            if c.type in ("binary_expression", "unary_expression"):
+                ops += 1
+            elif c.type == "identifier":
+                sym = self.m.resolve(c)
+                if sym is None or sym.kind not in ("local", "param"):
+                    return False
+        ret = frame.fn.return_type if frame.fn is not None else None
+        width = ret.count if ret is not None and ret.kind in ("scalar", "vector") else 4
+        return ops * max(1, width) <= 8
+
     def _returns(self, stmts: list[Node]) -> bool:
         """Whether statements end in a `return` (the last one, or the last of a block)."""
         last = [s for s in stmts if s.is_named and s.type != "comment"]
@@ -348,7 +396,26 @@ class StmtLowerer(InlineLowerer):
         frame = self.frames[-1]
         values = [c for c in node.named_children if c.type != "comment"]
         if values and frame.ret:
+            kept: list[tuple[Value, Value]] = []
+            if len(self.frames) > 1 and self._returns_early(frame, node):
+                # The compiler lowers an early return to a flag that guards the rest of the
+                # function (nir_lower_returns): the return value here is a select of the
+                # returned value and the variable's value before, which in a loop is the
+                # previous iteration's (a phi of undef and the last value at the loop's header):
+                # what the caller reads of it stays live through the loop up to here
+                # (regtruth: a float4 helper returning 0 early, then sampling, in a loop: 26
+                # presched VGPRs, 18 without the loop). `_place_kept_returns` keeps the select
+                # only inside a loop, the old value undefined before it.
+                for r in _flatten(frame.ret):
+                    if r.type.kind in ("scalar", "vector") and r.parts is None:
+                        k = self.value(f"{r.name}.before", r.type, "temp")
+                        whole = ("v", None, r.type.scalar, r.width, True)
+                        self.emit("alu", k, [r], node, cw=True, keep_old=True, ops=(whole,))
+                        kept.append((r, k))
             self.assign_values(frame.ret, values[0], node)
+            for r, k in kept:
+                whole = ("v", None, r.type.scalar, r.width, True)
+                self.emit("alu", r, [r, k], node, cw=True, kept_select=True, ops=(whole, whole))
         elif values:
             self.expr_(values[0])
         self.edge(self.block, frame.exit)
