@@ -103,7 +103,7 @@ class StmtLowerer(InlineLowerer):
                 # Declared, not yet written: a later partial write (an element, a member, a
                 # swizzle) starts its live range here, not at the function's entry.
                 for v in _flatten(self.var(sym)):
-                    self.emit("undef", v, [], c, rule="uniform")
+                    self.emit("undef", v, [], c, rule="uniform", declared=True)
                 continue
             self.assign_values(self.var(sym), init, c)
             if sym.kind == "local":
