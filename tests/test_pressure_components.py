@@ -2100,3 +2100,40 @@ def test_a_local_declared_without_a_value_in_a_loop_keeps_the_last_iterations_va
     assert zero != UNSET_IN_A_LOOP and once != UNSET_IN_A_LOOP
     assert demand(zero).max_live_vgprs == 20
     assert demand(once).max_live_vgprs == 16
+
+
+UNIFORM_INT_SIZE = """
+Texture2D<float> gLuma : register(t0);
+SamplerState gS : register(s0);
+RWTexture2D<float> gOut : register(u0);
+cbuffer C : register(b0) { int2 renderSize; float2 jitter; };
+float Sample(int2 px)
+{
+    float2 uv = (px + 0.5f) / renderSize;
+    return gLuma.SampleLevel(gS, uv, 0);
+}
+[numthreads(64, 1, 1)]
+void main(uint3 g : SV_GroupID, uint li : SV_GroupIndex)
+{
+    int2 p = int2(g.xy * 8 + uint2(li & 7, li >> 3)) * 2;
+    float v0 = Sample(p);
+    float v1 = Sample(p + int2(0, 7));
+    float v2 = Sample(p + int2(5, 0));
+    float v3 = Sample(p + int2(3, 3));
+    gOut[p / 2] = v0 * v1 + v2 * v3;
+}
+"""
+
+
+def test_an_integer_of_uniform_memory_in_float_arithmetic_is_converted_into_vgprs() -> None:
+    # FidelityFX's `(pos + 0.5f) / RenderSize()` of an `int2` size, in four inlined copies:
+    # the compiler converts the size to floats (a vector ALU instruction: no scalar float ALU)
+    # and takes their reciprocals once, and holds both in VGPRs across the copies. regtruth:
+    # presched_vgprs 9 divided, 9 multiplied (`* renderSize`: the converted size held), 9
+    # with a `float2` size (nothing to convert). The integer read from SGPRs by every copy: 7.
+    multiplied = UNIFORM_INT_SIZE.replace("(px + 0.5f) / renderSize", "(px + 0.5f) * renderSize")
+    floats = UNIFORM_INT_SIZE.replace("int2 renderSize", "float2 renderSize")
+    assert multiplied != UNIFORM_INT_SIZE and floats != UNIFORM_INT_SIZE
+    assert demand(UNIFORM_INT_SIZE).max_live_vgprs == 9
+    assert demand(multiplied).max_live_vgprs == 9
+    assert demand(floats).max_live_vgprs == 9

@@ -176,6 +176,9 @@ class ExprLowerer(LowererBase):
             ops = self.operand_components(children, reads) if self.costs.records_components else None
             o = opr.type if opr is not None else ""
             split = self.costs.component_liveness  # (see `reciprocal`)
+            if split and ops is not None and len(reads) == 2:
+                for i in (0, 1):
+                    reads[i], ops = self.converted(reads[i], children[i], node, ops, i)
             if o == "/" and len(reads) == 2 and split:
                 reads[1], ops = self.reciprocal(reads[1], children[1], node, ops, 1)
             # two run-time operands: the same operation of the same values wherever it is
@@ -220,16 +223,21 @@ class ExprLowerer(LowererBase):
         ALU): the projection's `P[0][0]` of view-space positions rebuilt in a loop (regtruth:
         13 presched VGPRs; the same with products, 11). With the components the division's
         operands read (`ops`, the divisor's at position `at`), the division's and the
-        reciprocal's. A constant, a non-float or a double divisor stays. Only with the liveness
+        reciprocal's. An integer divisor read as part of a view (`/ size.x` of a vector) is the
+        reciprocal of its conversion to the division's float type (`converted` takes the
+        others first); a constant, a non-numeric or a double divisor stays. Only with the liveness
         by component (`costs.component_liveness`): counting whole vectors, the estimate holds
         enough already (the tune sets' pooled mean error 15.82% -> 15.85% with it)."""
         if divisor is None or divisor_node is None or divisor.parts is not None:
             return divisor, ops
         t = self.m.type_of(divisor_node)
-        if not t.is_float or t.scalar == "double" or t.kind not in ("scalar", "vector"):
+        if t.kind not in ("scalar", "vector") or not (t.is_float or t.is_int):
             return divisor, ops
-        if not self.m.type_of(node).is_float:
+        result = self.m.type_of(node)
+        if not result.is_float or "double" in (t.scalar, result.scalar):
             return divisor, ops
+        if t.is_int:  # converted to the division's float type first (`uv / int2 size`)
+            t = T.numeric(result.scalar, 1, t.count)
         text = " ".join(self.text(divisor_node).split())
         d = self.value(f"rcp({self.temp_name(divisor_node)})", t, "temp")
         merge = ("rcp", text)
@@ -241,6 +249,33 @@ class ExprLowerer(LowererBase):
             self.emit("intrinsic", d, [divisor], node, name="rcp", merge=merge)
             ops = None
         return d, ops
+
+    def converted(
+        self, value: Value | None, value_node: Node, node: Node, ops: tuple[object, ...], at: int
+    ) -> tuple[Value | None, tuple[object, ...]]:
+        """The operand a floating-point operation `node` takes in place of an integer operand
+        read whole (`uv * size` of an `int2 size`): its conversion, an instruction of its own
+        that value numbering merges wherever the same value is converted again (`merge`, as an
+        explicit cast's), so that an integer read from uniform memory holds its float in a VGPR
+        (no scalar floating-point ALU) from its first conversion to its last use, across the
+        inlined copies of a helper (regtruth: four copies of `(p + 0.5) * size`, presched_vgprs
+        9; 7 with the integer read in SGPRs by every copy). With the operands' components
+        (`ops`), the operation's; a constant, a view of a vector or a double stays."""
+        operand = ops[at]
+        if value is None or value.parts is not None or not isinstance(operand, tuple):
+            return value, ops
+        t = self.m.type_of(value_node)
+        result = self.m.type_of(node)
+        if not t.is_int or t.kind not in ("scalar", "vector") or not result.is_float:
+            return value, ops
+        if result.scalar == "double" or operand[0] != "v" or t.count != value.width:
+            return value, ops
+        if operand[1] != tuple(range(value.width)) and (operand[1] is not None or value in self.bound_views):
+            return value, ops
+        ft = T.numeric(result.scalar, 1, t.count)
+        d = self.value(f"{ft.name}({self.temp_name(value_node)})", ft, "temp")
+        self.emit("alu", d, [value], node, merge=("cast", ft.name, ""))
+        return d, (*ops[:at], ("v", tuple(range(t.count)), ft.scalar, t.count, True), *ops[at + 1 :])
 
     def operand_components(
         self, operands: list[Node], reads: list[Value | None]
