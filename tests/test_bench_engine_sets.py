@@ -256,6 +256,39 @@ def test_a_prelude_is_included_first_by_every_shader_of_the_set_in_a_cached_copy
     assert (root / "pass" / "a.fx").read_bytes().startswith(b"\xef\xbb\xbf#include")  # corpus untouched
 
 
+def test_a_prelude_given_as_text_is_written_into_the_sets_first_include_folder(tmp_path: Path) -> None:
+    """The FidelityFX 16-bit build's headers call `asfloat16(1.0)`, which DXC takes and Slang
+    (regtruth's front end) does not: the set gives Slang the overload as a prelude of its own
+    text, written into the copy's first include folder, where every pass's first line finds it."""
+    root = tmp_path / "corpus" / "Fx"
+    (root / "pass").mkdir(parents=True)
+    (root / "inc").mkdir()
+    (root / "inc" / "common.fxh").write_text("float f() { return 1.0; }\n")
+    (root / "pass" / "a.fx").write_text('#include "common.fxh"\n')
+    spec = tmp_path / "sets.json"
+    fx = {
+        "repo": "Fx",
+        "split": "tune",
+        "root": "Fx",
+        "glob": "**/*.fx",
+        "includes": ["inc", "."],
+        "every": 1,
+    }
+    text = "half asfloat16(float x) { return half(x); }\n"
+    spec.write_text(json.dumps({"sets": [{**fx, "prelude": "pre.h", "prelude_text": text}]}))
+    cache = tmp_path / "cache"
+    proc = subprocess.run(
+        [sys.executable, "-c", PRELUDE_PROBE, str(PRESSURE), str(tmp_path / "corpus"), str(spec), str(cache)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(proc.stdout)
+    assert got["files"] == {"pass/a.fx": '#include "pre.h"\n#include "common.fxh"\n'}
+    assert (cache / "src" / "prelude" / "Fx" / "inc" / "pre.h").read_text() == text
+    assert not (root / "inc" / "pre.h").exists()  # corpus untouched
+
+
 FILE_DEFINES_PROBE = """\
 import json, sys
 sys.path.insert(0, sys.argv[1])

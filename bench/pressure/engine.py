@@ -223,7 +223,9 @@ def aliased_root(repo: str, root: Path, aliases: dict[str, str]) -> Path:
     return dest
 
 
-def prelude_root(repo: str, root: Path, prelude: str, pattern: str) -> Path:
+def prelude_root(
+    repo: str, root: Path, prelude: str, pattern: str, text: str | None = None, folder: str = "."
+) -> Path:
     """A copy of `root` whose shaders (the files `pattern` picks) start with `#include "prelude"`.
 
     Some engines' shader compilers put a header of their own before every source: Diligent's
@@ -231,8 +233,17 @@ def prelude_root(repo: str, root: Path, prelude: str, pattern: str) -> Path:
     the shaders use without including it. The set is measured from a copy (in the gitignored
     cache) where each shader includes it first, `prelude` being a path under an include folder
     of the set; headers are copied unchanged. regtruth and the estimate read the same copy.
+    With `text`, the prelude is that text, written as `prelude` under `folder` (an include
+    folder of the set, relative to `root`) of the copy: a declaration the engine's compiler
+    does not need but regtruth's front end does (the FidelityFX 16-bit build's
+    `asfloat16(1.0)`, which DXC takes as a half literal and Slang calls ambiguous).
     """
     dest = truth.CACHE / "src" / "prelude" / repo
+    if text is not None:
+        out = dest / folder / prelude
+        if not out.is_file() or out.read_text() != text:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text)
     shaders = set(root.glob(pattern))
     for src in root.rglob("*"):
         if not src.is_file():
@@ -299,7 +310,8 @@ def load_sets(
         if s.get("include_aliases"):
             root = aliased_root(s["repo"], root, s["include_aliases"])
         if s.get("prelude"):
-            root = prelude_root(s["repo"], root, s["prelude"], s["glob"])
+            folder = s.get("includes", ["."])[0]
+            root = prelude_root(s["repo"], root, s["prelude"], s["glob"], s.get("prelude_text"), folder)
         includes = [root / i for i in s.get("includes", [])]
         if s.get("generated_headers"):
             includes.append(generated_headers(s["repo"], s["generated_headers"]))
