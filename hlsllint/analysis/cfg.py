@@ -152,6 +152,7 @@ class _Lowerer(StmtLowerer):
           its undefined parts apart (the compiler's components are registers of their own)."""
         blocks = self.blocks
         saves: list[tuple[int, Instr]] = []
+        selects: list[tuple[int, Instr]] = []
         declared: list[tuple[int, Instr]] = []
         for b, instrs in enumerate(blocks):
             for ins in instrs:
@@ -159,6 +160,8 @@ class _Lowerer(StmtLowerer):
                 if detail:
                     if ins.op == "alu" and "keep_old" in detail:
                         saves.append((b, ins))
+                    elif ins.op == "alu" and "kept_select" in detail:
+                        selects.append((b, ins))
                     elif ins.op == "undef" and "declared" in detail:
                         declared.append((b, ins))
         if not saves and not declared:
@@ -166,19 +169,24 @@ class _Lowerer(StmtLowerer):
         loops = [loop for loop in self.loops if loop.trip_count != 1]  # one iteration: no loop
         entering: dict[int, list[int]] = {}
 
+        dropped: set[Value] = set()
+        gone: dict[int, set[Instr]] = {}
         for b, ins in saves:
             old = ins.reads[0]
             pre = self._loop_entries(b, loops, entering)
             if pre is None:
-                k = ins.dest
-                blocks[b] = [
-                    x
-                    for x in blocks[b]
-                    if x is not ins and not (x.detail and "kept_select" in x.detail and k in x.reads)
-                ]
+                if ins.dest is not None:
+                    dropped.add(ins.dest)
+                gone.setdefault(b, set()).add(ins)
                 continue
             for a in pre:
                 blocks[a].append(Instr("undef", old, [], ins.span, "uniform", {}, a))
+        if dropped:  # and the selects reading them (a select may be in a later block)
+            for b, ins in selects:
+                if any(r in dropped for r in ins.reads):
+                    gone.setdefault(b, set()).add(ins)
+            for b, drop in gone.items():
+                blocks[b] = [x for x in blocks[b] if x not in drop]
         if not declared:
             return
         wanted = {ins.dest for _b, ins in declared if ins.dest is not None}

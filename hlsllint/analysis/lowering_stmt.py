@@ -404,7 +404,7 @@ class StmtLowerer(InlineLowerer):
                 # previous iteration's (a phi of undef and the last value at the loop's header):
                 # what the caller reads of it stays live through the loop up to here
                 # (regtruth: a float4 helper returning 0 early, then sampling, in a loop: 26
-                # presched VGPRs, 18 without the loop). `_place_kept_returns` keeps the select
+                # presched VGPRs, 18 without the loop). `_place_loop_carried` keeps the select
                 # only inside a loop, the old value undefined before it.
                 for r in _flatten(frame.ret):
                     if r.type.kind in ("scalar", "vector") and r.parts is None:
