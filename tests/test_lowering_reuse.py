@@ -13,7 +13,7 @@ from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.lowering_reuse import LoweringReuse
 from hlsllint.config import ConfigResolver
 from hlsllint.semantic.model import Model, build_model
-from hlsllint.server.incremental import relint, snapshot
+from hlsllint.server.incremental import prepare, relint, snapshot
 from hlsllint.server.lsp import lint_document, publishable
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import parse
@@ -201,3 +201,39 @@ def test_the_editor_replays_the_last_relints_lowering(tmp_path: Path) -> None:
         assert snap.lowering is not None and snap.lowering.previous is None
         taken.append(snap.lowering.taken)
     assert taken[0] == 0 and taken[1] > 0 and taken[2] > 0
+
+
+def test_a_prepared_snapshot_replays_the_first_edit_and_each_blanking_from_its_own(tmp_path: Path) -> None:
+    """`prepare` lints the text of a lint from scratch blanked as an edit in each group of the
+    document's functions blanks it: the first edit replays the header's bodies (it replayed
+    none: the lint from scratch's unit is not blanked), and an edit in another entry point's
+    group starts from that group's basis, not from the last relint's, blanked otherwise."""
+    cut = SOURCE.index("float4 main_ps(")
+    (tmp_path / "lib.hlsli").write_text(SOURCE[:cut], encoding="utf-8")
+    main = '#include "lib.hlsli"\n' + SOURCE[cut:]
+    path = os.path.normpath(str(tmp_path / "shader.hlsl"))
+    Path(path).write_text(main, encoding="utf-8")
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    done = lint_document(path, main, resolver, settings)
+    assert done.context is not None
+    snap = snapshot(done.context, path, main, settings, None, done.findings)
+    assert snap is not None and not snap.prepared
+    assert prepare(snap) == len(snap.prepared) == 2  # main_ps's group and main_cs's
+    assert prepare(snap) == 0  # prepared already
+    in_ps = main.replace(ANCHOR, EDIT + ANCHOR, 1)
+    in_cs = main.replace("    Gain = c.x;\n", "    Gain = c.x * 0.5;\n", 1)
+    assert in_cs != main
+    taken = []
+    for text in (in_ps, main, in_cs):
+        again = relint(snap, text)
+        assert again is not None
+        assert (
+            publishable(again.findings, path, text, resolver)
+            == lint_document(path, text, resolver).diagnostics
+        )
+        snap = again.snapshot
+        assert snap.lowering is not None
+        taken.append(snap.lowering.taken)
+    assert all(n > 0 for n in taken), taken
+    assert len(snap.prepared) == 2  # each blanking's latest basis, the last relint's among them

@@ -100,6 +100,30 @@ async def test_an_edit_cancels_the_stale_analysis(client: LanguageClient, worksp
     assert slow not in (await stats(client))["running"]
 
 
+async def test_an_edit_cancels_the_preparation_of_the_first_edits(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """After a lint from scratch the server prepares the document's first edits in the
+    background (`incremental.prepare`: the unit blanked as an edit in each entry point blanks
+    it); an edit meanwhile cancels that (`cancelled` in the stats) and is linted incrementally
+    from the snapshot at once, not after the preparation ran to its end."""
+    probe = "    float p = 0.5; p = sign(p) < 0 ? 1.0 : 0.0;\n"
+    # one entry point: the preparation lints it again (1.3 s of CPU idle, against 1.5 s for the lint)
+    text = slow_shader(entries=1, loops=400).replace(
+        "    float4 acc = 0;\n", "    float4 acc = 0;\n" + probe, 1
+    )
+    before = await stats(client)
+    uri = open_doc(client, workspace / "prepared.hlsl", text)
+    assert codes(await published(client, uri, lambda ds: len(ds) > 0, timeout=120)) == ["HL105"]
+    await asyncio.wait_for(running(client, uri), 30)  # its lint is out: the preparation runs
+    change(client, uri, 2, None, text.replace(probe, probe + probe, 1))
+    assert codes(await published(client, uri, lambda ds: len(ds) > 1, timeout=120)) == ["HL105", "HL105"]
+    after = await stats(client)
+    assert after["cancelled"] == before["cancelled"] + 1
+    assert after["relints"] == before["relints"] + 1
+    assert uri not in after["running"]
+
+
 @pytest.mark.parametrize("shape", ["ifs", "terms"])
 async def test_deep_code_is_one_finding_and_other_documents_go_on(
     client: LanguageClient, workspace: Path, shape: str

@@ -24,8 +24,10 @@ class Analysis:
     (from the event loop) stops it at the stages' next check (`hlsllint.deadline`). Each unit it
     lints has a token of its own, with the unit's time budget."""
 
-    def __init__(self, version: int | None) -> None:
+    def __init__(self, version: int | None, preparing: bool = False) -> None:
         self.version = version
+        self.preparing = preparing
+        """It prepares the document's next edits (`incremental.prepare`) and makes no outcome."""
         self.cancelled = False
         self._tokens: list[Deadline] = []
 

@@ -159,6 +159,12 @@ class HlslLintServer(LanguageServer):
         """Per document: the analysis on a worker thread, if one is."""
         self.cancelled = 0
         """Analyses stopped because a newer version made them stale (`hlsllint.stats`)."""
+        self.preparing: set[str] = set()
+        """Documents whose edits are to be prepared once the editor's first requests are answered
+        (`prepare_soon`); while they are prepared, they are `running`."""
+        self.prepared = 0
+        """Blankings prepared for first edits (`incremental.prepare`; `hlsllint.stats`)."""
+        self.prepare_errors: list[str] = []
         self.shown: set[str] = set()
         self.mode = "auto"
         self.push = True
@@ -391,10 +397,10 @@ class HlslLintServer(LanguageServer):
             return current is not None and current.version == version
 
         while (running := self.running.get(uri)) is not None:
-            if running.analysis.version != version:
+            if running.analysis.version != version or running.analysis.preparing:
                 running.analysis.cancel()
             await asyncio.wait([running.future])
-            if running.analysis.version == version:
+            if running.analysis.version == version and not running.analysis.preparing:
                 outcome = self.outcomes.get(uri)
                 return outcome if outcome is not None and outcome.version == version else None
         if not is_current():
@@ -434,8 +440,63 @@ class HlslLintServer(LanguageServer):
             # Whoever waits for it publishes or answers at once (and settles it); should
             # nobody, in a second.
             asyncio.get_running_loop().call_later(1.0, self.free_retired, outcome)
+            if outcome.relint is None:
+                self.prepare_soon(uri, outcome)
         elif outcome is not None and outcome.release is not None:
             outcome.release()  # stale: never published
+
+    def prepare_soon(self, uri: str, outcome: Outcome) -> None:
+        """After a lint from scratch, prepare the document's first edits in the background
+        (`incremental.prepare`), `SETTLE_SECONDS` after its diagnostics (the editor's first
+        requests go first), unless the document changed or has no snapshot by then. A newer
+        version cancels it, as it cancels a stale analysis."""
+        entry = self.snapshots.get(uri)
+        if entry is None or entry[1].prepared or outcome.version is None:
+            return
+        snap, version = entry[1], outcome.version
+        self.preparing.add(uri)
+
+        def start() -> None:
+            self.preparing.discard(uri)
+            doc = self.document(uri)
+            held = self.snapshots.get(uri)
+            if (
+                doc is None
+                or doc.version != version
+                or uri in self.running
+                or held is None
+                or held[1] is not snap
+            ):
+                return
+            analysis = Analysis(version, preparing=True)
+            budget = snap.settings.time_budget
+
+            def work() -> Outcome | None:
+                with active(analysis.token(budget)):
+                    try:
+                        self.prepared += incremental.prepare(snap)
+                    except Cancelled:  # a newer version came: what is prepared stays
+                        self.cancelled += 1
+                    except BudgetExceeded:
+                        pass
+                    except Exception:  # a bug must not take the server down, nor cost more than the help
+                        self.prepare_errors.append(traceback.format_exc())
+                return None
+
+            future = asyncio.get_running_loop().run_in_executor(self.worker, work)
+            mine = self.running[uri] = Running(analysis, future)
+
+            def done(_: object) -> None:
+                if self.running.get(uri) is mine:
+                    del self.running[uri]
+                errors, self.prepare_errors = self.prepare_errors, []
+                self.tell(
+                    [(types.MessageType.Log, f"hlsllint: preparing the edits failed:\n{e}") for e in errors]
+                )
+
+            future.add_done_callback(done)
+
+        asyncio.get_running_loop().call_later(SETTLE_SECONDS, start)
 
     def free_retired(self, outcome: Outcome | None = None) -> None:
         """Free what newer results replaced, and let the garbage collector run again (after an
@@ -668,6 +729,8 @@ def create_server() -> HlslLintServer:
             "mismatches": ls.mismatches,
             "cancelled": ls.cancelled,
             "running": sorted(ls.running),
+            "preparing": sorted(ls.preparing),
+            "prepared": ls.prepared,
             "lastFallback": incremental.last_reason,
             "pressureUnits": ls.pressure_units,
             "pressureReused": ls.pressure_reused,
