@@ -858,3 +858,38 @@ def test_an_edit_whose_macro_now_writes_a_shared_global_is_checked_by_its_new_te
         publishable(again.findings, path, edited, resolver)
         == lint_document(path, edited, resolver).diagnostics
     )
+
+
+def test_the_words_of_unchanged_declarations_are_read_once(folder: Path) -> None:
+    """A relint reads the top-level names each declaration of the unit mentions (comments left
+    out): an engine's headers give hundreds, the same every edit, read once and cached by their
+    text and where its comments lie; the words are those of the text read afresh."""
+    from hlsllint.server import unit_functions as uf
+
+    (folder / "engine.hlsli").write_text(_engine_header(12), encoding="utf-8")
+    path = os.path.normpath(str(folder / "engine_main.hlsl"))
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    done = lint_document(path, ENGINE_MAIN, resolver, settings)
+    assert done.context is not None
+    ctx = done.context
+    held = uf.held_functions(ctx)
+    names = uf.top_level_names(ctx, held)
+    first = uf.structure(ctx, names, held=held)
+    before = uf.STATS.code_words
+    assert uf.structure(ctx, names, held=held) == first
+    assert uf.STATS.code_words == before  # every declaration's and function's words were cached
+    text = "int a; /* b c */ float d; // e\nint f /* g */;\n"
+    comments = [(7, 16), (26, 30), (37, 44)]
+    rng = random.Random(5)
+    for _ in range(200):
+        start = rng.randrange(len(text))
+        end = rng.randrange(start, len(text) + 1)
+        at, want = start, set()
+        for cs, ce in comments:
+            if cs >= start and cs < end:
+                want.update(uf.IDENT.findall(text[at:cs]))
+                at = max(at, ce)
+        if at < end:
+            want.update(uf.IDENT.findall(text[at:end]))
+        assert uf._code_words(text, comments, start, end) == want, (start, end)

@@ -217,20 +217,58 @@ def _method_calls(ctx: RuleContext) -> dict[int, tuple[str, frozenset[str] | Non
 _FUNCTION_DEFINITION = frozenset({"function_definition"})
 
 
-def _code_words(text: str, comments: list[tuple[int, int]], start: int, end: int) -> set[str]:
+def _code_words(text: str, comments: list[tuple[int, int]], start: int, end: int) -> frozenset[str]:
     """The identifiers of `text[start:end]` outside comments (`comments`: the unit's comment
-    spans, in order): a comment naming a function (`// the main view`) joins nothing."""
-    out: set[str] = set()
-    at = start
-    for k in range(bisect.bisect_left(comments, (start, start)), len(comments)):
+    spans, in order): a comment naming a function (`// the main view`) joins nothing. Cached by
+    that text and where its comments lie in it: every relint reads the same header declarations
+    again (WickedEngine's unit: 600 of them, most of the relint's own work)."""
+    k = bisect.bisect_left(comments, (start, start))
+    inside: list[tuple[int, int]] = []
+    while k < len(comments) and comments[k][0] < end:
         cs, ce = comments[k]
-        if cs >= end:
-            break
-        out.update(IDENT.findall(text[at:cs]))
-        at = max(at, ce)
-    if at < end:
-        out.update(IDENT.findall(text[at:end]))
-    return out
+        inside.append((cs - start, ce - start))
+        k += 1
+    key = (text[start:end], tuple(inside))
+    found = _CODE_WORDS.get(key)
+    if found is None:
+        STATS.code_words += 1
+        out: set[str] = set()
+        at = start
+        for cs, ce in inside:
+            out.update(IDENT.findall(text, at, start + cs))
+            at = max(at, start + ce)
+        if at < end:
+            out.update(IDENT.findall(text, at, end))
+        found = frozenset(out)
+        if len(_CODE_WORDS) >= _CACHED:
+            _CODE_WORDS.clear()
+        _CODE_WORDS[key] = found
+    return found
+
+
+def _identifiers(text: str) -> frozenset[str]:
+    """`IDENT.findall(text)` as a set, cached (a function's whole text, for `Func.words`)."""
+    found = _IDENTIFIERS.get(text)
+    if found is None:
+        found = frozenset(IDENT.findall(text))
+        if len(_IDENTIFIERS) >= _CACHED:
+            _IDENTIFIERS.clear()
+        _IDENTIFIERS[text] = found
+    return found
+
+
+class WordStats:
+    """How many texts `_code_words` read (a cached one is not counted again)."""
+
+    def __init__(self) -> None:
+        self.code_words = 0
+
+
+STATS = WordStats()
+_CACHED = 20_000
+"""Entries each cache holds at most (then it starts again)."""
+_CODE_WORDS: dict[tuple[str, tuple[tuple[int, int], ...]], frozenset[str]] = {}
+_IDENTIFIERS: dict[str, frozenset[str]] = {}
 
 
 def _function(
@@ -246,8 +284,8 @@ def _function(
     detail: bool = True,
 ) -> Func | None:
     tree, sm = ctx.tree, ctx.pp.sourcemap
-    words = frozenset(IDENT.findall(tree.text[own:e])) if detail else frozenset()
-    code = _code_words(tree.text, comments, own, e) if detail else set()
+    words = _identifiers(tree.text[own:e]) if detail else frozenset()
+    code = _code_words(tree.text, comments, own, e) if detail else frozenset()
     name = _function_name(ctx, node)
     path, start, _ = sm.map_offset(s)
     opath, ostart, _ = sm.map_offset(own)
