@@ -124,6 +124,29 @@ async def test_an_edit_cancels_the_preparation_of_the_first_edits(
     assert uri not in after["running"]
 
 
+async def test_an_edit_cancels_the_stale_incremental_lint(client: LanguageClient, workspace: Path) -> None:
+    """An edit while the last edit's incremental lint runs stops that lint (`cancelled` in the
+    stats) and is linted incrementally from the same snapshot, the last version analysed to the
+    end: only the newer version's diagnostics are published."""
+    probe = "    float p = 0.5; p = sign(p) < 0 ? 1.0 : 0.0;\n"
+    text = slow_shader(entries=1, loops=400).replace(
+        "    float4 acc = 0;\n", "    float4 acc = 0;\n" + probe, 1
+    )
+    uri = open_doc(client, workspace / "relinted.hlsl", text)
+    assert codes(await published(client, uri, lambda ds: len(ds) > 0, timeout=120)) == ["HL105"]
+    while uri in (now := await stats(client))["running"] or uri in now["preparing"]:
+        await asyncio.sleep(0.05)  # the first edits prepared: nothing runs for it
+    before = await stats(client)
+    change(client, uri, 2, None, text.replace(probe, probe + probe, 1))
+    await asyncio.wait_for(running(client, uri), 30)
+    change(client, uri, 3, None, text.replace(probe, probe + probe + probe, 1))
+    assert codes(await published(client, uri, lambda ds: len(ds) > 2, timeout=120)) == ["HL105"] * 3
+    after = await stats(client)
+    assert after["cancelled"] == before["cancelled"] + 1
+    assert after["relints"] == before["relints"] + 1
+    assert after["fullLints"] == before["fullLints"]
+
+
 @pytest.mark.parametrize("shape", ["ifs", "terms"])
 async def test_deep_code_is_one_finding_and_other_documents_go_on(
     client: LanguageClient, workspace: Path, shape: str
