@@ -17,7 +17,7 @@ from hlsllint.config import ConfigResolver
 from hlsllint.deadline import Cancelled, Deadline, active
 from hlsllint.lint import hold_collection
 from hlsllint.server import incremental
-from hlsllint.server.incremental import Snapshot, relint, snapshot
+from hlsllint.server.incremental import Snapshot, prepare, relint, snapshot
 from hlsllint.server.lsp import lint_document, publishable
 
 HEADER = """\
@@ -893,3 +893,41 @@ def test_the_words_of_unchanged_declarations_are_read_once(folder: Path) -> None
         if at < end:
             want.update(uf.IDENT.findall(text[at:end]))
         assert uf._code_words(text, comments, start, end) == want, (start, end)
+
+
+def test_the_structure_of_a_relint_takes_what_an_earlier_unit_read_alike(folder: Path) -> None:
+    """A relint's structure pass takes the functions and declarations of the top-level nodes
+    that lie where its unit reads as its basis's (the text and the source map alike) from the
+    basis's pass, unless a function of the node is wanted in detail: the same result as
+    reading every node again, whatever is wanted."""
+    from hlsllint.server import unit_functions as uf
+
+    (folder / "engine.hlsli").write_text(_engine_header(12), encoding="utf-8")
+    path = os.path.normpath(str(folder / "engine_main.hlsl"))
+    resolver = ConfigResolver()
+    settings = resolver.for_path(path)
+    done = lint_document(path, ENGINE_MAIN, resolver, settings)
+    assert done.context is not None
+    snap = snapshot(done.context, path, ENGINE_MAIN, settings, None, done.findings)
+    assert snap is not None and prepare(snap) > 0
+    text = ENGINE_MAIN.replace("set_scale(pos.x);", "set_scale(pos.x * 2.0);")
+    before = uf.STATS.reused
+    again = relint(snap, text)
+    assert again is not None and again.context is not None
+    assert uf.STATS.reused - before >= 6  # the header's declarations
+    assert (
+        publishable(again.findings, path, text, resolver) == lint_document(path, text, resolver).diagnostics
+    )
+    memo = again.started.structure if again.started is not None else None
+    assert memo is not None
+    ctx = again.context
+    held = uf.held_functions(ctx)
+    names = uf.top_level_names(ctx, held)
+    placed = uf.structure(ctx, names, [False] * 10_000, held)
+    assert placed is not None
+    count = len(placed[0])
+    rng = random.Random(7)
+    for trial in range(6):
+        wanted = [trial > 0 and rng.random() < 0.2 for _ in range(count)]
+        keep = uf.structure_memo(ctx, names)
+        assert uf.structure(ctx, names, wanted, held, memo, keep) == uf.structure(ctx, names, wanted, held)

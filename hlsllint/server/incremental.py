@@ -49,12 +49,14 @@ from hlsllint.semantic.types import parse_numeric
 from hlsllint.server.unit_functions import (
     IDENT,
     Func,
+    StructureMemo,
     affected,
     declared,
     entry_names,
     goes_whole,
     held_functions,
     structure,
+    structure_memo,
     top_level_names,
     writable_globals,
 )
@@ -112,6 +114,8 @@ class Basis:
 
     tree: SyntaxTree | None
     lowering: LoweringReuse | None
+    structure: StructureMemo | None = None
+    """What the relint's structure pass found in that unit (`unit_functions.StructureMemo`)."""
 
 
 PREPARED = 4
@@ -299,7 +303,8 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
     held = held_functions(ctx)
     names = top_level_names(ctx, held)
     kept = [i for i in range(len(snap.functions)) if not goes[i]]
-    shaped = structure(ctx, names, [dirty[i] for i in kept], held)
+    memo = structure_memo(ctx, names)
+    shaped = structure(ctx, names, [dirty[i] for i in kept], held, basis.structure, memo)
     if shaped is None:
         return _give_up("a function cannot be placed")
     now = shaped[0]
@@ -418,7 +423,7 @@ def _relint(snap: Snapshot, text: str) -> Relint | None:
     sources = dict(files)
     sources[path] = new_src
     prepared = {k: b for k, b in snap.prepared.items() if k != key}
-    prepared[key] = Basis(ctx.tree, lowering)
+    prepared[key] = Basis(ctx.tree, lowering, memo)
     _trim(prepared)
     fresh = Snapshot(
         path,
@@ -546,7 +551,13 @@ def _prepare(snap: Snapshot, limit: int) -> int:
         ctx = result.context
         if ctx is None or result.errors or ctx.tree.unparsed or ctx.tree.too_deep:
             continue
-        snap.prepared[key] = Basis(ctx.tree, lowering)
+        # what the relint's structure pass will find in the same places
+        held = held_functions(ctx)
+        names = top_level_names(ctx, held)
+        memo = structure_memo(ctx, names)
+        wanted = [d for d, g in zip(dirty, goes, strict=True) if not g]
+        placed = structure(ctx, names, wanted, held, None, memo) is not None
+        snap.prepared[key] = Basis(ctx.tree, lowering, memo if placed else None)
         made += 1
     _trim(snap.prepared)
     return made

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hlsllint.context import RuleContext
+from hlsllint.preprocess.sourcemap import Segment
 from hlsllint.syntax import Node
 from hlsllint.syntax.queries import enclosing
 
@@ -83,18 +84,67 @@ def writable_globals(ctx: RuleContext) -> frozenset[str]:
     return frozenset(out)
 
 
+class StructureMemo:
+    """What `structure` found per top-level node of one blanked unit, for the next relint's:
+    where the two expanded texts (and the source maps) agree, a node found there again at the
+    same place gives the same functions and declarations, read once (WickedEngine's unit: 2,000
+    top-level nodes, most of a relint's own work)."""
+
+    def __init__(
+        self, text: str, segments: list[Segment], names: frozenset[str], functions: frozenset[str]
+    ) -> None:
+        self.text = text
+        self.segments = segments
+        self.names = names
+        self.functions = functions
+        self.nodes: dict[tuple[int, int, int, str], tuple[list[Func], list[Func], tuple[bool, ...]]] = {}
+        """Per node (the end of the code before it, its span, its type): the functions it gave
+        (none of them read in detail; a struct or namespace gives its methods, then itself,
+        whose entry does not depend on what is wanted), its declarations, and for a function
+        whether it was an entry point."""
+
+    def agrees(self, text: str, segments: list[Segment]) -> int:
+        """Up to which offset `text` reads as this unit's text, mapped to the same files alike
+        (the source maps' segments agree up to the end of the last one both share)."""
+        limit = _common_prefix(self.text, text)
+        old = self.segments
+        n = min(len(old), len(segments))
+        i, step = 0, 64
+        while i + step <= n and old[i : i + step] == segments[i : i + step]:
+            i += step
+        while i < n and old[i] == segments[i]:
+            i += 1
+        if i < len(old) or i < len(segments):
+            limit = min(limit, old[i - 1].out_end if i > 0 else 0)
+        return limit
+
+
+def _common_prefix(a: str, b: str, step: int = 4096) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i + step <= n and a[i : i + step] == b[i : i + step]:
+        i += step
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
 def structure(
     ctx: RuleContext,
     names: frozenset[str],
     wanted: list[bool] | None = None,
     held: dict[int, list[Node]] | None = None,
+    memo: StructureMemo | None = None,
+    keep: StructureMemo | None = None,
 ) -> tuple[list[Func], list[Func]] | None:
     """The unit's top-level functions (and, as never-blanked entries, other top-level code that
     holds functions or mentions one), and its other top-level declarations (with the names they
     mention; not their words, which nothing reads). None when a function cannot be placed in a
     file. With `wanted`, only the functions it marks (by position) get their words, names and
     calls; the others only their places (a relint checks where the blanked ones are, and keeps
-    what it knew of them). `held`: `held_functions(ctx)`, when the caller has it."""
+    what it knew of them). `held`: `held_functions(ctx)`, when the caller has it. `memo`: what
+    an earlier unit gave (a node that lies where both units read alike, and none of whose
+    functions is wanted, gives what it gave then); `keep`: filled with what this one gives."""
     tree, sm = ctx.tree, ctx.pp.sourcemap
     text = tree.text
     functions = set(ctx.model.functions)
@@ -105,12 +155,39 @@ def structure(
     entries = {ep.function.node.id for ep in ctx.model.entry_points}
     calls = _method_calls(ctx)
     comments = sorted(tree.span(c) for c in tree.nodes_of_type("comment"))
+    limit = 0
+    if memo is not None and memo.names == names and memo.functions == functions:
+        limit = memo.agrees(text, sm.segments)
     prev_end = 0
     for node in tree.root.children:
         s, e = tree.span(node)
         if not node.is_named:  # the `;` after a struct: not a function's to blank
             prev_end = e
             continue
+        if node.type == "comment":
+            prev_end = e
+            continue
+        key = (prev_end, s, e, node.type)
+        first_out, first_decl = len(out), len(decls)
+        if e <= limit and memo is not None:
+            earlier = memo.nodes.get(key)
+            if earlier is not None:
+                got, declared_there, were_entries = earlier
+                top = node.type == "function_definition"
+                fns = len(got) if top else max(0, len(got) - 1)  # a holder's own entry comes last
+                if (
+                    wanted is not None
+                    and len(out) + len(got) <= len(wanted)
+                    and not any(wanted[len(out) : len(out) + fns])
+                    and (not top or (node.id in entries,) == were_entries)
+                ):
+                    out += got
+                    decls += declared_there
+                    STATS.reused += 1
+                    if keep is not None:
+                        keep.nodes[key] = earlier
+                    prev_end = e
+                    continue
         if node.type == "function_definition":
             lead = text[prev_end:s]
             own = prev_end + len(lead) - len(lead.lstrip())
@@ -119,7 +196,7 @@ def structure(
             if f is None:
                 return None
             out.append(f)
-        elif node.type != "comment":
+        else:
             methods = held.get(node.id, [])
             holds = bool(methods)
             bodies: list[tuple[int, int]] = []
@@ -150,6 +227,13 @@ def structure(
                 out.append(Func("", path, start, stop, None, frozenset(code & names), words))
             else:
                 decls.append(Func("", path, start, stop, None, frozenset(code & names)))
+        fns = len(out) - first_out if node.type == "function_definition" else max(0, len(out) - first_out - 1)
+        if keep is not None and (wanted is None or not any(wanted[first_out : first_out + fns])):
+            keep.nodes[key] = (
+                out[first_out:],
+                decls[first_decl:],
+                (node.id in entries,) if node.type == "function_definition" else (),
+            )
         prev_end = e
     # Source text that two functions share (a header included twice) is never blanked.
     spans = sorted((f.path, f.start, f.end, i) for i, f in enumerate(out) if f.body is not None)
@@ -158,6 +242,11 @@ def structure(
             out[i] = dataclasses.replace(out[i], body=None)
             out[j] = dataclasses.replace(out[j], body=None)
     return out, decls
+
+
+def structure_memo(ctx: RuleContext, names: frozenset[str]) -> StructureMemo:
+    """An empty memo of `ctx`'s unit, for `structure(keep=...)`."""
+    return StructureMemo(ctx.tree.text, ctx.pp.sourcemap.segments, names, frozenset(ctx.model.functions))
 
 
 def held_functions(ctx: RuleContext) -> dict[int, list[Node]]:
@@ -257,14 +346,16 @@ def _identifiers(text: str) -> frozenset[str]:
     return found
 
 
-class WordStats:
-    """How many texts `_code_words` read (a cached one is not counted again)."""
+class StructureStats:
+    """How many texts `_code_words` read (a cached one is not counted again), and how many
+    top-level nodes `structure` took from a memo."""
 
     def __init__(self) -> None:
         self.code_words = 0
+        self.reused = 0
 
 
-STATS = WordStats()
+STATS = StructureStats()
 _CACHED = 20_000
 """Entries each cache holds at most (then it starts again)."""
 _CODE_WORDS: dict[tuple[str, tuple[tuple[int, int], ...]], frozenset[str]] = {}
