@@ -111,6 +111,9 @@ class FunctionFindings:
         self._numbers = itertools.count()
         self._words: dict[int, frozenset[str]] = {}
         """A state's words: every name its text's code holds (`code_words`)."""
+        self._pieces: dict[str, tuple[frozenset[str], bool]] = {}
+        """The words of a piece of a state's text, one file's text after another's (`_words_of`),
+        and whether the state's words may be its words and the rest's (`_clean_end`)."""
         self._found: dict[Key, Recorded] = {}
         self.hits = 0
         self.stores = 0
@@ -120,6 +123,7 @@ class FunctionFindings:
     def clear(self) -> None:
         self._states.clear()
         self._words.clear()
+        self._pieces.clear()
         self._found.clear()
         self.hits = self.stores = self.revisits = self.replays = 0
 
@@ -152,11 +156,16 @@ class FunctionFindings:
         paths: list[str] = []
         seen: set[str] = set()
         cuts: list[tuple[int, int, int]] = []
+        splits: list[int] = []  # where one file's text follows another's
         at = 0
         in_header = False
+        last_path = ""
         for s in pp.sourcemap.segments:
             if s.out_start >= end:
                 break
+            if s.path != last_path:
+                splits.append(s.out_start)
+                last_path = s.path
             header = s.path in included
             if in_header and not header:
                 cuts.append((s.out_start, len(parts), len(paths)))
@@ -202,7 +211,7 @@ class FunctionFindings:
                     tuple(_file(src, p) for src, p in zip(files, paths[:n_paths], strict=True)),
                     told,
                 )
-                states.append(self._state(state_key, text, cut, declared))
+                states.append(self._state(state_key, text, cut, declared, splits))
             state = states[j]
             if state is None:
                 continue
@@ -215,7 +224,9 @@ class FunctionFindings:
             keys[body.id] = (state, ordinal)
         return keys
 
-    def _state(self, key: Key, text: str, cut: int, declared: list[tuple[int, str]]) -> int | None:
+    def _state(
+        self, key: Key, text: str, cut: int, declared: list[tuple[int, str]], splits: list[int]
+    ) -> int | None:
         """The number of the state `key` (`text` before `cut`), or None when a name declared
         after `cut` is a word of that text's code (then it could change what the text's names
         mean). Words in comments do not count (a header's `// vertex attribute unpackers` and
@@ -223,12 +234,50 @@ class FunctionFindings:
         state = self._states.get(key)
         if state is None:
             state = self._states[key] = next(self._numbers)  # not len(): threads (the server)
-            self._words[state] = code_words(text[:cut])
+            self._words[state] = self._words_of(text, cut, splits)
         words = self._words[state]
         for at, name in declared:
             if at >= cut and name in words:
                 return None
         return state
+
+    def _words_of(self, text: str, cut: int, splits: list[int]) -> frozenset[str]:
+        """`code_words(text[:cut])`, from the words of its pieces, split where one file's text
+        follows another's (`splits`), each piece's kept for the states that hold it too (an
+        engine's states share its common headers' text). A piece ends a piece of its own only
+        where its words and the rest's are the whole's (`_clean_end`); else it runs on to the
+        next split."""
+        words: set[str] = set()
+        start = 0
+        pieces = self._pieces
+        for p in [*splits, cut]:
+            if p <= start or p > cut:
+                continue
+            piece = text[start:p]
+            found = pieces.get(piece)
+            if found is None:
+                if len(pieces) >= 4096:
+                    pieces.clear()
+                code = _code(piece)
+                found = pieces[piece] = (_words_in(code), _clean_end(piece, code))
+            if p < cut and not found[1]:
+                continue
+            words |= found[0]
+            start = p
+        return frozenset(words)
+
+
+def _code(text: str) -> str:
+    """`text` with its comments blanked (strings kept whole)."""
+    return _COMMENT_OR_STRING.sub(_blank_comment, text)
+
+
+def _clean_end(piece: str, code: str) -> bool:
+    """Whether `code_words(piece + rest)` is `code_words(piece) | code_words(rest)` whatever the
+    rest (`code` is `_code(piece)`): the piece ends a line that no backslash continues (so no
+    string, `//` comment or word runs on past it) and no `/*` of it was left unclosed (which the
+    rest could close: a `/*` left in the code; one kept in a string only splits less)."""
+    return piece.endswith("\n") and not piece.endswith("\\\n") and "/*" not in code
 
 
 def code_words(text: str) -> frozenset[str]:
@@ -236,7 +285,11 @@ def code_words(text: str) -> frozenset[str]:
     so that a `//` in a string is no comment): `_WORD.findall` of its code. In ASCII code, where
     `\\w` is `[A-Za-z0-9_]`, that is each run of those characters from its first letter or `_`
     on, which `str.translate` and `str.split` give in about two thirds of the instructions."""
-    code = _COMMENT_OR_STRING.sub(_blank_comment, text)
+    return _words_in(_code(text))
+
+
+def _words_in(code: str) -> frozenset[str]:
+    """The names `code` (comments blanked) spells: `_WORD.findall(code)`."""
     if not code.isascii():
         return frozenset(_WORD.findall(code))
     runs = set(code.translate(_OTHER_TO_SPACE).split())

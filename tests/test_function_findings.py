@@ -545,3 +545,56 @@ def test_declared_names_are_found_where_words_start_only(pattern: re.Pattern[str
     for start in range(len(text) + 1):
         found = [(m.span(), m.groups()) for m in checker._at_words(pattern, text, start)]
         assert found == [(m.span(), m.groups()) for m in bounded.finditer(text, start)], start
+
+
+def test_a_states_words_are_its_pieces_words_where_the_pieces_may_be_split() -> None:
+    """A state's words are taken from the words of its pieces, split where one file's text
+    follows another's and kept for the next state that holds the same piece: exactly
+    `code_words` of the whole text, also where a piece leaves a block comment open, ends in a
+    string continued by a backslash or holds `/*` in a string (there the piece is not split)."""
+    import random
+
+    pieces = [
+        "a",
+        "B",
+        "_",
+        "0",
+        " ",
+        "\n",
+        "\n",
+        '"',
+        "\\",
+        "/",
+        "*",
+        "é",
+        "//",
+        "/*",
+        "*/",
+        "int x;\n",
+        '"a\\\n b"',
+    ]
+    rng = random.Random(7)
+    table = checker.FunctionFindings()
+    for _ in range(3000):
+        parts = [
+            "".join(rng.choice(pieces) for _ in range(rng.randrange(12))) for _ in range(rng.randrange(1, 5))
+        ]
+        text = "".join(parts)
+        splits = [0]
+        for part in parts:
+            splits.append(splits[-1] + len(part))
+        cut = rng.randrange(len(text) + 1)
+        assert table._words_of(text, cut, splits[:-1]) == checker.code_words(text[:cut]), (parts, cut)
+    # A piece that ends a line is kept and split off: the next state holding it reads its words.
+    header = "struct Light { float3 colour; };\n/* a closed comment */\n"
+    table = checker.FunctionFindings()
+    assert table._words_of(header + "float4 main();\n", len(header) + 15, [0, len(header)]) == frozenset(
+        {"struct", "Light", "float3", "colour", "float4", "main"}
+    )
+    assert table._pieces[header][1]  # its end is clean
+    table._pieces[header] = (frozenset({"taken"}), True)
+    assert "taken" in table._words_of(header + "int b;\n", len(header) + 7, [0, len(header)])
+    # A piece that leaves `/*` open is not split off (the next piece could close it).
+    open_comment = "int a; /* open\n"
+    text = open_comment + "b */ int c;\n"
+    assert table._words_of(text, len(text), [0, len(open_comment)]) == frozenset({"int", "a", "c"})
