@@ -563,3 +563,45 @@ def test_a_parse_from_the_last_tree_is_the_tree_a_fresh_parse_gives() -> None:
             assert again.unparsed == fresh.unparsed
             last = again
     assert STATS.reparsed - before >= 40  # most edits leave a tree without errors
+
+
+def test_index_of_bisects_the_nodes_until_it_is_asked_often_enough_for_a_table() -> None:
+    """`index_of` finds a node among the nodes that start where it does by bisecting the node
+    list itself (no table of every node's start): the same position as the table gives, for
+    every node of a tree, and the table is made only once it has been asked once per
+    `INDEX_TABLE_RATIO` nodes."""
+    from hlsllint.syntax import tree as tree_module
+
+    src = "struct S { float a; };\n" + "".join(
+        f"float f{i}(float x) {{ return x * {i}.0 + (x > 0 ? x : -x); }}\n" for i in range(40)
+    )
+    st = parse(src)
+    nodes = st.nodes()
+    ratio = tree_module.INDEX_TABLE_RATIO
+    asks = len(nodes) // ratio
+    for k in range(asks):
+        assert st.index_of(nodes[k * ratio]) == k * ratio
+    assert st._starts is None  # not asked often enough for the table yet
+    other = parse("float g() { return 1.0; }").root
+    assert st.index_of(other.child(0)) is None  # a node of another tree
+    assert st._starts is not None  # the table now
+    table = parse(src)
+    table._starts = [n.start_byte for n in table.nodes()]
+    found = [st.index_of(n) for n in nodes]
+    assert found == list(range(len(nodes)))
+    bisected = [tree_module._index_among(nodes, n.start_byte, n.id) for n in nodes]
+    assert bisected == found
+    assert [table.index_of(n) for n in table.nodes()] == found
+
+
+def test_node_types_are_the_nodes_types_one_string_per_type() -> None:
+    """`node_types()` names each node by its kind id (the grammar's names, one string object per
+    type for every tree): what `node.type` says, error and missing nodes included."""
+    src = "float f(float x) { return x +; }\nstruct S { float a }\n"
+    src += "[numthreads(8, 1, 1)] void main() { f(1.0) }\n"
+    st = parse(src)
+    assert st.root.has_error
+    assert st.node_types() == [n.type for n in st.nodes()]
+    assert "ERROR" in st.node_types()
+    other = parse("float g() { return 1.0; }")
+    assert other.node_types()[1] is st.node_types()[1]  # the same `function_definition` string
