@@ -133,3 +133,68 @@ void main(uint3 id : SV_DispatchThreadID)
         got = backward_live_in(cfg, use, defs, sorted(use))
         assert {b: got.get(b, 0) for b in succs} == want
         assert cfg.cache["live_in_taken"] < 3 * len(succs)
+
+
+NESTED_BRANCHES = """
+Texture2D<float4> T : register(t0);
+RWTexture2D<float4> O : register(u0);
+cbuffer C : register(b0) { uint N; uint M; };
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 acc = T[id.xy];
+    float4 far = T[id.xy + 7];
+    for (uint i = 0; i < N; ++i)
+    {
+        float4 t = T[id.xy + uint2(i, 0)];
+        if (t.x > 0.5)
+        {
+            for (uint j = 0; j < M; ++j)
+            {
+                float4 u = T[id.xy + uint2(i, j)];
+                if (u.y > 0.5) acc.xyz += u.xyz * far.y; else acc.x -= u.z;
+                if (u.z > 0.25) break;
+            }
+        }
+        else if (t.y > 0.5) acc.y += t.w + far.x;
+        else acc.z += t.x;
+    }
+    O[id.xy] = acc + far.z;
+}
+"""
+
+
+def test_the_liveness_by_component_takes_the_blocks_in_postorder() -> None:
+    # The backward liveness by component is the least fixed point of each block's walk
+    # whatever the order; taken first in postorder (after its successors but for back edges)
+    # a sweep settles what it reaches (a sweep more per loop level), and each block's
+    # instructions that touch no tracked vector are skipped once for all. Ten SpartanEngine
+    # files (g_buffer, light and every twelfth): 4,630 walks for their CFGs' 3,245 blocks,
+    # where the blocks' order from the end took 16,627. Against a round-robin solution of the
+    # same walks.
+    from hlsllint.analysis.component_liveness import _component_liveness
+
+    m = build_model(parse(NESTED_BRANCHES), AnalysisSettings())
+    cfg = build_cfg(m, m.entry_points[0])
+    comps = _component_liveness(cfg, cfg.component_reads, list(cfg.values))
+    assert comps is not None
+    kept = cfg.kept_instrs()
+    succs = cfg.successors()
+    want_in = {b: 0 for b in kept}
+    changed = True
+    while changed:
+        changed = False
+        for b in kept:
+            out = 0
+            for s in succs[b]:
+                out |= want_in[s]
+            new = comps.walk(kept[b], out)
+            if new != want_in[b]:
+                want_in[b], changed = new, True
+    want_out = {b: 0 for b in kept}
+    for b in kept:
+        for s in succs[b]:
+            want_out[b] |= want_in[s]
+    assert comps.live_out == want_out
+    assert any(comps.live_out.values())
+    assert comps.walks < 3 * len(kept)

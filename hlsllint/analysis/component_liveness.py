@@ -13,9 +13,8 @@ some later read takes.
 from __future__ import annotations
 
 import heapq
-from collections import deque
 
-from hlsllint.analysis.ir import CFG, COMPONENTWISE_INTRINSICS, Instr, Value, postorder
+from hlsllint.analysis.ir import CFG, COMPONENTWISE_INTRINSICS, Instr, Value, postorder, postorder_ranks
 from hlsllint.deadline import current
 
 
@@ -142,6 +141,8 @@ class _ComponentLiveness:
         components of one class are one register."""
         self.visits = 0
         """Blocks `constant_flow` took from its work list (each meets its predecessors)."""
+        self.walks = 0
+        """Blocks the backward liveness took from its work list (each walked backwards)."""
         self.maps: dict[Instr, dict[Value, list[int]]] = {}
         """A component-wise instruction -> per vector it reads, per component of its result
         the components of that vector it reads (`_component_map`): it reads only what the
@@ -463,29 +464,53 @@ def _component_liveness(
         return None
     comps = _ComponentLiveness(base, owner, partial, {})
     comps.maps = {ins: m for ins, m in maps.items() if ins.dest in base}
-    # what a block reads depends on what is live after it: a worklist to the fixed point
+    # each block's instructions that touch a tracked vector (the walk skips the others), found
+    # once rather than at every visit of the block
+    touching: dict[int, list[Instr]] = {}
+    for b, instrs in kept.items():
+        mine: list[Instr] = []
+        for ins in instrs:
+            d = ins.dest
+            if d is not None and d in base:
+                mine.append(ins)
+                continue
+            for r in ins.reads:
+                if r in base:
+                    mine.append(ins)
+                    break
+        touching[b] = mine
+    # what a block reads depends on what is live after it: a worklist to the least fixed
+    # point, the next block taken the first in postorder (after its successors but for loops'
+    # back edges, as `ir.backward_live_in`), so that a sweep settles what it reaches (g_buffer's
+    # main_ps: in block order from the end, 3.5 walks per block); the transfer is monotone,
+    # so the solution is the same in any order
     succs = cfg.successors()
     preds = cfg.predecessors()
+    order, rank = postorder_ranks(cfg)
     live_in = {b: 0 for b in kept}
     live_out = {b: 0 for b in kept}
-    order = sorted(kept, reverse=True)  # roughly from the end: few rounds
-    work = deque(order)
-    queued = set(order)
+    heap = sorted(rank[b] for b in kept)
+    queued = [False] * len(order)
+    for i in heap:
+        queued[i] = True
     deadline = current()
-    while work:
+    while heap:
         deadline.tick()
-        b = work.popleft()
-        queued.discard(b)
+        i = heapq.heappop(heap)
+        queued[i] = False
+        b = order[i]
+        comps.walks += 1
         out = 0
         for t in succs[b]:
             out |= live_in.get(t, 0)
         live_out[b] = out
-        found = comps.walk(kept[b], out)
+        found = comps.walk(touching[b], out)
         if found != live_in[b]:
             live_in[b] = found
             for p in preds[b]:
-                if p in live_in and p not in queued:
-                    queued.add(p)
-                    work.append(p)
+                j = rank[p]
+                if p in live_in and not queued[j]:
+                    queued[j] = True
+                    heapq.heappush(heap, j)
     comps.live_out = live_out
     return comps

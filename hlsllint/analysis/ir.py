@@ -302,7 +302,7 @@ def backward_live_in(cfg: CFG, use: dict[int, int], defs: dict[int, int], work: 
     live_in: dict[int, int] = {}
     preds = cfg.predecessors()
     succs = cfg.successors()
-    order, rank = _postorder_ranks(cfg)
+    order, rank = postorder_ranks(cfg)
     heap = sorted({rank[b] for b in work})
     queued = [False] * len(order)
     for i in heap:
@@ -330,7 +330,7 @@ def backward_live_in(cfg: CFG, use: dict[int, int], defs: dict[int, int], work: 
     return live_in
 
 
-def _postorder_ranks(cfg: CFG) -> tuple[list[int], dict[int, int]]:
+def postorder_ranks(cfg: CFG) -> tuple[list[int], dict[int, int]]:
     """The CFG's blocks in `postorder` and each block's place in it (once per CFG)."""
     found: tuple[list[int], dict[int, int]] | None = cfg.cache.get("postorder")
     if found is None:
