@@ -164,6 +164,40 @@ void main(uint3 id : SV_DispatchThreadID)
 """
 
 
+def test_dominance_by_numbering_answers_as_the_dominator_chain() -> None:
+    # `ir.Dominance` numbers the dominator tree once (on entry and exit of a depth-first walk)
+    # and answers "does a dominate b" by comparing numbers, where `ir.dominates` walks up the
+    # tree from b for every question: the same answers, for every pair of blocks of a CFG with
+    # nested loops and branches, of random graphs (blocks no path reaches included), and of a
+    # tree that leaves its entry out.
+    import random
+
+    import networkx as nx
+
+    from hlsllint.analysis.ir import Dominance, dominates, dominator_tree
+
+    m = build_model(parse(NESTED_BRANCHES), AnalysisSettings())
+    cfg = build_cfg(m, m.entry_points[0])
+    graphs: list[tuple[nx.DiGraph, int]] = [(cfg.graph, cfg.entry)]
+    rng = random.Random(11)
+    for _ in range(30):
+        g = nx.DiGraph()
+        n = rng.randint(2, 40)
+        g.add_nodes_from(range(n))
+        for a in range(n):
+            for _ in range(rng.randint(0, 3)):
+                g.add_edge(a, rng.randrange(n))
+        graphs.append((g, 0))
+    for g, entry in graphs:
+        idom = dominator_tree(g, entry, {})
+        blocks = [*g.nodes, -5]
+        for tree in (idom, {b: up for b, up in idom.items() if b != entry}):
+            dom = Dominance(tree)
+            for a in blocks:
+                for b in blocks:
+                    assert dom.dominates(a, b) == dominates(tree, a, b), (a, b)
+
+
 def test_the_liveness_by_component_takes_the_blocks_in_postorder() -> None:
     # The backward liveness by component is the least fixed point of each block's walk
     # whatever the order; taken first in postorder (after its successors but for back edges)

@@ -177,7 +177,8 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID)
 
 def test_one_dominator_tree_serves_the_passes_and_the_analyses() -> None:
     """Value numbering and uniformity both need the CFG's dominator tree; it is computed once
-    and kept with the CFG (the passes change no edge), equal to networkx's."""
+    and kept with the CFG (the passes change no edge), equal to networkx's, and so is its
+    numbering for dominance questions (`ir.dominance`)."""
     import networkx as nx
 
     from hlsllint.analysis import build_cfg, uniformity
@@ -199,7 +200,8 @@ void main(uint3 id : SV_DispatchThreadID)
     kept = cfg.cache.get("idom")
     assert kept == nx.immediate_dominators(cfg.graph, cfg.entry)  # value numbering's, kept
     uni = uniformity(cfg, "value")
-    assert cfg.cache["uniformity_index"].idom is kept  # the analysis asked for it: the same one
+    assert cfg.cache["idom"] is kept  # the analysis asked for it: the same one
+    assert cfg.cache["uniformity_index"].dom is cfg.cache["dominance"]  # numbered once, from it
     assert any(v.name == "k" for v in uni.divergent)
 
 

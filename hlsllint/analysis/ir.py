@@ -253,13 +253,70 @@ def dominator_tree(g: nx.DiGraph, entry: int, cache: dict[str, Any]) -> dict[int
     return found
 
 
+class Dominance:
+    """O(1) dominance queries: each block of the dominator tree numbered on entry and on exit
+    of a depth-first walk of the tree, so that `a` dominates `b` when `b`'s numbers lie within
+    `a`'s (rather than a walk up the tree from `b` for every question). Made once per CFG
+    (`dominance`) from its dominator tree."""
+
+    def __init__(self, idom: dict[int, int]) -> None:
+        children: dict[int, list[int]] = {}
+        roots: list[int] = []
+        for b, up in idom.items():
+            if up == b:
+                roots.append(b)
+            else:
+                children.setdefault(up, []).append(b)
+        for up in children:
+            if up not in idom:  # the entry, when `idom` leaves it out
+                roots.append(up)
+        self.enter: dict[int, int] = {}
+        self.leave: dict[int, int] = {}
+        clock = 0
+        for root in roots:
+            stack: list[tuple[int, int]] = [(root, 0)]
+            self.enter[root] = clock
+            clock += 1
+            while stack:
+                b, k = stack[-1]
+                kids = children.get(b)
+                if kids is not None and k < len(kids):
+                    stack[-1] = (b, k + 1)
+                    c = kids[k]
+                    self.enter[c] = clock
+                    clock += 1
+                    stack.append((c, 0))
+                else:
+                    stack.pop()
+                    self.leave[b] = clock
+                    clock += 1
+
+    def dominates(self, a: int, b: int) -> bool:
+        """Does block `a` dominate block `b`? (`ir.dominates` over the same tree.)"""
+        if a == b:
+            return True
+        ea = self.enter.get(a)
+        eb = self.enter.get(b)
+        if ea is None or eb is None:
+            return False
+        return ea < eb and self.leave[b] < self.leave[a]
+
+
+def dominance(g: nx.DiGraph, entry: int, cache: dict[str, Any]) -> Dominance:
+    """The `Dominance` of `dominator_tree(g, entry, cache)`, kept in `cache` beside it."""
+    found: Dominance | None = cache.get("dominance")
+    if found is None:
+        found = cache["dominance"] = Dominance(dominator_tree(g, entry, cache))
+    return found
+
+
 def back_edges(cfg: CFG) -> frozenset[tuple[int, int]]:
     """The CFG's edges `b -> s` whose target dominates their source (its loops' back edges),
     kept in its cache."""
     found: frozenset[tuple[int, int]] | None = cfg.cache.get("back_edges")
     if found is None:
-        idom = dominator_tree(cfg.graph, cfg.entry, cfg.cache)
-        found = frozenset((b, s) for b, succ in cfg.graph.succ.items() for s in succ if dominates(idom, s, b))
+        dom = dominance(cfg.graph, cfg.entry, cfg.cache)
+        found = frozenset((b, s) for b, succ in cfg.successors().items() for s in succ if dom.dominates(s, b))
         cfg.cache["back_edges"] = found
     return found
 

@@ -7,7 +7,7 @@ own read."""
 
 from __future__ import annotations
 
-from hlsllint.analysis.ir import CFG, Instr, Value, blocks_between, dominates, dominator_tree
+from hlsllint.analysis.ir import CFG, Dominance, Instr, Value, blocks_between, dominance
 from hlsllint.analysis.repeated_nests import Nest, clobbers_shared, nests_of
 from hlsllint.analysis.value_classes import DefUse
 from hlsllint.deadline import current
@@ -99,7 +99,7 @@ def paired_read_holds(cfg: CFG, du: DefUse) -> list[tuple[frozenset[int], int]]:
         return found
     kept = cfg.kept_instrs()
     deadline = current()
-    idom: dict[int, int] | None = None
+    dom: Dominance | None = None
     for nest in nests:
         loads: list[Instr] = []
         for b in sorted(nest.blocks):
@@ -114,8 +114,8 @@ def paired_read_holds(cfg: CFG, du: DefUse) -> list[tuple[frozenset[int], int]]:
             continue
         if any(not all(ins.block in lp.blocks for lp in chain) for ins in loads):
             continue  # a read in an outer loop's body only: not followed
-        if idom is None:
-            idom = dominator_tree(cfg.graph, cfg.entry, cfg.cache)
+        if dom is None:
+            dom = dominance(cfg.graph, cfg.entry, cfg.cache)
         sizes = [lp.trip_count or 1 for lp in chain]
         trips = 1
         for n in sizes:
@@ -125,7 +125,7 @@ def paired_read_holds(cfg: CFG, du: DefUse) -> list[tuple[frozenset[int], int]]:
         first: dict[tuple[object, int], dict[int, int]] = {}
         order: dict[tuple[object, int, str], list[tuple[int, int]]] = {}
         time = 0
-        for ins in _reads_before(cfg, kept, idom, nest):
+        for ins in _reads_before(cfg, kept, dom, nest):
             at = _offset(ins.reads[0], du, nest.blocks, {})
             if at is None or at[0] is None:
                 continue
@@ -197,13 +197,13 @@ def _pairable(ins: Instr) -> bool:
     )
 
 
-def _reads_before(cfg: CFG, kept: dict[int, list[Instr]], idom: dict[int, int], nest: Nest) -> list[Instr]:
+def _reads_before(cfg: CFG, kept: dict[int, list[Instr]], dom: Dominance, nest: Nest) -> list[Instr]:
     """The pairable groupshared reads before the nest (in blocks that dominate its first
     block) with no store, atomic or barrier after them on the way to it."""
     header = nest.root.header
     out: list[Instr] = []
     for b in sorted(kept):
-        if b in nest.blocks or not dominates(idom, b, header):
+        if b in nest.blocks or not dom.dominates(b, header):
             continue
         for ins in kept[b]:
             if clobbers_shared(ins):

@@ -6,7 +6,7 @@ value until the second nest reads it again."""
 
 from __future__ import annotations
 
-from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, blocks_between, dominates, dominator_tree
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, blocks_between, dominance
 from hlsllint.analysis.value_classes import DefUse
 from hlsllint.deadline import current
 from hlsllint.semantic.loops import UNROLLED_TRIP_LIMIT
@@ -282,7 +282,7 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
     nests = nests_of(cfg)
     if len(nests) < 2:
         return []
-    idom = dominator_tree(cfg.graph, cfg.entry, cfg.cache)
+    dom = dominance(cfg.graph, cfg.entry, cfg.cache)
     kept = cfg.kept_instrs()
     deadline = current()
     views = (cfg.views, cfg.bound_views)
@@ -319,7 +319,7 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
                 if i != j
                 and earlier.shape == later.shape
                 and not (earlier.blocks & later.blocks)
-                and dominates(idom, earlier.root.header, later.root.header)
+                and dom.dominates(earlier.root.header, later.root.header)
             ),
             None,
         )

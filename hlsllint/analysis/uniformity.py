@@ -29,7 +29,7 @@ from typing import Literal
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Instr, Value, dominates, dominator_tree, postorder
+from hlsllint.analysis.ir import CFG, Dominance, Instr, Value, dominance, postorder
 from hlsllint.deadline import current
 
 
@@ -167,7 +167,7 @@ class _Index:
         """The `"value"` question's answer once computed: the `"sgpr"` question starts from it."""
         self.n_defs: dict[Value, int] | None = None
         """How many instructions set each value (`_read_where_set`, computed when first asked)."""
-        self.idom: dict[int, int] = {}
+        self.dom: Dominance | None = None
         self.loop_blocks: list[frozenset[int]] = []
         self.read_where_set: dict[Instr, bool] = {}
         """`_read_where_set` per instruction (it reads nothing of the branch asking)."""
@@ -247,7 +247,7 @@ class _Index:
                 if x.dest is not None:
                     n_defs[x.dest] = n_defs.get(x.dest, 0) + 1
             self.n_defs = n_defs
-            self.idom = dominator_tree(cfg.graph, cfg.entry, cfg.cache)
+            self.dom = dominance(cfg.graph, cfg.entry, cfg.cache)
             self.loop_blocks = [loop.blocks for loop in cfg.loops]
         d = ins.dest
         if d is None or self.n_defs.get(d) != 1:
@@ -266,7 +266,7 @@ class _Index:
                         }
                 if order.get(id(r), -1) <= order.get(id(ins), -1):
                     return False
-            elif not dominates(self.idom, ins.block, r.block):
+            elif self.dom is None or not self.dom.dominates(ins.block, r.block):
                 return False
         return True
 

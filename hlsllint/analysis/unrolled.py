@@ -6,7 +6,7 @@ keeps from their first computation to their last use. Reads the CFG's def-use in
 
 from __future__ import annotations
 
-from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, dominates, dominator_tree
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, dominance
 from hlsllint.analysis.value_classes import DefUse, _componentwise, def_use
 from hlsllint.deadline import current
 
@@ -94,7 +94,9 @@ def unrolled_holds(
             continue
         key = tuple(reversed(chain))  # outermost first
         by_nest.setdefault(key, []).append((t, key.index(own)))
-    idom: dict[int, int] = dominator_tree(cfg.graph, cfg.entry, cfg.cache) if by_nest else {}
+    if not by_nest:
+        return found
+    dom = dominance(cfg.graph, cfg.entry, cfg.cache)
     for key, roots in by_nest.items():
         nest = [loops[i] for i in key]
         # blocks every iteration of their innermost loop of the nest runs (what they compute a
@@ -105,7 +107,7 @@ def unrolled_holds(
         for depth, lp in enumerate(nest):
             inner = nest[depth + 1].blocks if depth + 1 < len(nest) else frozenset()
             latches = [p for p in cfg.graph.predecessors(lp.header) if p in lp.blocks]
-            runs = {b for b in lp.blocks - inner if all(dominates(idom, b, la) for la in latches)}
+            runs = {b for b in lp.blocks - inner if all(dom.dominates(b, la) for la in latches)}
             if decided & lp.blocks:
                 runs = _every_iteration(cfg, lp, lp.blocks - inner, latches, decided & lp.blocks, runs)
             every |= runs
