@@ -205,6 +205,35 @@ void main(uint3 id : SV_DispatchThreadID)
     assert any(v.name == "k" for v in uni.divergent)
 
 
+def test_the_reachability_table_is_one_pass_over_the_strong_components() -> None:
+    """The blocks each block reaches (`uniformity.reachable_bits`) are taken from one pass over
+    the graph's strongly connected components, each finished after those it reaches: the same
+    sets as networkx's descendants (and the block itself), on random graphs with cycles,
+    self-loops and blocks nothing reaches."""
+    import random
+
+    import networkx as nx
+
+    from hlsllint.analysis.uniformity import reachable_bits
+
+    rng = random.Random(3)
+    for _ in range(60):
+        n = rng.randint(1, 50)
+        g = nx.DiGraph()
+        g.add_nodes_from(rng.sample(range(100), n))
+        nodes = list(g.nodes)
+        for a in nodes:
+            for _ in range(rng.randint(0, 3)):
+                g.add_edge(a, rng.choice(nodes))
+        succs = {b: list(g.succ[b]) for b in nodes}
+        bits = {b: i for i, b in enumerate(succs)}
+        found = reachable_bits(succs, bits)
+        assert list(found) == nodes
+        for b in nodes:
+            want = {b} | nx.descendants(g, b)
+            assert {x for x, i in bits.items() if found[b] >> i & 1} == want
+
+
 def test_the_blocks_after_every_join_come_from_one_reachability_table() -> None:
     """Where lanes that took different sides of a per-lane branch meet again, and every block
     after, is read off one table per CFG: the blocks each block reaches (itself included), a

@@ -29,7 +29,7 @@ from typing import Literal
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Dominance, Instr, Value, dominance, postorder
+from hlsllint.analysis.ir import CFG, Dominance, Instr, Value, dominance
 from hlsllint.deadline import current
 
 
@@ -313,34 +313,79 @@ class _Index:
         return after
 
     def _reachable(self, cfg: CFG) -> dict[int, int]:
-        """Block -> every block a path from it reaches, itself included, as bits: the least
-        solution of "a block reaches itself and what its successors reach", swept in postorder
-        (successors first) until nothing changes, a sweep more per loop nesting level. Once per
-        CFG: a branch's `_after_joins` is then a union of a few of them rather than a walk to
-        the exit, for every branch."""
+        """Block -> every block a path from it reaches, itself included, as bits (`bits`), once
+        per CFG (`reachable_bits`): a branch's `_after_joins` is then a union of a few of them
+        rather than a walk to the exit, for every branch."""
         found = self.reach
         if found is None:
             succs = cfg.successors()
             bits = self.bits
-            found = {}
             for i, blk in enumerate(succs):
                 bits[blk] = i
-                found[blk] = 1 << i
-            order = postorder(succs, cfg.entry)
-            deadline = current()
-            changed = True
-            while changed:
-                changed = False
-                for blk in order:
-                    deadline.tick()
-                    mask = was = found[blk]
-                    for s in succs[blk]:
-                        mask |= found[s]
-                    if mask != was:
-                        found[blk] = mask
-                        changed = True
-            self.reach = found
+            found = self.reach = reachable_bits(succs, bits)
         return found
+
+
+def reachable_bits(succs: dict[int, list[int]], bits: dict[int, int]) -> dict[int, int]:
+    """Block -> the blocks a path from it reaches, itself included, as a set of `bits`: the
+    least solution of "a block reaches itself and what its successors reach", by one pass over
+    the strongly connected components (Tarjan's, which finishes a component after every
+    component it reaches): the blocks of a component reach the same blocks, its own and what
+    the edges leaving it reach, each union taken once (not a sweep of every block per loop
+    nesting level until nothing changes)."""
+    found = {blk: 0 for blk in succs}  # the blocks' order
+    number: dict[int, int] = {}
+    low: dict[int, int] = {}
+    stack: list[int] = []
+    on_stack: set[int] = set()
+    deadline = current()
+    for root in succs:
+        if root in number:
+            continue
+        number[root] = low[root] = len(number)
+        stack.append(root)
+        on_stack.add(root)
+        work: list[tuple[int, int]] = [(root, 0)]
+        while work:
+            deadline.tick()
+            v, k = work[-1]
+            outs = succs[v]
+            if k < len(outs):
+                work[-1] = (v, k + 1)
+                w = outs[k]
+                if w not in number:
+                    number[w] = low[w] = len(number)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, 0))
+                elif w in on_stack and number[w] < low[v]:
+                    low[v] = number[w]
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+            if low[v] != number[v]:
+                continue
+            # `v` roots a component: its blocks are on the stack down to it
+            members: list[int] = []
+            own = 0
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                members.append(w)
+                own |= 1 << bits[w]
+                if w == v:
+                    break
+            mask = own
+            for w in members:
+                for t in succs[w]:
+                    if not own >> bits[t] & 1:
+                        mask |= found[t]  # a component finished before this one
+            for w in members:
+                found[w] = mask
+    return found
 
 
 def _index(cfg: CFG) -> _Index:
