@@ -232,3 +232,40 @@ def test_the_liveness_by_component_takes_the_blocks_in_postorder() -> None:
     assert comps.live_out == want_out
     assert any(comps.live_out.values())
     assert comps.walks < 3 * len(kept)
+
+
+def test_dead_registers_counted_from_the_last_block_are_counted_afresh() -> None:
+    # `register_demand` counts each block's starting dead registers (components of live vectors
+    # no later read takes, or constant) from the last block's start, again only for the
+    # vectors whose bits differ (`dead_registers_from`): the same count as `dead_registers` over
+    # every live vector, for random live and constant components taken in turn, with
+    # components computed alike and constant components of some vectors.
+    import random
+
+    from hlsllint.analysis.component_liveness import _component_liveness
+
+    m = build_model(parse(NESTED_BRANCHES), AnalysisSettings())
+    cfg = build_cfg(m, m.entry_points[0])
+    comps = _component_liveness(cfg, cfg.component_reads, list(cfg.values))
+    assert comps is not None
+    vectors = list(comps.base)
+    comps.alike = {v: (0, 0, 1, 1)[: v.width] for v in vectors[::2] if v.width >= 2}
+    comps.constant = {v: 1 << (v.width - 1) for v in vectors[1::3]}
+    index = {v: i for i, v in enumerate(cfg.values)}
+    vsize = [v.width for v in cfg.values]
+    rng = random.Random(5)
+    n = len(comps.owner)
+    start = (0, 0, 0)
+    counted = 0
+    for _ in range(200):
+        bits, kbits = start[0], start[1]
+        for _ in range(rng.randint(0, 6)):
+            bits ^= 1 << rng.randrange(n)
+            kbits ^= (1 << rng.randrange(n)) if rng.random() < 0.3 else 0
+        if rng.random() < 0.1:
+            bits, kbits = rng.getrandbits(n), rng.getrandbits(n)
+        ded = comps.dead_registers_from(start, bits, vsize, index, kbits)
+        assert ded == comps.dead_registers(bits, vsize, index, kbits)
+        start = (bits, kbits, ded)
+        counted += ded > 0
+    assert counted > 50  # not a run of empty sets

@@ -143,6 +143,9 @@ class _ComponentLiveness:
         """Blocks `constant_flow` took from its work list (each meets its predecessors)."""
         self.walks = 0
         """Blocks the backward liveness took from its work list (each walked backwards)."""
+        self.touching: set[Instr] = set()
+        """The instructions that read or write a tracked vector (`step` changes nothing across
+        the others)."""
         self.maps: dict[Instr, dict[Value, list[int]]] = {}
         """A component-wise instruction -> per vector it reads, per component of its result
         the components of that vector it reads (`_component_map`): it reads only what the
@@ -293,6 +296,38 @@ class _ComponentLiveness:
                 live = bits >> self.base[v] & full
                 k = constant.get(v, 0) | kbits >> self.base[v] & full
                 total += _dead(vsize[index[v]], live, k, self.alike.get(v))
+        return total
+
+    def dead_registers_from(
+        self,
+        before: tuple[int, int, int],
+        bits: int,
+        vsize: list[int],
+        index: dict[Value, int],
+        kbits: int = 0,
+    ) -> int:
+        """`dead_registers(bits, vsize, index, kbits)` from its answer for other bits
+        (`before`: those bits, their constant bits and the answer): the answer is a sum over
+        the vectors, so only the vectors whose bits differ are counted again. The blocks,
+        taken in turn, start from live sets that differ in a few vectors of hundreds."""
+        old_bits, old_k, total = before
+        changed = (bits ^ old_bits) | (kbits ^ old_k)
+        if not changed:
+            return total
+        seen: set[Value] = set()
+        constant = self.constant
+        for i in _bit_indices(changed):
+            v = self.owner[i]
+            if v not in seen:
+                seen.add(v)
+                full = (1 << v.width) - 1
+                at = self.base[v]
+                n = vsize[index[v]]
+                alike = self.alike.get(v)
+                k = constant.get(v, 0)
+                total += _dead(n, bits >> at & full, k | kbits >> at & full, alike) - _dead(
+                    n, old_bits >> at & full, k | old_k >> at & full, alike
+                )
         return total
 
     def step(
@@ -479,6 +514,7 @@ def _component_liveness(
                     mine.append(ins)
                     break
         touching[b] = mine
+        comps.touching.update(mine)
     # what a block reads depends on what is live after it: a worklist to the least fixed
     # point, the next block taken the first in postorder (after its successors but for loops'
     # back edges, as `ir.backward_live_in`), so that a sweep settles what it reaches (g_buffer's

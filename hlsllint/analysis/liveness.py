@@ -386,6 +386,9 @@ def register_demand(
     live_at: dict[Instr, list[Value]] = {}
     bits_out = out.bits
     deadline = current()
+    # the last block's start (its live components, constant ones, dead registers): the next
+    # block's dead registers are counted from it (`dead_registers_from`)
+    start: tuple[int, int, int] = (0, 0, 0)
     for b, instrs in cfg.kept_instrs().items():
         deadline.check()
         cur = bits_out[b]
@@ -401,7 +404,8 @@ def register_demand(
         if comps is not None:
             ccur = comps.live_out[b]
             kcur = comps.k_out.get(b, 0)
-            ded = comps.dead_registers(ccur, vsize, index, kcur)
+            ded = comps.dead_registers_from(start, ccur, vsize, index, kcur)
+            start = (ccur, kcur, ded)
         for ins in reversed(instrs):
             deadline.tick()
             # live before = (live after - dest) | reads; counted: live after | dest | reads.
@@ -456,10 +460,13 @@ def register_demand(
             elif op == "intrinsic" and d is not None and vsize[index[d]]:
                 nv += intrinsic_temps.get(ins.detail.get("name", ""), 0)
             if comps is not None:
-                ccur, ded_here, ded, kcur = comps.step(
-                    ins, ccur, ded, vsize, index, operands or op == "export", kcur
-                )
-                nv -= ded_here
+                if ins in comps.touching:
+                    ccur, ded_here, ded, kcur = comps.step(
+                        ins, ccur, ded, vsize, index, operands or op == "export", kcur
+                    )
+                    nv -= ded_here
+                else:  # reads and writes no tracked vector: nothing changes across it
+                    nv -= ded
             if extract_mask:
                 both = cur | (1 << index[d]) if d is not None else cur
                 live_x = both & extract_mask
