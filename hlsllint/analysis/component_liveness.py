@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 
-from hlsllint.analysis.ir import CFG, COMPONENTWISE_INTRINSICS, Instr, Value, postorder, postorder_ranks
+from hlsllint.analysis.ir import CFG, COMPONENTWISE_INTRINSICS, Instr, Value, postorder_ranks
 from hlsllint.deadline import current
 
 
@@ -252,8 +252,7 @@ class _ComponentLiveness:
         # reaches (g_buffer's main_ps: 1,486 blocks taken for its 1,003; in block order, from
         # the list's front, 45,974).
         # The transfer is monotone, so the fixpoint from "all" is the same in any order.
-        order = postorder(succs, cfg.entry)
-        order.reverse()
+        order = postorder_ranks(cfg)[0][::-1]  # the CFG's postorder, made once for it
         rank = {b: i for i, b in enumerate(order)}
         work = list(range(len(order)))  # a heap of ranks (sorted: already one)
         queued = [True] * len(order)

@@ -168,7 +168,8 @@ class _Index:
         self.n_defs: dict[Value, int] | None = None
         """How many instructions set each value (`_read_where_set`, computed when first asked)."""
         self.dom: Dominance | None = None
-        self.loop_blocks: list[frozenset[int]] = []
+        self.loops_around: dict[int, int] = {}
+        """Block -> the loops its block is in, as bits (loop i: bit i), for `_read_where_set`."""
         self.read_where_set: dict[Instr, bool] = {}
         """`_read_where_set` per instruction (it reads nothing of the branch asking)."""
         self.positions: dict[int, dict[int, int]] = {}
@@ -248,15 +249,18 @@ class _Index:
                     n_defs[x.dest] = n_defs.get(x.dest, 0) + 1
             self.n_defs = n_defs
             self.dom = dominance(cfg.graph, cfg.entry, cfg.cache)
-            self.loop_blocks = [loop.blocks for loop in cfg.loops]
+            around_of = self.loops_around
+            for i, loop in enumerate(cfg.loops):
+                for b in loop.blocks:
+                    around_of[b] = around_of.get(b, 0) | 1 << i
         d = ins.dest
         if d is None or self.n_defs.get(d) != 1:
             return False
-        around = [lb for lb in self.loop_blocks if ins.block in lb]
+        around = self.loops_around.get(ins.block, 0)
         order: dict[int, int] | None = None
         for r in readers:
-            if any(r.block not in lb for lb in around):
-                return False
+            if around & ~self.loops_around.get(r.block, 0):
+                return False  # outside a loop around the setting: another iteration's value
             if r.block == ins.block:
                 if order is None:
                     order = self.positions.get(ins.block)
