@@ -307,12 +307,15 @@ class _ComponentLiveness:
     ) -> int:
         """`dead_registers(bits, vsize, index, kbits)` from its answer for other bits
         (`before`: those bits, their constant bits and the answer): the answer is a sum over
-        the vectors, so only the vectors whose bits differ are counted again. The blocks,
-        taken in turn, start from live sets that differ in a few vectors of hundreds."""
+        the vectors, so only the vectors whose bits differ are counted again (twice each: what
+        they held and what they hold), or the live ones afresh when as many bits differ as are
+        live (blocks taken in turn start from live sets that may share little)."""
         old_bits, old_k, total = before
         changed = (bits ^ old_bits) | (kbits ^ old_k)
         if not changed:
             return total
+        if changed.bit_count() >= bits.bit_count():  # as many to count again as to count afresh
+            return self.dead_registers(bits, vsize, index, kbits)
         seen: set[Value] = set()
         constant = self.constant
         for i in _bit_indices(changed):
