@@ -36,6 +36,7 @@ import networkx as nx
 from hlsllint.analysis.component_liveness import component_maps, component_reads
 from hlsllint.analysis.components import number_components
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
+from hlsllint.analysis.factored_sums import factor_sums
 from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value
 from hlsllint.analysis.lowering import MAX_STRUCT_DEPTH, Frame, _flatten
 from hlsllint.analysis.lowering_stmt import StmtLowerer
@@ -341,6 +342,8 @@ class _Lowerer(StmtLowerer):
         merged = common_values(self.g, 0, instrs, viewed, kept, self.bound_views)
         merged |= sink_constant_loads(self.g, 0, instrs, merged, self.loops, kept)
         merged |= forward_copies(self.g, merged)
+        if self.costs.factor_sums and self.costs.component_liveness:
+            factor_sums(self.g, instrs, merged, self.loops, self._extract_value, kept)
         shared: dict[Value, tuple[int, int]] = {}
         if self.costs.number_components:
             numbering = number_components(

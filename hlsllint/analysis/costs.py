@@ -94,6 +94,11 @@ class CostModel:
     the median error went 10.0% -> 6.1%, and on the held-out RBDOOM-3-BFG 20.0% -> 9.5% (README,
     "Accuracy on engine shaders"). Off, a vector's registers live until its last component's
     last use (the earlier model, kept for comparison)."""
+    factor_sums: bool = True
+    """A sum of products of one factor is the product of the sum (NIR's `a*b + a*c -> a*(b+c)`,
+    `factored_sums`): the sum reads the products' other operands, which stay live to it (a
+    texel scaled in its load helper and summed with a weight: FidelityFX RCAS). Only with the
+    liveness by component (the operands' components)."""
     base_sgprs: int = 2
     """SGPRs always live in an entry point (e.g. the descriptor-set pointer)."""
 
