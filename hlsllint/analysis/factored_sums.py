@@ -25,7 +25,7 @@ from typing import Any
 
 import networkx as nx
 
-from hlsllint.analysis.ir import Instr, LoopRecord, Value, dominator_tree
+from hlsllint.analysis.ir import Instr, LoopRecord, Value, common_dominator, dominates, dominator_tree
 from hlsllint.deadline import current
 from hlsllint.semantic import types as T
 
@@ -131,8 +131,8 @@ class _Factoring:
         for d in ds:  # every other write comes before it, or after the reader
             if (
                 d.block != b
-                and not _dominates(idom, d.block, b)
-                and not _dominates(idom, reader.block, d.block)
+                and not dominates(idom, d.block, b)
+                and not dominates(idom, reader.block, d.block)
             ):
                 return None
         return cand
@@ -171,7 +171,7 @@ class _Factoring:
         one read: those ending the blocks from its block's dominator up to the definitions'
         common dominator, that one included."""
         idom = dominator_tree(self.g, 0, self.cache)
-        top = _common_dominator(idom, {x.block for x in ds})
+        top = common_dominator(idom, {x.block for x in ds})
         out: list[object] = []
         b = d.block
         for _ in range(64):
@@ -542,33 +542,3 @@ def _identity(sels: Any, width: int) -> bool:
 
 def _is_float(t: T.Type) -> bool:
     return t.kind in ("scalar", "vector") and t.is_float
-
-
-def _common_dominator(idom: dict[int, int], blocks: set[int]) -> int | None:
-    """The nearest block dominating every one of `blocks`."""
-    chains: list[list[int]] = []
-    for b in blocks:
-        chain = [b]
-        while True:
-            up = idom.get(chain[-1])
-            if up is None or up == chain[-1]:
-                break
-            chain.append(up)
-        chains.append(chain)
-    common = set(chains[0]).intersection(*chains[1:])
-    for b in chains[0]:
-        if b in common:
-            return b
-    return None
-
-
-def _dominates(idom: dict[int, int], a: int, b: int) -> bool:
-    """Does block `a` dominate block `b`?"""
-    for _ in range(100000):
-        if a == b:
-            return True
-        up = idom.get(b)
-        if up is None or up == b:
-            return False
-        b = up
-    return False

@@ -433,6 +433,24 @@ def dominates(idom: dict[int, int], a: int, b: int) -> bool:
         b = up
 
 
+def common_dominator(idom: dict[int, int], blocks: set[int]) -> int | None:
+    """The nearest block dominating every one of `blocks` (`idom` as for `dominates`)."""
+    chains: list[list[int]] = []
+    for b in blocks:
+        chain = [b]
+        while True:
+            up = idom.get(chain[-1])  # None at the entry (networkx leaves it out)
+            if up is None or up == chain[-1]:
+                break
+            chain.append(up)
+        chains.append(chain)
+    common = set(chains[0]).intersection(*chains[1:])
+    for b in chains[0]:
+        if b in common:
+            return b
+    return None
+
+
 def with_parts(vals: Sequence[Value], out: list[Value]) -> list[Value]:
     """`vals` and their parts (nested structs' and their members', to any depth), onto `out`."""
     for v in vals:

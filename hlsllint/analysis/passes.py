@@ -9,7 +9,7 @@ from typing import Any
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, dominates, dominator_tree
+from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, common_dominator, dominates, dominator_tree
 from hlsllint.deadline import current
 
 ROOT_OPS = frozenset({"preload", "store", "lds_store", "atomic", "export", "discard", "branch", "query"})
@@ -681,7 +681,7 @@ def sink_constant_loads(
         if blocks != {ins.block}:
             if idom is None:
                 idom = dominator_tree(g, entry, cache if cache is not None else {})
-            target = _common_dominator(idom, blocks)
+            target = common_dominator(idom, blocks)
             if target is None or not dominates(idom, ins.block, target):
                 continue
             while target != ins.block and any(target in lb and ins.block not in lb for lb in kept_loops):
@@ -721,21 +721,3 @@ def _place(ins: Instr, before: dict[Instr, list[Instr]], out: list[Instr]) -> No
     for x in before.get(ins, ()):
         _place(x, before, out)
     out.append(ins)
-
-
-def _common_dominator(idom: dict[int, int], blocks: set[int]) -> int | None:
-    """The nearest block dominating every one of `blocks`."""
-    chains: list[list[int]] = []
-    for b in blocks:
-        chain = [b]
-        while True:
-            up = idom.get(chain[-1])  # None at the entry (networkx leaves it out)
-            if up is None or up == chain[-1]:
-                break
-            chain.append(up)
-        chains.append(chain)
-    common = set(chains[0]).intersection(*chains[1:])
-    for b in chains[0]:
-        if b in common:
-            return b
-    return None
