@@ -84,6 +84,8 @@ class _Factoring:
                 self.readers.setdefault(r, []).append(ins)
         self.keys: dict[tuple[int, int], object] = {}
         self.busy: set[tuple[int, int]] = set()
+        self.tops: dict[frozenset[int], int | None] = {}
+        """The nearest common dominator of a set of definitions' blocks."""
         self.scaled: dict[Instr, list[list[Factor]]] = {}
         """A rewritten addition -> per component, the factors its result is the product of."""
         self.splits: dict[Value, Instr] = {}
@@ -171,7 +173,10 @@ class _Factoring:
         one read: those ending the blocks from its block's dominator up to the definitions'
         common dominator, that one included."""
         idom = dominator_tree(self.g, 0, self.cache)
-        top = common_dominator(idom, {x.block for x in ds})
+        blocks = frozenset(x.block for x in ds)
+        top = self.tops.get(blocks, -1)
+        if top == -1:  # asked once per definition of the value: made once
+            top = self.tops[blocks] = common_dominator(idom, set(blocks))
         out: list[object] = []
         b = d.block
         for _ in range(64):
