@@ -286,16 +286,19 @@ class _ComponentLiveness:
         or that are constant (`kbits`, besides `constant`)."""
         total = 0
         seen: set[Value] = set()
-        constant = self.constant
         for i in _bit_indices(bits):
             v = self.owner[i]
             if v not in seen:
                 seen.add(v)
-                full = (1 << v.width) - 1
-                live = bits >> self.base[v] & full
-                k = constant.get(v, 0) | kbits >> self.base[v] & full
-                total += _dead(vsize[index[v]], live, k, self.alike.get(v))
+                total += self._vector_dead(v, bits, kbits, vsize[index[v]])
         return total
+
+    def _vector_dead(self, v: Value, bits: int, kbits: int, n: int) -> int:
+        """The registers of `v` (of `n` registers) that `bits` leave dead (`kbits`: constant)."""
+        full = (1 << v.width) - 1
+        at = self.base[v]
+        k = self.constant.get(v, 0) | kbits >> at & full
+        return _dead(n, bits >> at & full, k, self.alike.get(v))
 
     def dead_registers_from(
         self,
@@ -317,19 +320,12 @@ class _ComponentLiveness:
         if changed.bit_count() >= bits.bit_count():  # as many to count again as to count afresh
             return self.dead_registers(bits, vsize, index, kbits)
         seen: set[Value] = set()
-        constant = self.constant
         for i in _bit_indices(changed):
             v = self.owner[i]
             if v not in seen:
                 seen.add(v)
-                full = (1 << v.width) - 1
-                at = self.base[v]
                 n = vsize[index[v]]
-                alike = self.alike.get(v)
-                k = constant.get(v, 0)
-                total += _dead(n, bits >> at & full, k | kbits >> at & full, alike) - _dead(
-                    n, old_bits >> at & full, k | old_k >> at & full, alike
-                )
+                total += self._vector_dead(v, bits, kbits, n) - self._vector_dead(v, old_bits, old_k, n)
         return total
 
     def step(
