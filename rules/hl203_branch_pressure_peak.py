@@ -15,7 +15,7 @@ from hlsllint.diagnostics import Severity
 from hlsllint.rule import Option, Rule
 from hlsllint.semantic import EntryPoint
 from hlsllint.syntax import Node
-from hlsllint.syntax.queries import call_name, enclosing, loop_of
+from hlsllint.syntax.queries import call_name, else_statement, enclosing, loop_of
 from hlsllint.targets import resolve_target
 
 Span = tuple[int, int]
@@ -46,7 +46,7 @@ def arms(ctx: RuleContext, branches: list[Node]) -> list[Arm]:
                 out.append(Arm(ctx.span(then), (start, end), "if", node))
             other = node.child_by_field_name("alternative")
             if other is not None:
-                body: Node | None = other.named_children[0] if other.named_children else None
+                body = else_statement(other)
                 if body is not None and body.type != "if_statement":  # `else if` is its own if
                     kw = ctx.span(other)
                     out.append(Arm(ctx.span(body), (kw[0], kw[0] + 4), "else", node))

@@ -2236,3 +2236,30 @@ def test_a_sum_of_texels_scaled_by_one_factor_holds_the_unscaled_texels() -> Non
     assert demand(passed, "CS").max_live_vgprs == 33
     assert demand(unscaled, "CS").max_live_vgprs == 27
     assert demand(offset, "CS").max_live_vgprs == 27
+
+
+ELSE_COMMENT = """
+Texture2D<float4> g_color : register(t0);
+RWTexture2D<float4> g_out : register(u0);
+SamplerState g_s : register(s0);
+[numthreads(8, 8, 1)]
+void CS(uint3 id : SV_DispatchThreadID)
+{
+    float4 c = g_color.SampleLevel(g_s, id.xy / 64.0, 0);
+    if (c.x > 0.5)
+        g_out[id.xy] = 1;
+    else // a comment
+        g_out[id.xy] = g_color.SampleLevel(g_s, id.xy / 32.0, 0) * c
+                     + g_color.SampleLevel(g_s, id.xy / 16.0, 0) * c.w;
+}
+"""
+
+
+def test_a_comment_after_else_leaves_the_else_statement_in_the_estimate() -> None:
+    # XeGTAO's depth of field (`else //gaussian out bokeh` before the blur's whole body): the
+    # comment is the else clause's first named child in the tree, which the lowering took for
+    # its statement, so the else arm held nothing. regtruth: presched_vgprs 12 with or without
+    # the comment; the estimate before: 6 with it (only the first sample), 10 without.
+    plain = ELSE_COMMENT.replace("else // a comment", "else")
+    assert plain != ELSE_COMMENT
+    assert demand(ELSE_COMMENT, "CS").max_live_vgprs == demand(plain, "CS").max_live_vgprs == 10

@@ -26,6 +26,7 @@ from hlsllint.syntax.fields import (
     F_UPDATE,
     F_VALUE,
 )
+from hlsllint.syntax.queries import else_statement
 
 
 class StmtLowerer(InlineLowerer):
@@ -126,8 +127,8 @@ class StmtLowerer(InlineLowerer):
         c, const = self.cond(node.child_by_field_id(F_CONDITION))
         then = node.child_by_field_id(F_CONSEQUENCE)
         alt = node.child_by_field_id(F_ALTERNATIVE)
-        if alt is not None and alt.type == "else_clause":
-            alt = alt.named_children[0] if alt.named_children else None
+        if alt is not None:
+            alt = else_statement(alt)
         if const is not None:
             self.stmt(then if const else alt)
             return

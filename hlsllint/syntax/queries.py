@@ -57,6 +57,17 @@ def call_name(tree: SyntaxTree, call: Node) -> str | None:
     return tree.node_text(fn)
 
 
+def else_statement(alternative: Node) -> Node | None:
+    """The statement of an `else` clause (an `if`'s `alternative` field): its first named child
+    that is not a comment (`else // why` puts the comment first)."""
+    if alternative.type != "else_clause":
+        return alternative
+    for c in alternative.named_children:
+        if c.type != "comment":
+            return c
+    return None
+
+
 def call_args(call: Node) -> list[Node]:
     args = call.child_by_field_name("arguments")
     return [c for c in args.named_children if c.type != "comment"] if args is not None else []
