@@ -2263,3 +2263,46 @@ def test_a_comment_after_else_leaves_the_else_statement_in_the_estimate() -> Non
     plain = ELSE_COMMENT.replace("else // a comment", "else")
     assert plain != ELSE_COMMENT
     assert demand(ELSE_COMMENT, "CS").max_live_vgprs == demand(plain, "CS").max_live_vgprs == 10
+
+
+LOCAL_SIZE = """
+Texture2D<float4> g_color : register(t0);
+RWTexture2D<float4> g_out : register(u0);
+SamplerState g_s : register(s0);
+float4 blur(float2 uv)
+{
+    static const uint N = 12;
+    float4 s[N];
+    uint i;
+    [unroll] for (i = 0; i < N; i++)
+        s[i] = g_color.SampleLevel(g_s, uv + i * 0.01, 0);
+    float4 acc = g_color.SampleLevel(g_s, uv, 0);
+    float n = 1;
+    [unroll] for (i = 0; i < N; i++)
+    {
+        [branch] if (s[i].a > 0)
+        {
+            acc += s[i];
+            n += 1;
+        }
+    }
+    return acc / n;
+}
+[numthreads(8, 8, 1)]
+void CS(uint3 id : SV_DispatchThreadID)
+{
+    g_out[id.xy] = blur(id.xy / 512.0);
+}
+"""
+
+
+def test_an_array_sized_by_a_constant_of_the_body_holds_every_element() -> None:
+    # XeGTAO's depth of field bokeh blurs (`static const uint max_bokeh_samples = 27;` in the
+    # helper, `float4 bokeh_samples[max_bokeh_samples];`): the size was folded before the
+    # body's constant was resolved, so the array had no length and held one element. regtruth:
+    # presched_vgprs 51 (12 samples; 111 with 27); the estimate before: 14 (14). The 7 over
+    # is the unrolled loop's element reads, as with a literal size.
+    literal = LOCAL_SIZE.replace("float4 s[N];", "float4 s[12];")
+    assert literal != LOCAL_SIZE
+    assert demand(LOCAL_SIZE, "CS").max_live_vgprs == demand(literal, "CS").max_live_vgprs == 58
+    assert demand(LOCAL_SIZE.replace("N = 12", "N = 27"), "CS").max_live_vgprs == 118

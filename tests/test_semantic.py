@@ -289,3 +289,14 @@ def test_a_user_function_named_like_an_intrinsic_is_not_folded() -> None:
     m = model("float max(float a, float b) { return a; }\nstatic const float k = max(1, 2);\n")
     k = m.globals["k"]
     assert k.init is not None and m.const_value(k.init) is None
+
+
+def test_a_local_array_sized_by_an_earlier_local_constant() -> None:
+    # The size is folded when the declaration is read: its names must be resolved by then, in
+    # a walked body and in a replayed one (the second model replays the first's plan).
+    text = "float f() { static const uint N = 3; const int M = N + 1; float a[N][M]; return a[0][0]; }"
+    for _ in range(2):
+        m = model(text)
+        decl = next(n for n in m.tree.walk() if n.type == "identifier" and m.tree.node_text(n) == "a")
+        sym = m.resolve(decl)
+        assert sym is not None and str(sym.type) == "float[3][4]"

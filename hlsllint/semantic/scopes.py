@@ -17,7 +17,7 @@ from hlsllint.semantic.plans import OP_CALL, OP_DECLARE, OP_FREE, OP_LOCAL, OP_P
 from hlsllint.semantic.symbols import Function, Symbol
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import Node, SyntaxTree
-from hlsllint.syntax.fields import F_FIELD, F_NAME, F_SIZE, F_TYPE
+from hlsllint.syntax.fields import F_DECLARATOR, F_FIELD, F_NAME, F_SIZE, F_TYPE
 
 
 class Scopes(Functions):
@@ -169,7 +169,8 @@ class Scopes(Functions):
         """Resolve the identifiers of the subtree at `nodes()[first]` (its run of
         `descendant_count` nodes in document order) under `scopes`: a declaration's names are
         seen after it, a block's names until its end, initialisers and array sizes of a
-        declaration after the names it declares."""
+        declaration after the names it declares (sizes naming only earlier declarations
+        before them)."""
         tree = self.tree
         nodes = tree.nodes()
         types = tree.node_types()
@@ -247,19 +248,15 @@ class Scopes(Functions):
         self, fn: Function, scopes: list[dict[str, Symbol]], decl: Node, at: int
     ) -> None:
         """Declare a local declaration's names, then resolve its array sizes (last first) and
-        initialisers (last first), in that order. `at` is the declaration's position in
-        `nodes()`."""
+        initialisers (last first), in that order; but sizes that name only earlier declarations
+        are resolved before the names are declared, as the declared types fold them:
+        `static const uint N = 27; float4 s[N];` in a body is 27 elements only when `N` is
+        resolved by then. `at` is the declaration's position in `nodes()`."""
         tree = self.tree
         then: list[Node] = []
-        declared = self.declare(decl, "local", function=fn.name)
-        for sym in declared:
-            scopes[-1][sym.name] = sym
-            if sym.init is not None:
-                then.append(sym.init)
         # Array sizes: only when an array declarator lies inside the declaration at all.
         arrays = self._has_array_declarator(at, at + decl.descendant_count)
-        if self._recording is not None:
-            self._recording.declaration(tree, at, declared, arrays)
+        sizes: list[Node] = []
         if arrays:
             for c in decl.named_children:
                 if c.type == "array_declarator" or c.type == "init_declarator":
@@ -267,7 +264,24 @@ class Scopes(Functions):
                         if inner.type == "array_declarator":
                             size = inner.child_by_field_id(F_SIZE)
                             if size is not None:
-                                then.append(size)
+                                sizes.append(size)
+            own = _declared_names(tree, decl)
+            if not any(
+                n.type == "identifier" and tree.node_text(n) in own for size in sizes for n in tree.walk(size)
+            ):
+                for node in reversed(sizes):
+                    first = tree.index_of(node)
+                    if first is not None:
+                        self._resolve_range(fn, scopes, first)
+                sizes = []
+        declared = self.declare(decl, "local", function=fn.name)
+        for sym in declared:
+            scopes[-1][sym.name] = sym
+            if sym.init is not None:
+                then.append(sym.init)
+        if self._recording is not None:
+            self._recording.declaration(tree, at, declared, arrays)
+        then.extend(sizes)
         for node in reversed(then):
             first = tree.index_of(node)
             if first is not None:
@@ -303,6 +317,20 @@ class Scopes(Functions):
                 self._function_symbols[name] = fs
             return fs
         return None
+
+
+def _declared_names(tree: SyntaxTree, decl: Node) -> set[str]:
+    """The names a declaration declares (the identifier under each declarator)."""
+    names: set[str] = set()
+    for i, child in enumerate(decl.children):
+        if decl.field_name_for_child(i) != "declarator":
+            continue
+        cur: Node | None = child
+        while cur is not None and cur.type != "identifier":
+            cur = cur.child_by_field_id(F_DECLARATOR)
+        if cur is not None:
+            names.add(tree.node_text(cur))
+    return names
 
 
 def _callee_name(tree: SyntaxTree, c: Node) -> str:
