@@ -1921,6 +1921,70 @@ def test_a_neighbourhood_of_groupshared_memory_read_again_by_another_loop_is_hel
     assert demand(barrier).max_live_vgprs <= 23
 
 
+EDGES_OF_A_CROSS = """
+Texture2D<float4> tA : register(t0);
+Texture2D<float4> tB : register(t1);
+Texture2D<float4> tC : register(t2);
+Texture2D<float4> tD : register(t3);
+RWTexture2D<float> gOut : register(u0);
+float3 LA(int2 p) { return tA.Load(int3(p, 0)).xyz; }
+float3 LB(int2 p) { return tB.Load(int3(p, 0)).xyz; }
+float3 LC(int2 p) { return tC.Load(int3(p, 0)).xyz; }
+float3 LD(int2 p) { return tD.Load(int3(p, 0)).xyz; }
+float alphaEdge(int2 p, int2 q) {
+    float lum[9];
+    int i = 0;
+    for (int y = -1; y < 2; ++y)
+        for (int x = -1; x < 2; ++x) {
+            float3 c = abs(LB(p + int2(x, y)) - LA(p + int2(x, y)));
+            float3 d = abs(LD(q + int2(x, y)) - LC(q + int2(x, y)));
+            lum[i++] = length(c - d);
+        }
+    float gx = abs(lum[3] - lum[4]) * abs(lum[5] - lum[4]);
+    float gy = abs(lum[1] - lum[4]) * abs(lum[7] - lum[4]);
+    return sqrt(sqrt(gx * gy));
+}
+float solidEdge(int2 p, int2 q) {
+    float lum[9];
+    int i = 0;
+    for (int y = -1; y < 2; ++y)
+        for (int x = -1; x < 2; ++x) {
+            float3 c = LA(p + int2(x, y));
+            float3 d = LC(q + int2(x, y));
+            lum[i++] = length(c - d);
+        }
+    float gx = abs(lum[3] - lum[4]) * abs(lum[5] - lum[4]);
+    float gy = abs(lum[1] - lum[4]) * abs(lum[7] - lum[4]);
+    return sqrt(sqrt(gx * gy));
+}
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    int2 p = int2(id.xy);
+    int2 q = p + int2(tD.Load(int3(p, 0)).xy * 4.0);
+    gOut[id.xy] = saturate(alphaEdge(p, q) - solidEdge(p, q));
+}
+"""
+
+
+def test_iterations_of_an_unrolled_nest_that_write_unread_elements_hold_nothing() -> None:
+    # FidelityFX's reactive mask (fsr2_tcr_autogen): two 3x3 loops fill `lum[i++]` with the
+    # length of texel differences, and only the cross of 5 is read after each. The compiler's
+    # unrolled copies write elements 0 to 8 in turn, the other four are dead with every texel
+    # they fetched, and the second loop's texels (the first loop's too) are held from the first
+    # loop for the 5 live taps only. regtruth: presched_vgprs 42; the estimate held all 9 taps'
+    # texels between the loops (76). The index from the counters, `lum[(y + 1) * 3 + x + 1]`:
+    # 42 too (72 before). Every element read (`+ lum[0] * lum[8]`, `+ lum[2] * lum[6]`):
+    # regtruth 70, all 9 taps held (76 before and after).
+    assert 40 <= demand(EDGES_OF_A_CROSS).max_live_vgprs <= 50
+    counters = EDGES_OF_A_CROSS.replace("lum[i++]", "lum[(y + 1) * 3 + x + 1]")
+    assert counters != EDGES_OF_A_CROSS
+    assert 40 <= demand(counters).max_live_vgprs <= 50
+    gy = "abs(lum[1] - lum[4]) * abs(lum[7] - lum[4]);"
+    every = EDGES_OF_A_CROSS.replace(gy, gy[:-1] + " + lum[0] * lum[8] + lum[2] * lum[6];")
+    assert every != EDGES_OF_A_CROSS
+    assert demand(every).max_live_vgprs >= 66
+
+
 PAIRED_TAPS = """
 Texture2D<float> t : register(t0);
 Texture2D<float> z : register(t1);

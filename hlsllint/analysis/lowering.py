@@ -30,7 +30,16 @@ from hlsllint.semantic.model import Model
 from hlsllint.semantic.queries import uses_of
 from hlsllint.semantic.symbols import EntryPoint, Function, Symbol
 from hlsllint.syntax import Node
-from hlsllint.syntax.fields import F_ARGUMENT, F_ARGUMENTS, F_FIELD, F_FUNCTION, F_INDICES, F_LEFT
+from hlsllint.syntax.fields import (
+    F_ARGUMENT,
+    F_ARGUMENTS,
+    F_BODY,
+    F_FIELD,
+    F_FUNCTION,
+    F_INDICES,
+    F_LEFT,
+    F_OPERATOR,
+)
 
 MAX_INSTRUCTIONS = 200_000
 
@@ -78,6 +87,13 @@ _NOT_FOLDED_INDEX = frozenset(
     }
 )
 """Expressions inside an index that `_unrolled_index` does not fold from loop counters."""
+
+_RUNNING_BRANCHES = frozenset(
+    {"if_statement", "switch_statement", "conditional_expression", "case_statement"}
+)
+"""Statements and expressions around an index that may not run in every iteration."""
+
+_JUMPS = frozenset({"break_statement", "continue_statement", "return_statement", "goto_statement"})
 
 
 class Frame:
@@ -441,9 +457,66 @@ class LowererBase:
             idx = self._indices(parent)
             if len(idx) != 1:
                 return False
-            if not isinstance(self.const_value(idx[0]), int) and not self._unrolled_index(idx[0]):
+            index = idx[0]
+            if (
+                not isinstance(self.const_value(index), int)
+                and not self._unrolled_index(index)
+                and self._running_index(index) is None
+            ):
                 return False
         return True
+
+    def _running_index(self, index: Node) -> tuple[Symbol, int, int, list[Node]] | None:
+        """`i++` (or `++i`, `i--`) as an index inside loops the compiler unrolls, where `i` is a
+        local declared outside them with a constant and written nowhere else, and the index is
+        met once in every iteration of the innermost loop (no branch, `?:`, `&&` or `||` around
+        it there, no `break`, `continue` or `return` in the loops): each unrolled copy reads a
+        constant (`lum[i++] = length(a - b)` in a 3x3 loop writes elements 0 to 8 in turn).
+        (the local, the index in the first iteration, the change per iteration, the loops from
+        the outermost in); None otherwise."""
+        if index.type != "update_expression" or index.named_child_count != 1:
+            return None
+        name = index.named_children[0]
+        if name.type != "identifier":
+            return None
+        sym = self.m.resolve(name)
+        if sym is None or sym.kind != "local" or sym.node is None or sym.init is None:
+            return None
+        start = self.m.const_value(sym.init)
+        if not isinstance(start, int) or isinstance(start, bool) or len(uses_of(self.m, sym)) != 1:
+            return None
+        text = self.text(index)
+        step = 1 if "++" in text else -1
+        first = start if text.startswith(self.text(name)) else start + step
+        decl_start, decl_end = sym.node.start_byte, sym.node.end_byte
+        loops: list[Node] = []
+        child, cur = index, index.parent
+        while cur is not None and not (cur.start_byte <= decl_start and decl_end <= cur.end_byte):
+            kind = cur.type
+            if kind in _RUNNING_BRANCHES or (kind == "binary_expression" and self._short_circuit(cur)):
+                return None
+            if kind in ("while_statement", "do_statement"):
+                return None
+            if kind == "for_statement":
+                if cur.child_by_field_id(F_BODY) != child or unrolled(self.m, cur) is not True:
+                    return None
+                if trip_count(self.m, cur) is None:
+                    return None
+                loops.append(cur)
+            elif loops and kind != "compound_statement":
+                return None  # between two loops: only blocks
+            child, cur = cur, cur.parent
+        if cur is None or not loops:
+            return None
+        for n in self.tree.walk(loops[-1]):
+            if n.type in _JUMPS:
+                return None
+        loops.reverse()
+        return sym, first, step, loops
+
+    def _short_circuit(self, node: Node) -> bool:
+        op = node.child_by_field_id(F_OPERATOR)
+        return op is not None and self.text(op) in ("&&", "||")
 
     def _unrolled_index(self, index: Node) -> bool:
         """Is `index` made of constants and the counters of the loops around it that the

@@ -10,6 +10,7 @@ groupshared memory and resources.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from hlsllint.analysis.ir import Instr, Span, Value
@@ -608,8 +609,12 @@ class AccessLowerer(ExprLowerer):
                 return
             base = self.expr_(arg)
             if base is not None and base.parts is not None:
-                for part in _flatten(base.parts):  # a run-time index may write any element
-                    self.emit("alu", part, [part, src, *idx], node)
+                rows = self._element_rows(idx_nodes, base.parts)
+                for k, part in enumerate(_flatten(base.parts)):  # a run-time index may write any element
+                    if rows is None:
+                        self.emit("alu", part, [part, src, *idx], node)
+                    else:
+                        self.emit("alu", part, [part, src, *idx], node, element=(rows[0], rows[1].get(k, ())))
             elif base is not None and base.kind == "var":
                 at = self._constant_component(idx_node, idx)
                 element = _element_offset(t, base)
@@ -624,6 +629,47 @@ class AccessLowerer(ExprLowerer):
                 tmp = self.emit("alu", None, [base, src, *idx], node)
                 self.store_to(arg, tmp, node)
             return
+
+    def _element_rows(
+        self, idx_nodes: list[Node], parts: list[Value]
+    ) -> tuple[tuple[Span, ...], dict[int, tuple[tuple[int, ...], ...]]] | None:
+        """Which element of a split array (`_split_array`) a write in loops the compiler unrolls
+        writes in each unrolled copy: (the loops' spans from the outermost in, element -> the
+        iterations writing it, each as its iteration number in every loop). The index is made
+        of the loops' counters (`lum[(y + 1) * 3 + x + 1]`) or a running index (`lum[i++]`,
+        `_running_index`). None when an element of a struct array, or an index not so made."""
+        if len(idx_nodes) != 1 or not self.unrolled_counters or any(p.parts is not None for p in parts):
+            return None
+        index = idx_nodes[0]
+        counters = {span: (sym, vals) for sym, vals, span in self.unrolled_counters}
+        out: dict[int, list[tuple[int, ...]]] = {}
+        running = self._running_index(index)
+        if running is not None:
+            _sym, first, step, loops = running
+            spans = tuple(self.span(lp) for lp in loops)
+            if any(sp not in counters for sp in spans):
+                return None
+            trips = [len(counters[sp][1]) for sp in spans]
+            for t, at in enumerate(itertools.product(*(range(n) for n in trips))):
+                out.setdefault(first + t * step, []).append(at)
+        else:
+            if not self._unrolled_index(index):
+                return None
+            used = {id(self.m.resolve(n)) for n in self.tree.walk(index) if n.type == "identifier"}
+            spans = tuple(sp for sp, (sym, _vals) in counters.items() if id(sym) in used)
+            frame = self.frames[-1] if self.frames else None
+            bound = dict(frame.consts) if frame is not None else {}
+            for at in itertools.product(*(range(len(counters[sp][1])) for sp in spans)):
+                for sp, k in zip(spans, at, strict=True):
+                    sym, vals = counters[sp]
+                    bound[id(sym)] = vals[k]
+                e = self.m.const_value_with(index, bound)
+                if not isinstance(e, int) or isinstance(e, bool):
+                    return None
+                out.setdefault(e, []).append(at)
+        if any(not 0 <= e < len(parts) for e in out):
+            return None
+        return spans, {e: tuple(ats) for e, ats in out.items()}
 
     def _constant_component(self, idx_node: Node | None, idx: list[Value | None]) -> tuple[int, ...] | None:
         """The component a single compile-time index names (`v[2] = x`), else None."""

@@ -6,6 +6,8 @@ value until the second nest reads it again."""
 
 from __future__ import annotations
 
+import itertools
+
 from hlsllint.analysis.ir import CFG, Instr, LoopRecord, Value, blocks_between, dominance
 from hlsllint.analysis.value_classes import DefUse
 from hlsllint.deadline import current
@@ -19,6 +21,8 @@ _SHARED_OPS = frozenset(
     {"cbload", "load", "sample", "gather", "lds_load", "alu", "intrinsic", "copy", "descriptor"}
 )
 _FETCHES = frozenset({"load", "sample", "gather"})
+_EFFECTS = frozenset({"store", "lds_store", "atomic", "call", "export"})
+"""What a nest does besides computing values (`live_iterations`: every iteration counts)."""
 _DETAILS = (
     "at",
     "method",
@@ -254,6 +258,55 @@ def clobbers_shared(ins: Instr) -> bool:
     return op == "intrinsic" and "Barrier" in str(ins.detail.get("name", ""))
 
 
+def live_iterations(
+    nest: Nest, du: DefUse, kept: dict[int, list[Instr]]
+) -> frozenset[tuple[int, ...]] | None:
+    """The iterations of an unrolled nest whose work is used (each as its iteration number in
+    every loop of the nest, the outermost first), when all it leaves to the code after it is
+    elements of a split local array written at an index each unrolled copy knows (the
+    `element` detail of the writes, `lowering_access._element_rows`): an iteration writing
+    only elements nothing reads after the nest is dead code to the compiler, and with it
+    every texel it fetched (FidelityFX's reactive mask: a 3x3 loop fills `lum[i++]`, the
+    gradients read the cross of 5). None when every iteration counts: the nest stores, calls
+    or leaves another value, or its loops are not one inside the other."""
+    chain = sorted(nest.members, key=lambda lp: nest.depths[lp.span])
+    if len({nest.depths[lp.span] for lp in chain}) != len(chain):
+        return None
+    pos = {lp.span: k for k, lp in enumerate(chain)}
+    trips = [lp.trip_count or 1 for lp in chain]
+    every = list(itertools.product(*(range(n) for n in trips)))
+    live: set[tuple[int, ...]] = set()
+    for b in nest.blocks:
+        for ins in kept.get(b, []):
+            if ins.rule == "effect" or ins.op in _EFFECTS:
+                return None
+            d = ins.dest
+            if d is None or all(r.block in nest.blocks for r in du.readers.get(d, [])):
+                continue
+            element = ins.detail.get("element")
+            if element is None:
+                return None
+            spans, written = element
+            if any(sp not in pos for sp in spans):
+                return None
+            at = [pos[sp] for sp in spans]
+            for it in every:
+                if tuple([it[k] for k in at]) in written:
+                    live.add(it)
+    return frozenset(live)
+
+
+def _copies(nest: Nest, block: int, live: frozenset[tuple[int, ...]] | None) -> int:
+    """How many of the unrolled copies of what `block` computes once are used: with every
+    iteration used, `Nest.iterations`; else the live iterations told apart by the loops
+    around `block`."""
+    if live is None:
+        return nest.iterations(block)
+    chain = sorted(nest.members, key=lambda lp: nest.depths[lp.span])
+    around = [k for k, lp in enumerate(chain) if block in lp.blocks]
+    return len({tuple([it[k] for k in around]) for it in live})
+
+
 def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list[Value], int]]:
     """Registers held because a later unrolled copy of a loop nest computes again what an
     earlier copy computed: per held value, the blocks where it is held and how many copies of
@@ -309,6 +362,7 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
                     if found[3]:
                         shared_reads.add(found[0])
         tables.append(table)
+    live = [live_iterations(nest, du, kept) for nest in nests]
     # held values, by (first nest, signature): the widest value and the blocks with their copies
     held: dict[tuple[int, Sig], tuple[list[Value], dict[int, int], list[int]]] = {}
     for j, later in enumerate(nests):
@@ -330,6 +384,16 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
         if not shared:
             continue
         mine = {id(ins) for ins in shared.values()}
+        # what the earlier nest computes only in iterations it uses, the later one reads only
+        # in those it uses: held are the iterations both use
+        live_first, live_later = live[first], live[j]
+        both = (
+            live_later
+            if live_first is None
+            else live_first
+            if live_later is None
+            else live_first & live_later
+        )
         region = blocks_between(cfg, earlier.root.header, later.root.header)
         if any(clobbers_shared(x) for b in region | earlier.blocks | later.blocks for x in kept.get(b, [])):
             # groupshared memory may change in between: read again
@@ -342,7 +406,7 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
             readers = du.readers.get(d, [])
             if not readers or all(id(r) in mine for r in readers):
                 continue  # what reads it is shared too: that is held instead
-            copies = later.iterations(ins.block) if s in varying else 1
+            copies = _copies(later, ins.block, both) if s in varying else 1
             vals, blocks, comps = held.setdefault((first, s), ([], {}, [0]))
             comps[0] = max(comps[0], _components_read(cfg, d, readers))
             vals.append(d)
