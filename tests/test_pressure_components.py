@@ -1985,6 +1985,59 @@ def test_iterations_of_an_unrolled_nest_that_write_unread_elements_hold_nothing(
     assert demand(every).max_live_vgprs >= 66
 
 
+SAMPLES_KEPT = """
+Texture2D<float4> tA : register(t0);
+Texture2D<float> tB : register(t1);
+RWTexture2D<float2> gOut : register(u0);
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    int2 p = int2(id.xy);
+    float3 ref = tA[p].xyz;
+    float3 cs[9];
+    float rs[9];
+    float sum = 0;
+    [unroll] for (int y = -1; y < 2; y++)
+        [unroll] for (int x = -1; x < 2; x++) {
+            int2 s = clamp(p + int2(x, y), 0, 1000);
+            int k = (y + 1) * 3 + x + 1;
+            float3 c = tA[s].xyz;
+            float r = tB[s];
+            cs[k] = c;
+            rs[k] = r;
+            sum += r;
+        }
+    float2 f = 0;
+    if (sum > 0) {
+        for (int k = 0; k < 9; k++) {
+            float3 c = cs[k];
+            float sim = dot(ref, c) / max(dot(ref, ref), dot(c, c));
+            f = max(f, float2(pow(rs[k], 1 + 6 * sim), sim));
+        }
+    }
+    gOut[id.xy] = f;
+}
+"""
+
+
+def test_an_unrolled_loop_filling_an_array_holds_each_element_once() -> None:
+    # FidelityFX's depth clip (PreProcessReactiveMasks): a 3x3 loop stores each tap's color and
+    # mask in `cs[k]`, `rs[k]` (`k` a local set from the counters), a second loop reads them
+    # back. Unrolled, the value each copy loads is its element: at the last tap eight elements
+    # are held and the ninth is the load, and in the second loop the element read is the
+    # element's register. regtruth: presched_vgprs 43; the estimate held the arrays whole beside
+    # the loaded and read values: 51. With the index written out (`cs[(y + 1) * 3 + x + 1]`,
+    # the arrays split before): regtruth 43, the estimate 51 before.
+    assert 42 <= demand(SAMPLES_KEPT).max_live_vgprs <= 48
+    written = (
+        SAMPLES_KEPT.replace("cs[k] = c;", "cs[(y + 1) * 3 + x + 1] = c;")
+        .replace("rs[k] = r;", "rs[(y + 1) * 3 + x + 1] = r;")
+        .replace("            int k = (y + 1) * 3 + x + 1;\n", "")
+    )
+    assert written.count("(y + 1) * 3 + x + 1") == 2
+    assert 42 <= demand(written).max_live_vgprs <= 48
+
+
 PAIRED_TAPS = """
 Texture2D<float> t : register(t0);
 Texture2D<float> z : register(t1);
@@ -2364,9 +2417,10 @@ def test_an_array_sized_by_a_constant_of_the_body_holds_every_element() -> None:
     # XeGTAO's depth of field bokeh blurs (`static const uint max_bokeh_samples = 27;` in the
     # helper, `float4 bokeh_samples[max_bokeh_samples];`): the size was folded before the
     # body's constant was resolved, so the array had no length and held one element. regtruth:
-    # presched_vgprs 51 (12 samples; 111 with 27); the estimate before: 14 (14). The 7 over
-    # is the unrolled loop's element reads, as with a literal size.
+    # presched_vgprs 51 (12 samples; 111 with 27); the estimate before: 14 (14). The 3 over
+    # are the loop's taps beside the elements, as with a literal size (7 before the unrolled
+    # copies' element writes and reads were the elements' own registers: 58, 118).
     literal = LOCAL_SIZE.replace("float4 s[N];", "float4 s[12];")
     assert literal != LOCAL_SIZE
-    assert demand(LOCAL_SIZE, "CS").max_live_vgprs == demand(literal, "CS").max_live_vgprs == 58
-    assert demand(LOCAL_SIZE.replace("N = 12", "N = 27"), "CS").max_live_vgprs == 118
+    assert demand(LOCAL_SIZE, "CS").max_live_vgprs == demand(literal, "CS").max_live_vgprs == 54
+    assert demand(LOCAL_SIZE.replace("N = 12", "N = 27"), "CS").max_live_vgprs == 114

@@ -61,6 +61,10 @@ class CostModel:
     """A later unrolled copy of a loop nest (a helper inlined twice) reads again what an earlier
     copy computed: the compiler computes it once and holds every iteration's value from the
     first copy to the second (`repeated_nests.repeated_nest_holds`)."""
+    elements_in_place: bool = True
+    """The value an unrolled loop writes to a split local array, an element per iteration, is
+    that element's register: the one element the current iteration writes is not held twice
+    beside it (`repeated_nests.element_sources`)."""
     hold_paired_shared_reads: bool = True
     """An unrolled loop that reads 32- or 64-bit groupshared elements at constant offsets from
     one index has them read two by two, sorted by address: each pair's other word is held from

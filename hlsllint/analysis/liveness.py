@@ -33,7 +33,7 @@ from hlsllint.analysis.component_liveness import _bit_indices, _component_livene
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in
 from hlsllint.analysis.paired_reads import paired_read_holds
-from hlsllint.analysis.repeated_nests import repeated_nest_holds
+from hlsllint.analysis.repeated_nests import element_sources, repeated_nest_holds
 from hlsllint.analysis.uniformity import Uniformity
 from hlsllint.analysis.unrolled import unrolled_holds
 from hlsllint.analysis.value_classes import (
@@ -280,6 +280,9 @@ def register_demand(
     # under the liveness by component, components computed alike are one register
     alike = cached_per_cfg(cfg, "alike_components", alike_components) if costs.component_liveness else {}
     classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly, valu, unpicked, alike)
+    if costs.elements_in_place:
+        for v in cached_per_cfg(cfg, "element_sources", lambda du: element_sources(cfg, du)):
+            sizes[v] = 0
     held_v: dict[int, int] = {}  # block -> VGPRs an unrolled loop around it holds besides
     held_s: dict[int, int] = {}
     if costs.hold_unrolled_common_values:

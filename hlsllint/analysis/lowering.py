@@ -532,13 +532,34 @@ class LowererBase:
             cur = cur.parent
         if not counters:
             return False
-        for n in self.tree.walk(index):
+        return self._made_of_counters(index, counters, 0)
+
+    def _made_of_counters(
+        self, expr: Node, counters: list[Symbol], depth: int, used: set[int] | None = None
+    ) -> bool:
+        """Is `expr` made of constants, `counters` and locals set once from such an expression
+        (`int k = (y + 1) * 3 + x + 1;` in the loop, never written again)? `used` collects
+        the counters it reads (their `id`)."""
+        for n in self.tree.walk(expr):
             kind = n.type
             if kind in _NOT_FOLDED_INDEX:
                 return False
             if kind == "identifier":
                 sym = self.m.resolve(n)
-                if not (sym is not None and sym in counters) and not isinstance(self.const_value(n), int):
+                if sym is not None and sym in counters:
+                    if used is not None:
+                        used.add(id(sym))
+                    continue
+                if isinstance(self.const_value(n), int):
+                    continue
+                if (
+                    sym is None
+                    or sym.kind != "local"
+                    or sym.init is None
+                    or depth >= 4
+                    or not self.m.never_written(sym)
+                    or not self._made_of_counters(sym.init, counters, depth + 1, used)
+                ):
                     return False
         return True
 

@@ -244,7 +244,12 @@ class AccessLowerer(ExprLowerer):
             self.record(node, base)
             return base
         d = self.temp(node)
-        self.emit_expr("alu", d, [base, *idx], node)
+        parts = base.parts if base is not None else None
+        split = self._element_rows(idx_nodes, parts) if parts is not None else None
+        if split is not None:  # an element of a split array, known in each unrolled copy
+            self.emit_expr("alu", d, [base, *idx], node, element_read=split[0])
+        else:
+            self.emit_expr("alu", d, [base, *idx], node)
         return d
 
     def memory_element(self, node: Node, arg: Node | None, idx_nodes: list[Node]) -> Value | None:
@@ -653,9 +658,9 @@ class AccessLowerer(ExprLowerer):
             for t, at in enumerate(itertools.product(*(range(n) for n in trips))):
                 out.setdefault(first + t * step, []).append(at)
         else:
-            if not self._unrolled_index(index):
+            used: set[int] = set()
+            if not self._made_of_counters(index, [sym for sym, _v, _s in self.unrolled_counters], 0, used):
                 return None
-            used = {id(self.m.resolve(n)) for n in self.tree.walk(index) if n.type == "identifier"}
             spans = tuple(sp for sp, (sym, _vals) in counters.items() if id(sym) in used)
             frame = self.frames[-1] if self.frames else None
             bound = dict(frame.consts) if frame is not None else {}

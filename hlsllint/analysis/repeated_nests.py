@@ -296,6 +296,85 @@ def live_iterations(
     return frozenset(live)
 
 
+def element_sources(cfg: CFG, du: DefUse) -> set[Value]:
+    """Values an unrolled nest writes to a split local array, a new element in each iteration
+    (`lum[i++] = x`, `c[(y + 1) * 3 + x + 1] = t.Load(p)`: the `element` detail of the writes),
+    and the copies they are made of. Unrolled, the value each copy computes is the element
+    itself, so while the body's one copy is live the element it becomes is not yet: the
+    body, which counts every element live, counts that one twice (regtruth: a 3x3 loop filling
+    a float3 and a float array, read by a second loop, 43 presched VGPRs: eight elements
+    held, the ninth loaded; 51 counted). Only elements not live before the nest (declared
+    without a value) written once each, by every iteration of the nest."""
+    free: set[Value] = set()
+    for nest in nests_of(cfg):
+        chain = [lp for lp in nest.members if (lp.trip_count or 1) > 1]
+        spans = {lp.span for lp in chain}
+        for b in nest.blocks:
+            for ins in cfg.kept_instrs().get(b, []):
+                if "element_read" in ins.detail and ins.dest is not None:
+                    _read_in_place(ins.dest, du, nest, free)
+                    continue
+                element = ins.detail.get("element")
+                if element is None or len(ins.reads) < 2:
+                    continue
+                src = ins.reads[1]
+                if src in free or set(element[0]) != spans:
+                    continue
+                if not _writes_each_once(src, du, nest, element[0]):
+                    continue
+                free.add(src)
+                v = src
+                for _ in range(_DEPTH):  # a copy holds the value it copies: the element too
+                    ds = du.defs.get(v, [])
+                    if len(ds) != 1 or ds[0].op != "copy" or len(ds[0].reads) != 1:
+                        break
+                    v = ds[0].reads[0]
+                    defs = du.defs.get(v, [])
+                    if v in free or len(defs) != 1 or defs[0].block not in nest.blocks:
+                        break
+                    free.add(v)
+    return free
+
+
+def _read_in_place(d: Value, du: DefUse, nest: Nest, free: set[Value]) -> None:
+    """An element an unrolled copy reads at an index it knows is the element's register, and
+    so are the copies made of it (`float3 c = cs[k];` set once)."""
+    v = d
+    for _ in range(_DEPTH):
+        defs = du.defs.get(v, [])
+        if v in free or len(defs) != 1 or defs[0].block not in nest.blocks:
+            return
+        free.add(v)
+        copies = [r.dest for r in du.readers.get(v, []) if r.op == "copy" and len(r.reads) == 1]
+        if len(copies) != 1 or copies[0] is None:
+            return
+        v = copies[0]
+
+
+def _writes_each_once(src: Value, du: DefUse, nest: Nest, spans: tuple[object, ...]) -> bool:
+    """Whether the element writes of `src` in `nest` write a distinct element in every
+    iteration of the loops `spans` names, to elements nothing sets before the nest but their
+    declaration, and `src` is set in the nest."""
+    if any(d.block not in nest.blocks for d in du.defs.get(src, [])) or not du.defs.get(src):
+        return False
+    trips = 1
+    for lp in nest.members:
+        if lp.span in spans:
+            trips *= lp.trip_count or 1
+    seen: set[tuple[int, ...]] = set()
+    for w in du.readers.get(src, []):
+        element = w.detail.get("element")
+        if element is None or w.dest is None or element[0] != spans or w.block not in nest.blocks:
+            continue
+        if any(d.block not in nest.blocks and d.op != "undef" for d in du.defs.get(w.dest, [])):
+            return False
+        for it in element[1]:
+            if it in seen:
+                return False
+            seen.add(it)
+    return len(seen) == trips
+
+
 def _copies(nest: Nest, block: int, live: frozenset[tuple[int, ...]] | None) -> int:
     """How many of the unrolled copies of what `block` computes once are used: with every
     iteration used, `Nest.iterations`; else the live iterations told apart by the loops
