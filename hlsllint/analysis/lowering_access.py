@@ -537,6 +537,10 @@ class AccessLowerer(ExprLowerer):
                 idx = [self.expr_(i) for i in gs]
                 self.emit("lds_store", None, [src, *idx], node, rule="effect")
                 return
+            member_of = self._buffer_member_path(target)
+            if member_of is not None:
+                self._buffer_member_store(target, member_of, src, node)
+                return
         if target.type == "identifier":
             sym = self.m.resolve(target)
             if sym is None:
@@ -634,6 +638,23 @@ class AccessLowerer(ExprLowerer):
                 tmp = self.emit("alu", None, [base, src, *idx], node)
                 self.store_to(arg, tmp, node)
             return
+
+    def _buffer_member_store(self, target: Node, element: Node, src: Value | None, node: Node) -> None:
+        """`buf[i].member = v` (`buf[i].m.xy = v`, `buf[i].a[j] = v`) of a structured or raw
+        buffer stores the member's words, not the element read, changed and written back
+        whole (regtruth: WickedEngine's emittedparticle_kickoffUpdateCS, an element of
+        counters written member by member and a struct of three dispatch counts stored into
+        a member, presched_vgprs 4; 14 with every element read whole)."""
+        res_node = element.child_by_field_id(F_ARGUMENT)
+        reads: list[Value | None] = [self.expr_(res_node), src]
+        n: Node | None = target
+        while n is not None and n.id != element.id:
+            if n.type == "subscript_expression":
+                reads.extend(self.expr_(i) for i in self._indices(n))
+            n = n.child_by_field_id(F_ARGUMENT)
+        reads.extend(self.expr_(i) for i in self._indices(element))
+        res = res_node if res_node is not None else element
+        self.emit("store", None, reads, node, rule="effect", resource=self._res_name(res))
 
     def _element_rows(
         self, idx_nodes: list[Node], parts: list[Value]
