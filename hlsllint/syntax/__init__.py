@@ -33,6 +33,10 @@ docstring. The tree therefore has canonical, plain-C shapes:
 
 Everything the grammar still cannot read is listed in `tree.unparsed` (code-point ranges, a
 MISSING node counts as one character) so that rules skip it; the driver reports it as HL000.
+
+A long text (a unit's expansion, its header chain first) is repaired in pieces, each piece's
+repair kept by its content for the next unit that holds it (`normalize._piece`); a text is cut
+only where no pass over either piece looks past the cut, so the repair is the whole text's.
 """
 
 from hlsllint.syntax.normalize import Annotations, Attribute, Block, Modifier, Register, Semantic
