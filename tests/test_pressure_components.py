@@ -2075,6 +2075,34 @@ def test_a_member_written_to_a_structured_buffer_element_stores_only_that_member
     assert 4 <= demand(uniform).max_live_vgprs <= 5
 
 
+STRUCT_STORED = """
+struct D { uint x; uint y; uint z; };
+struct A { D a; D b; D c; };
+RWStructuredBuffer<A> buf : register(u0);
+RWStructuredBuffer<uint> cnt : register(u1);
+[numthreads(1, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint n = cnt[0];
+    uint m = cnt[1];
+    A args;
+    args.a.x = (n + 63) / 64; args.a.y = 1; args.a.z = 1;
+    args.b.x = (m + 63) / 64; args.b.y = 1; args.b.z = 1;
+    args.c.x = n; args.c.y = 1; args.c.z = 1;
+    buf[0] = args;
+}
+"""
+
+
+def test_a_struct_stored_to_a_buffer_element_stores_its_members_own_registers() -> None:
+    # WickedEngine's surfel_indirectprepareCS: three indirect dispatches (nine counts, three
+    # computed, six constant) built in a local struct and stored as one element. The compiler
+    # stores the members' own registers a few words at a time; the estimate copied the struct
+    # into one temporary of nine registers first. regtruth: presched_vgprs 4; the estimate
+    # before: 9 (the constants' moves into registers for the stores are not counted: 3).
+    assert 3 <= demand(STRUCT_STORED).max_live_vgprs <= 5
+
+
 PAIRED_TAPS = """
 Texture2D<float> t : register(t0);
 Texture2D<float> z : register(t1);

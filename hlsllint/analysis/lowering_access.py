@@ -601,16 +601,23 @@ class AccessLowerer(ExprLowerer):
                 # its copy: the compiler holds a vector stored whole beside its components
                 # (the same with float4s: 16 presched VGPRs)
                 emitted = self.blocks[block]
+                stored: list[Value | None] = [src]
                 if _plain_copy(ins) and block == self.block and first and emitted[first - 1] is ins:
                     value = ins.reads[0]
                     if all(later.dest is not value for later in emitted[first:]):
                         src = value  # (the index expressions do not write it)
+                        stored = [src]
+                elif _struct_copy(ins) and block == self.block and first and emitted[first - 1] is ins:
+                    members = list(ins.reads)
+                    if all(later.dest not in members for later in emitted[first:]):
+                        stored = list(members)
                 res = self.expr_(arg)
                 # the address takes only the components its expression names (`o[id.x]`)
-                sels = self.read_components([None, None, *idx_nodes], [res, src, *idx])
-                store = self.emit(
-                    "store", None, [res, src, *idx], node, rule="effect", resource=self._res_name(arg), **sels
-                )
+                pad: list[Node | None] = [None] * (1 + len(stored))
+                sels = self.read_components([*pad, *idx_nodes], [res, *stored, *idx])
+                name = self._res_name(arg)
+                reads = [res, *stored, *idx]
+                store = self.emit("store", None, reads, node, rule="effect", resource=name, **sels)
                 el = t.element
                 float_texel = el is not None and el.kind == "scalar" and el.scalar == "float"
                 if t.resource is not None and t.resource.typed and float_texel:
@@ -714,6 +721,21 @@ def _plain_copy(ins: Instr) -> bool:
         and ins.dest is not None
         and ins.dest.kind == "temp"
         and ins.dest.width == 1
+    )
+
+
+def _struct_copy(ins: Instr) -> bool:
+    """Whether `ins` copies a struct's members into a temporary (an assignment's value): a
+    store of a struct stores its members' own registers, a few words at a time (regtruth:
+    WickedEngine's surfel_indirectprepareCS stores nine counts, three computed and six
+    constants, in 4 presched VGPRs; the copy held all nine at once)."""
+    return (
+        ins.op == "copy"
+        and len(ins.reads) > 1
+        and "sels" not in ins.detail
+        and ins.dest is not None
+        and ins.dest.kind == "temp"
+        and ins.dest.type.kind == "struct"
     )
 
 
