@@ -420,6 +420,7 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
     views = (cfg.views, cfg.bound_views)
     # each nest's signatures: signature -> the instruction that first computes it
     tables: list[dict[Sig, Instr]] = []
+    memos: list[dict[Value, Found | None]] = []
     varying: set[Sig] = set()
     fetched: set[Sig] = set()
     shared_reads: set[Sig] = set()
@@ -441,6 +442,7 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
                     if found[3]:
                         shared_reads.add(found[0])
         tables.append(table)
+        memos.append(memo)
     live = [live_iterations(nest, du, kept) for nest in nests]
     # held values, by (first nest, signature): the widest value and the blocks with their copies
     held: dict[tuple[int, Sig], tuple[list[Value], dict[int, int], list[int]]] = {}
@@ -480,11 +482,11 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
         for s, ins in shared.items():
             d = ins.dest
             assert d is not None
-            if s not in fetched:
-                continue  # arithmetic of the counters and invariants alone is computed again
             readers = du.readers.get(d, [])
             if not readers or all(id(r) in mine for r in readers):
                 continue  # what reads it is shared too: that is held instead
+            if s not in fetched and not _held_integer(ins, s in varying, readers, mine, memos[j]):
+                continue  # arithmetic of the counters and invariants alone is computed again
             copies = _copies(later, ins.block, both) if s in varying else 1
             vals, blocks, comps = held.setdefault((first, s), ([], {}, [0]))
             comps[0] = max(comps[0], _components_read(cfg, d, readers))
@@ -497,6 +499,40 @@ def repeated_nest_holds(cfg: CFG, du: DefUse) -> list[tuple[dict[int, int], list
                 if n > blocks.get(b, 0):
                     blocks[b] = n
     return [(blocks, vals, comps[0]) for vals, blocks, comps in held.values() if any(blocks.values())]
+
+
+_ADDRESSED = {"lds_load": 0, "lds_store": 1, "load": 1, "store": 2}
+"""The accesses that take an address, and how many of their first operands are not part of it
+(the resource, the value stored)."""
+
+
+def _held_integer(
+    ins: Instr, varies: bool, readers: list[Instr], mine: set[int], memo: dict[Value, Found | None]
+) -> bool:
+    """Whether the compiler holds an integer that a later unrolled copy of a nest computes alike,
+    though nothing fetched goes into it: each iteration's index or bound computed from the
+    thread's id (`BaseIndex + i * 256 + localID`, `(i * 256 + localID) % 4`), which its value
+    numbering merges into the first copy's and holds to the later one (FidelityFX's parallel
+    sort scan, inlined in XeGTAO: a coalesced load loop and a store loop of four iterations,
+    regtruth presched 14, 5 before). Not a counter's own value (a constant once unrolled), and
+    not a sum of a value the same in every iteration and one of the counters that only addresses
+    memory: its constant part goes into the access's offset and one register serves every
+    iteration (NRD's `s[threadPos.y + j][threadPos.x + i]` in two 5x5 loops)."""
+    d = ins.dest
+    if not varies or d is None or d.type is None or not d.type.is_int or "rows" in ins.detail:
+        return False
+    if ins.op != "alu" or ins.detail.get("opr") not in ("+", "-"):
+        return True
+    found = [memo.get(r) for r in ins.reads]
+    if not any(f is not None and not f[1] for f in found):
+        return True  # no operand the same in every iteration
+    for r in readers:
+        if id(r) in mine:
+            continue
+        skip = _ADDRESSED.get(r.op)
+        if skip is None or any(x is d for x in r.reads[:skip]):
+            return True  # read as a value, not only as an address
+    return False
 
 
 def _components_read(cfg: CFG, d: Value, readers: list[Instr]) -> int:
