@@ -78,6 +78,12 @@ class EntryReport:
     """What the estimate does not see on the entry's path (`analysis.blind`)."""
     blind: list[BlindPlace] = field(default_factory=list)
     """The same, each in its original file and row."""
+    scheduled_vgprs: int = 0
+    """The VGPRs ACO's scheduler is predicted to leave (`analysis.scheduling`), which
+    `occupancy` is computed from; `max_live_vgprs` is the demand before scheduling."""
+    demand_occupancy: Occupancy | None = None
+    """The occupancy `max_live_vgprs` alone would allow, when the scheduler is predicted to
+    trade some of it for memory latency (more waves than `occupancy`); else None."""
 
     @property
     def complete(self) -> bool:
@@ -242,6 +248,11 @@ def analyse_model(
         lds = lds_bytes(model, ep) if ep.stage == "compute" else 0
         threads = ep.threads_per_group if ep.stage == "compute" else None
         occ = occupancy(target, wave, result.max_live_vgprs, result.max_live_sgprs, lds, threads)
+        by_demand: Occupancy | None = None
+        if result.scheduled_vgprs > result.max_live_vgprs:
+            scheduled = occupancy(target, wave, result.scheduled_vgprs, result.max_live_sgprs, lds, threads)
+            if scheduled.waves_per_simd < occ.waves_per_simd:
+                occ, by_demand = scheduled, occ
         peak_path, peak_row = _map_point(pp, result.peak_span)
         blindness = blind_spots(model, ep)
         reports.append(
@@ -256,6 +267,8 @@ def analyse_model(
                 max_live_vgprs=result.max_live_vgprs,
                 max_live_sgprs=result.max_live_sgprs,
                 occupancy=occ,
+                scheduled_vgprs=max(result.scheduled_vgprs, result.max_live_vgprs),
+                demand_occupancy=by_demand,
                 peak_path=peak_path,
                 peak_row=peak_row,
                 peak_values=result.peak_values,

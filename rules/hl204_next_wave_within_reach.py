@@ -168,7 +168,10 @@ void main(uint i : SV_DispatchThreadID, uint gi : SV_GroupIndex)
             compute = entry.stage == "compute"
             threads = entry.threads_per_group if compute else None
             lds = lds_bytes(model, entry) if compute else 0
-            now = occupancy(target, wave, peak, result.max_live_sgprs, lds, threads)
+            # the occupancy after ACO's scheduler (which may trade waves for latency: `scheduled_vgprs`)
+            now = occupancy(
+                target, wave, max(peak, result.scheduled_vgprs), result.max_live_sgprs, lds, threads
+            )
             waves = now.waves_per_simd
             if waves >= target.max_waves:
                 continue

@@ -120,7 +120,8 @@ def occupancy_levels(target: str, wave: int) -> list[int]:
 
 def estimate_waves(rep: EntryReport, family: str, wave: int) -> int:
     t = resolve_target(family)
-    allocated = round_up(max(rep.max_live_vgprs, 1), t.vgpr_granule[wave])
+    # the VGPRs ACO's scheduler is predicted to leave (`analysis.scheduling`)
+    allocated = round_up(max(rep.scheduled_vgprs, rep.max_live_vgprs, 1), t.vgpr_granule[wave])
     sgprs = None
     if t.sgpr_file is not None:
         sgprs = round_up(rep.max_live_sgprs + 2, t.sgpr_granule)

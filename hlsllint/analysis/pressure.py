@@ -12,6 +12,7 @@ from hlsllint.analysis.costs import CostModel
 from hlsllint.analysis.ir import CFG, Span, Value
 from hlsllint.analysis.liveness import Demand, register_demand
 from hlsllint.analysis.occupancy import groupshared_bytes
+from hlsllint.analysis.scheduling import scheduled_vgprs
 from hlsllint.analysis.unit import EntryAnalysis, analyze
 from hlsllint.analysis.value_classes import def_use
 from hlsllint.semantic.model import Model
@@ -100,6 +101,10 @@ class EntryDemand:
     spilled_sgprs: int = 0
     """Live SGPRs past the target's addressable SGPRs at the peak: the compiler spills them
     (`max_live_sgprs` never exceeds the limit)."""
+    scheduled_vgprs: int = 0
+    """The VGPRs ACO's scheduler is predicted to leave (`scheduling.scheduled_vgprs`): more
+    than `max_live_vgprs` when it trades waves for memory latency, else the same. The
+    occupancy estimate reads it; `max_live_vgprs` stays the demand before scheduling."""
 
 
 @dataclass(frozen=True)
@@ -165,8 +170,9 @@ def analyse_entry(
         append(_new_span_count(SpanCount, (ins.span, pair[0], pair[1])))
     peak = demand.peak_instr.span if demand.peak_instr is not None else None
     bounded = bound_registers(target, wave_size, demand.peak_vgprs, demand.peak_sgprs)
+    max_vgprs = max((v for v, _ in bounds.values()), default=bounded.vgprs)
     result = EntryDemand(
-        max_live_vgprs=max((v for v, _ in bounds.values()), default=bounded.vgprs),
+        max_live_vgprs=max_vgprs,
         max_live_sgprs=max((s for _, s in bounds.values()), default=bounded.sgprs),
         peak_span=peak,
         peak_values=_live_values(demand, demand.peak_live),
@@ -175,6 +181,7 @@ def analyse_entry(
         scratch=_scratch_arrays(ea.cfg, demand),
         spilled_vgprs=bounded.spilled_vgprs,
         spilled_sgprs=bounded.spilled_sgprs,
+        scheduled_vgprs=scheduled_vgprs(ea.cfg, demand, target, wave_size, max_vgprs),
     )
     if per_model is not None:
         per_model[(entry.name, wave_size)] = result

@@ -28,6 +28,10 @@ def report_json(rep: EntryReport) -> dict[str, Any]:
         "allocated_sgprs": occ.allocated_sgprs,
         "waves_per_simd": occ.waves_per_simd,
         "max_waves_per_simd": occ.max_waves,
+        "scheduled_vgprs": rep.scheduled_vgprs,
+        "demand_waves_per_simd": (
+            rep.demand_occupancy.waves_per_simd if rep.demand_occupancy is not None else occ.waves_per_simd
+        ),
         "limiter": occ.limiter,
         "groups_per_cu": occ.groups_per_cu,
         "peak": {

@@ -113,8 +113,20 @@ def summary(rep: EntryReport, variant: str | None = None) -> list[Text]:
         allocated.append(f"{rep.lds_bytes:,} bytes LDS per group")
     waves = _label("occupancy")
     waves.append(f"{occ.waves_per_simd} of {occ.max_waves} waves per SIMD", style="bold")
+    by_demand = rep.demand_occupancy
+    if by_demand is not None:
+        waves.append(f" after scheduling; {by_demand.waves_per_simd} by demand")
     waves.append(f", limited by {limit} ({', '.join(allocated)} allocated)")
     lines.append(waves)
+    if by_demand is not None:
+        lost = by_demand.waves_per_simd - occ.waves_per_simd
+        lines.append(
+            Text(
+                f"  {'':<13}ACO's scheduler is predicted to issue loads early, up to "
+                f"{rep.scheduled_vgprs} VGPRs, and give up {lost} wave{'s' if lost > 1 else ''} "
+                "for the latency"
+            )
+        )
 
     live = _label("live at peak")
     live.append(values_text(rep.peak_values))

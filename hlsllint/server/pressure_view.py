@@ -204,6 +204,8 @@ def build_pressure_view(
             f"peak {r.max_live_vgprs} VGPRs / {r.max_live_sgprs} SGPRs → {occ.waves_per_simd}/"
             f"{occ.max_waves} waves per SIMD on {r.target} wave{r.wave_size} (limited by {occ.limiter})"
         )
+        if r.demand_occupancy is not None:
+            summary += f" after scheduling; {r.demand_occupancy.waves_per_simd} by demand"
         if not r.complete:
             summary += f"; {r.incomplete} (not in these figures)"
         rows = r.lines.get(path, {})
