@@ -21,6 +21,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hlsllint.analysis.lowering_share import SharedBodies, UnitShare
 from hlsllint.context import RuleContext
 from hlsllint.deadline import current
 from hlsllint.diagnostics import Diagnostic
@@ -115,6 +116,8 @@ class FunctionFindings:
         """The words of a piece of a state's text, one file's text after another's (`_words_of`),
         and whether the state's words may be its words and the rest's (`_clean_end`)."""
         self._found: dict[Key, Recorded] = {}
+        self.lowering = SharedBodies()
+        """The CFG lowering's bodies of these functions, by their keys (`lowering_share`)."""
         self.hits = 0
         self.stores = 0
         self.revisits = 0
@@ -125,6 +128,7 @@ class FunctionFindings:
         self._words.clear()
         self._pieces.clear()
         self._found.clear()
+        self.lowering.clear()
         self.hits = self.stores = self.revisits = self.replays = 0
 
     def get(self, key: Key) -> Recorded | None:
@@ -466,6 +470,8 @@ def run_rules(
         keys: dict[int, Key] = {}
         if SHARE_FUNCTIONS and local and ctx.pp.included:
             keys = FUNCTIONS.unit_keys(ctx, path, _told(ctx, local))
+            if keys:  # the lowering shares these functions' bodies with the other units too
+                ctx.model.memo["lowering.share"] = UnitShare(keys, FUNCTIONS.lowering)
         included = set(ctx.pp.included)
         rest = {k: tuple(s for s in subs if s[0].code not in local_codes) for k, subs in dispatch.items()}
         table = dispatch

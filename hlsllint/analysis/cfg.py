@@ -135,6 +135,8 @@ class _Lowerer(StmtLowerer):
         self.emit("export", None, outs, fn.node)
         if self.reuse is not None and not self.truncated:  # before the passes change instructions
             self.reuse.keep(self, self.m, self.entry_point, self.templates, self.portable_keys, self.preloads)
+        if self.share is not None and self.share_pending and not self.truncated:
+            self.share.keep(self, self.m, self.templates, self.share_pending, self.preloads)
         self._place_loop_carried()
         return self.finish(exit_b)
 

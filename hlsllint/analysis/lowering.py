@@ -21,6 +21,7 @@ from hlsllint.analysis.ir import Instr, LoopRecord, Span, Value
 from hlsllint.analysis.lowering_memo import Recording, Template
 from hlsllint.analysis.lowering_memo import facts as lowering_facts
 from hlsllint.analysis.lowering_reuse import entry_reuse
+from hlsllint.analysis.lowering_share import unit_share
 from hlsllint.deadline import current
 from hlsllint.semantic import types as T
 from hlsllint.semantic.constants import FoldMemo
@@ -193,6 +194,17 @@ class LowererBase:
         self.portable_keys: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         """With `reuse`: each template key's form that the next version can look up."""
         self.reused = 0
+        self.share = unit_share(model, costs, replay) if self.reuse is None else None
+        """The header bodies lowered by earlier units of the process (`lowering_share`)."""
+        self.share_pending: dict[tuple[Any, ...], tuple[tuple[Any, ...], Function]] = {}
+        """With `share`: each template key of a shared header function -> its key for the process."""
+        self.shared = 0
+        """Bodies replayed from an earlier unit's lowering."""
+        self.effects = 0
+        """Changes made to what later lowering reads besides a template's contents (a member load
+        noted, a memory copy, a view bound): a body recorded while this moved is not shared."""
+        self.effectful: set[tuple[Any, ...]] = set()
+        """With `share`: the template keys whose recording moved `effects`."""
         self.const_memos: dict[tuple[tuple[int, str, str], ...], ConstMemo] = {}
         """The bindings of a frame's constant parameters (id, type and text of each value) ->
         what was folded under them, for every inlined copy so bound."""
@@ -325,6 +337,7 @@ class LowererBase:
                 ins = self.emit(op, d, reads, node, rule=rule, member=sub, **detail)
                 if op in ("load", "cbload"):
                     self.member_load[d.id] = ins
+                    self.effects += 1
             parts.append(d)
         return parts
 

@@ -287,7 +287,8 @@ class AccessLowerer(ExprLowerer):
         six-member cbuffer struct read in a run-time loop, 13 SGPRs; held from the copy, 27).
         A writable buffer is left out: a store between the copy and the read makes the
         compiler load the whole struct first (regtruth: 101 VGPRs with one store, 6 without)."""
-        self.memory_copies.pop(sym, None)
+        if self.memory_copies.pop(sym, None) is not None:
+            self.effects += 1
         inner = init
         while inner.type == "parenthesized_expression" and inner.named_children:
             inner = inner.named_children[0]
@@ -333,6 +334,7 @@ class AccessLowerer(ExprLowerer):
                 loads[m.name] = ins
         if loads:
             self.memory_copies[sym] = loads
+            self.effects += 1
 
     def memory_member(self, node: Node, sym: Symbol, name: str) -> Value | None:
         """`copy.member` of a local struct that copies read-only memory (`memory_copies`): a

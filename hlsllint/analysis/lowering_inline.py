@@ -133,7 +133,8 @@ class InlineLowerer(CallLowerer):
                 for d in _flatten(self.var(p)):  # written by the callee, perhaps a part at a time
                     self.emit("undef", d, [], node, rule="uniform")
                 continue
-            self.memory_copies.pop(p, None)
+            if self.memory_copies.pop(p, None) is not None:
+                self.effects += 1
             if p.direction == "in" and srcs and not self._param_written(fn, p):
                 pt = self.sym_type(p)  # a template's parameter: the struct it was passed
                 n_values = len(pt.members) if pt.kind == "struct" and pt.members else 1
@@ -144,9 +145,11 @@ class InlineLowerer(CallLowerer):
                         sel = self._selection(_a)
                         if sel is not None and sel != tuple(range(len(sel))):
                             self.bound_views.add(srcs[0])  # `f(v.yx)`: a view of the value
+                            self.effects += 1
                     loads = self._memory_copy_of(_a)
                     if loads is not None:  # and reads memory where the argument would
                         self.memory_copies[p] = loads
+                        self.effects += 1
                     continue
                 if p.type.kind == "array" and n_values == 1:
                     # an array the caller holds as one value per element: the callee reads
@@ -418,22 +421,39 @@ class InlineLowerer(CallLowerer):
                 self._replay_fitting(taken, slots, frame.exit)
                 self.reused += 1
                 return
+        share = self.share
+        if share is not None and found is UNSET:
+            skey = share.key(self, fn, slots, key, self.bound_views, self.member_load)
+            if skey is not None:
+                self.share_pending[key] = (skey, fn)
+                taken = share.take(self, self.m, skey, fn)
+                if taken is not None and self._fits(taken):
+                    self.templates[key] = taken  # as the recording this lowering makes here
+                    self._replay_fitting(taken, slots, frame.exit)
+                    self.shared += 1
+                    return
         if isinstance(found, Recording):
             found = self.templates[key] = found.template(self)
         if isinstance(found, Template) and self._fits(found):
             self._replay_fitting(found, slots, frame.exit)
             self.replayed += 1
+            if share is not None and key in self.effectful:
+                self.effects += 1  # what its recording changed, this replay does not
             return
         if found is not UNSET:
             self.stmt(fn.body)
             return
         rec = Recording(self, slots, frame.exit, len(self.frames))
         self.recordings.append(rec)
+        effects = self.effects
         try:
             self.stmt(fn.body)
         finally:
             self.recordings.pop()
         self.templates[key] = rec if rec.close(self) else None
+        if share is not None and self.effects != effects:
+            self.effectful.add(key)  # it changed what later lowering reads: not shared
+            self.share_pending.pop(key, None)
 
     def _fits(self, tpl: Template) -> bool:
         """May `tpl` be replayed here (the instruction cap, and a call path that cuts the same
