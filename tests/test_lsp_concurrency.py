@@ -124,10 +124,22 @@ async def test_an_edit_cancels_the_preparation_of_the_first_edits(
     assert uri not in after["running"]
 
 
+async def analysing(client: LanguageClient, uri: str, probes: int) -> bool:
+    """Wait until the server analyses `uri` (True), or has published the version with `probes`
+    findings already (False: its analysis ended between two looks)."""
+    while uri not in (await stats(client)).get("running", ()):
+        if len(client.diagnostics.get(uri, ())) == probes:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
 async def test_an_edit_cancels_the_stale_incremental_lint(client: LanguageClient, workspace: Path) -> None:
     """An edit while the last edit's incremental lint runs stops that lint (`cancelled` in the
     stats) and is linted incrementally from the same snapshot, the last version analysed to the
-    end: only the newer version's diagnostics are published."""
+    end: only the newer version's diagnostics are published. An incremental lint is short, and
+    one that ends before the edit reaches the server has nothing to stop: the edit pair is sent
+    again then (at most five times), so the test waits for a stop instead of racing one."""
     probe = "    float p = 0.5; p = sign(p) < 0 ? 1.0 : 0.0;\n"
     text = slow_shader(entries=1, loops=400).replace(
         "    float4 acc = 0;\n", "    float4 acc = 0;\n" + probe, 1
@@ -137,13 +149,21 @@ async def test_an_edit_cancels_the_stale_incremental_lint(client: LanguageClient
     while uri in (now := await stats(client))["running"] or uri in now["preparing"]:
         await asyncio.sleep(0.05)  # the first edits prepared: nothing runs for it
     before = await stats(client)
-    change(client, uri, 2, None, text.replace(probe, probe + probe, 1))
-    await asyncio.wait_for(running(client, uri), 30)
-    change(client, uri, 3, None, text.replace(probe, probe + probe + probe, 1))
-    assert codes(await published(client, uri, lambda ds: len(ds) > 2, timeout=120)) == ["HL105"] * 3
+    probes = 1
+    for _attempt in range(5):
+        probes += 1  # version `probes` has that many probes, and as many findings
+        change(client, uri, probes, None, text.replace(probe, probe * probes, 1))
+        if not await asyncio.wait_for(analysing(client, uri, probes), 30):
+            continue
+        probes += 1
+        change(client, uri, probes, None, text.replace(probe, probe * probes, 1))
+        found = await published(client, uri, lambda ds, n=probes: len(ds) == n, timeout=120)
+        assert codes(found) == ["HL105"] * probes
+        if (await stats(client))["cancelled"] > before["cancelled"]:
+            break
     after = await stats(client)
     assert after["cancelled"] == before["cancelled"] + 1
-    assert after["relints"] == before["relints"] + 1
+    assert after["relints"] >= before["relints"] + 1
     assert after["fullLints"] == before["fullLints"]
 
 
