@@ -25,6 +25,7 @@ call (instructions, values, blocks, records, views), so the CFG is the one a fre
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
@@ -292,23 +293,7 @@ class EntryReuse:
         instructions)."""
         owner = self.owner
         owner.note_unit(m)
-        by_id: dict[int, FnId] = {}
-        this_of: dict[int, FnId] = {}
-        for fs in m.functions.values():
-            for f in fs:
-                fid = _fn_id(f)
-                by_id[id(f)] = fid
-                if f.this is not None:
-                    this_of[id(f.this)] = fid
-        fixed_of: dict[int, tuple[str, str, int, int, int]] = {}
-        for name, v in preloads.items():
-            fixed_of[id(v)] = ("", name, 0, 0, 0)
-        for sym, vals in lw.globals_env.items():
-            if sym.node is None:
-                continue
-            start, end = sym.node.byte_range
-            for i, v in enumerate(with_parts(vals, [])):
-                fixed_of.setdefault(id(v), (sym.name, sym.kind, start, end, i))
+        by_id, this_of, fixed_of = identities((f for fs in m.functions.values() for f in fs), lw, preloads)
         kept: dict[Key, Portable] = {}
         for key, found in templates.items():
             pkey = portable_keys.get(key)
@@ -333,14 +318,71 @@ class EntryReuse:
         owner.entries[entry.function.name] = _EntryKept(entry.stage, entry.group_size, kept)
 
 
-def _portable(
+Fixed = tuple[str, str, int, int, int]
+"""A value the lowering holds before any body (a global's part, a preloaded value): the global's
+name, kind and byte range and the part's number, or ("", the preload's name, 0, 0, 0)."""
+
+
+def identities(
+    functions: Iterable[Function], lw: LowererState, preloads: dict[str, Value]
+) -> tuple[dict[int, FnId], dict[int, FnId], dict[int, Fixed]]:
+    """The ids a template holds objects of this lowering by, mapped to what names them in the
+    text: each function (`by_id`), the function whose `this` a symbol is (`this_of`), and each
+    fixed value (`fixed_of`)."""
+    by_id: dict[int, FnId] = {}
+    this_of: dict[int, FnId] = {}
+    for f in functions:
+        fid = _fn_id(f)
+        by_id[id(f)] = fid
+        if f.this is not None:
+            this_of[id(f.this)] = fid
+    fixed_of: dict[int, Fixed] = {}
+    for name, v in preloads.items():
+        fixed_of[id(v)] = ("", name, 0, 0, 0)
+    for sym, vals in lw.globals_env.items():
+        if sym.node is None:
+            continue
+        start, end = sym.node.byte_range
+        for i, v in enumerate(with_parts(vals, [])):
+            fixed_of.setdefault(id(v), (sym.name, sym.kind, start, end, i))
+    return by_id, this_of, fixed_of
+
+
+class Described:
+    """A template's objects of the lowering said by the text that names them, and the extent of
+    the text it reads (`lo`..`hi`, from the function's own range; instruction details aside)."""
+
+    __slots__ = ("body", "calls", "fixed", "hi", "lo", "shapes", "symbols")
+
+    def __init__(
+        self,
+        body: Template,
+        symbols: list[tuple[str, str, int, int] | None],
+        fixed: list[Fixed],
+        shapes: list[tuple[str, int, str, str | None]],
+        calls: list[FnId],
+        lo: int,
+        hi: int,
+    ) -> None:
+        self.body = body
+        self.symbols = symbols
+        self.fixed = fixed
+        self.shapes = shapes
+        self.calls = calls
+        self.lo = lo
+        self.hi = hi
+
+
+def describe(
     tpl: Template,
-    fid: FnId,
+    lo: int,
+    hi: int,
     by_id: dict[int, FnId],
     this_of: dict[int, FnId],
-    fixed_of: dict[int, tuple[str, str, int, int, int]],
-) -> Portable | None:
-    extent = fid[2]
+    fixed_of: dict[int, Fixed],
+) -> Described | None:
+    """`tpl` with its symbols, fixed values and callees said by the text (None when one is an
+    object the tables do not name), `lo`..`hi` widened to every span it holds."""
     symbols: list[tuple[str, str, int, int] | None] = []
     values: list[tuple[str, int, str, T.Type, Symbol | None, str | None, list[int] | None]] = []
     for spec in tpl.values:
@@ -351,14 +393,14 @@ def _portable(
         elif sym.node is not None:
             start, end = sym.node.byte_range
             symbols.append((sym.name, sym.kind, start, end))
-            extent = max(extent, end)
+            lo, hi = min(lo, start), max(hi, end)
         else:
             owner = this_of.get(id(sym))
             if owner is None:
                 return None
             symbols.append(("this", owner[0], owner[1], owner[2]))
-            extent = max(extent, owner[2])
-    fixed: list[tuple[str, str, int, int, int]] = []
+            lo, hi = min(lo, owner[1]), max(hi, owner[2])
+    fixed: list[Fixed] = []
     shapes: list[tuple[str, int, str, str | None]] = []
     for v in tpl.fixed:
         said = fixed_of.get(id(v))
@@ -366,28 +408,44 @@ def _portable(
             return None
         fixed.append(said)
         shapes.append((v.name, v.width, v.kind, v.reg_class))
-        extent = max(extent, said[3])
+        if said[0]:
+            lo, hi = min(lo, said[2]), max(hi, said[3])
     calls: list[FnId] = []
     for i in tpl.reach.calls:
         called = by_id.get(i)
         if called is None:
             return None
         calls.append(called)
-        extent = max(extent, called[2])
+        lo, hi = min(lo, called[1]), max(hi, called[2])
     for ins in tpl.instrs:
-        extent = max(extent, ins[4][1])
+        lo, hi = min(lo, ins[4][0]), max(hi, ins[4][1])
+    for rec in tpl.records:
+        lo, hi = min(lo, rec[0][0]), max(hi, rec[0][1])
+    for loop in tpl.loops:
+        lo, hi = min(lo, loop[0][0]), max(hi, loop[0][1])
+    for sp in tpl.views:
+        lo, hi = min(lo, sp[0]), max(hi, sp[1])
+    bare = _same_body(tpl)
+    bare.values = values
+    return Described(bare, symbols, fixed, shapes, calls, lo, hi)
+
+
+def _portable(
+    tpl: Template,
+    fid: FnId,
+    by_id: dict[int, FnId],
+    this_of: dict[int, FnId],
+    fixed_of: dict[int, Fixed],
+) -> Portable | None:
+    d = describe(tpl, fid[1], fid[2], by_id, this_of, fixed_of)
+    if d is None:
+        return None
+    extent = d.hi
+    for ins in tpl.instrs:
         at = ins[6].get("at") if ins[6] else None
         if at is not None:
             extent = max(extent, at[1])
-    for rec in tpl.records:
-        extent = max(extent, rec[0][1])
-    for loop in tpl.loops:
-        extent = max(extent, loop[0][1])
-    for sp in tpl.views:
-        extent = max(extent, sp[1])
-    bare = _same_body(tpl)
-    bare.values = values
-    return Portable(bare, extent, symbols, fixed, shapes, calls)
+    return Portable(d.body, extent, d.symbols, d.fixed, d.shapes, d.calls)
 
 
 def _same_body(tpl: Template) -> Template:

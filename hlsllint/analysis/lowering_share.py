@@ -39,9 +39,10 @@ from __future__ import annotations
 from typing import Any
 
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
-from hlsllint.analysis.ir import Span, Value, with_parts
+from hlsllint.analysis.ir import Span, Value
 from hlsllint.analysis.lowering_memo import LowererState, Recording, Template
 from hlsllint.analysis.lowering_reuse import (
+    Fixed,
     FnId,
     Key,
     _fixed,
@@ -50,6 +51,8 @@ from hlsllint.analysis.lowering_reuse import (
     _same_body,
     _symbol,
     _type_key,
+    describe,
+    identities,
 )
 from hlsllint.semantic import types as T
 from hlsllint.semantic.model import Model
@@ -237,22 +240,7 @@ class UnitShare:
         todo = [(key, skey, fn) for key, (skey, fn) in pending.items() if skey not in store]
         if not todo:
             return
-        by_id: dict[int, FnId] = {}
-        this_of: dict[int, FnId] = {}
-        for f in self.functions(m).values():
-            fid = _fn_id(f)
-            by_id[id(f)] = fid
-            if f.this is not None:
-                this_of[id(f.this)] = fid
-        fixed_of: dict[int, tuple[str, str, int, int, int]] = {}
-        for name, v in preloads.items():
-            fixed_of[id(v)] = ("", name, 0, 0, 0)
-        for sym, vals in lw.globals_env.items():
-            if sym.node is None:
-                continue
-            s, e = sym.node.byte_range
-            for i, v in enumerate(with_parts(vals, [])):
-                fixed_of.setdefault(id(v), (sym.name, sym.kind, s, e, i))
+        by_id, this_of, fixed_of = identities(self.functions(m).values(), lw, preloads)
         text = m.tree.text
         for key, skey, fn in todo:
             if skey in store:  # two keys of this lowering alike for the process
@@ -273,47 +261,14 @@ def _shared(
     text: str,
     by_id: dict[int, FnId],
     this_of: dict[int, FnId],
-    fixed_of: dict[int, tuple[str, str, int, int, int]],
+    fixed_of: dict[int, Fixed],
 ) -> Shared | None:
-    start, hi = fn.node.byte_range
-    lo = start
-    symbols: list[tuple[str, str, int, int] | None] = []
-    values: list[tuple[str, int, str, T.Type, Symbol | None, str | None, list[int] | None]] = []
-    for spec in tpl.values:
-        values.append((spec[0], spec[1], spec[2], spec[3], None, spec[5], spec[6]))
-        sym = spec[4]
-        if sym is None:
-            symbols.append(None)
-        elif sym.node is not None:
-            s, e = sym.node.byte_range
-            symbols.append((sym.name, sym.kind, s, e))
-            lo, hi = min(lo, s), max(hi, e)
-        else:
-            owner = this_of.get(id(sym))
-            if owner is None:
-                return None
-            symbols.append(("this", owner[0], owner[1], owner[2]))
-            lo, hi = min(lo, owner[1]), max(hi, owner[2])
-    fixed: list[tuple[str, str, int, int, int]] = []
-    shapes: list[tuple[str, int, str, str | None]] = []
-    for v in tpl.fixed:
-        said = fixed_of.get(id(v))
-        if said is None:
-            return None
-        fixed.append(said)
-        shapes.append((v.name, v.width, v.kind, v.reg_class))
-        if said[0]:
-            lo, hi = min(lo, said[2]), max(hi, said[3])
-    calls: list[FnId] = []
-    for i in tpl.reach.calls:
-        called = by_id.get(i)
-        if called is None:
-            return None
-        calls.append(called)
-        lo, hi = min(lo, called[1]), max(hi, called[2])
+    start, end = fn.node.byte_range
+    d = describe(tpl, start, end, by_id, this_of, fixed_of)
+    if d is None:
+        return None
+    lo, hi = d.lo, d.hi
     for ins in tpl.instrs:
-        span = ins[4]
-        lo, hi = min(lo, span[0]), max(hi, span[1])
         detail = ins[6]
         if detail:
             for name, x in detail.items():
@@ -324,15 +279,7 @@ def _shared(
                     return None  # a value of this lowering (a texel's `splat`), or not known
                 for sp in spans:
                     lo, hi = min(lo, sp[0]), max(hi, sp[1])
-    for rec in tpl.records:
-        lo, hi = min(lo, rec[0][0]), max(hi, rec[0][1])
-    for loop in tpl.loops:
-        lo, hi = min(lo, loop[0][0]), max(hi, loop[0][1])
-    for sp in tpl.views:
-        lo, hi = min(lo, sp[0]), max(hi, sp[1])
-    bare = _same_body(tpl)
-    bare.values = values
-    return Shared(bare, start, lo, text[lo:hi], symbols, fixed, shapes, calls)
+    return Shared(d.body, start, lo, text[lo:hi], d.symbols, d.fixed, d.shapes, d.calls)
 
 
 _PLAIN_DETAILS = frozenset(
