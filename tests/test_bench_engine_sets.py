@@ -339,6 +339,7 @@ rec = {"file": str(shader), "entry": "main", "stage": "comp", "wave": 64, "presc
 pairs, _ = engine.pair_up(es, [rec], reports, "navi21")
 print(pairs[0].demand_waves, pairs[0].scheduled_waves)
 print(engine.occupancy_ceiling(pairs))
+print(engine.misses(pairs))
 """
 
 
@@ -360,6 +361,35 @@ def test_occupancy_ceiling_separates_the_vgpr_estimate_from_acos_scheduler(tmp_p
     assert "exact 0.0%" in lines[1]
     assert "traded waves) 100.0%" in lines[1]
     assert "inside the scheduler's window 100.0%" in lines[1]
+    # the estimate of this one-store shader needs few VGPRs (16 waves by its demand), so the miss
+    # is the VGPR estimate's, not the scheduler's
+    assert lines[2].startswith("occupancy misses 1 of 1: VGPR under 1 (1 by 2+), VGPR over 0")
+    assert "trade missed 0" in lines[2]
+
+
+def test_an_occupancy_miss_is_classed_by_where_it_comes_from() -> None:
+    """Same VGPR class and regtruth traded waves: the scheduler's miss; another class: the VGPR
+    estimate's, in its direction."""
+    sys.path.insert(0, str(PRESSURE))
+    import engine
+
+    def pair(est: int, truth: int, demand: int, est_demand: int) -> engine.Pair:
+        base = {"file": "f", "entry": "main", "stage": "CS", "split": "tune", "levels_apart": 1}
+        counts = {"truth_vgprs": 0, "truth_sgprs": 0, "est_vgprs": 0, "est_sgprs": 0}
+        return engine.Pair(
+            **base,
+            **counts,
+            est_waves=est,
+            truth_waves=truth,
+            demand_waves=demand,
+            est_demand_waves=est_demand,
+        )
+
+    assert engine.miss_class(pair(12, 12, 16, 12)) is None
+    assert engine.miss_class(pair(16, 12, 16, 16)) == "trade missed"
+    assert engine.miss_class(pair(10, 12, 16, 16)) == "trade called"
+    assert engine.miss_class(pair(16, 12, 12, 16)) == "VGPR under"
+    assert engine.miss_class(pair(9, 12, 12, 9)) == "VGPR over"
 
 
 FAKE_REGTRUTH = """\

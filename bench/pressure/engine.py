@@ -81,6 +81,8 @@ class Pair(run.Pair):
     scheduler may trade down to."""
     variant: str = ""
     """The defines of the build that compiled this entry point (a set's `entries`), else empty."""
+    est_demand_waves: int = 0
+    """Waves from the estimate's own pre-scheduling VGPRs (before its scheduler prediction)."""
 
 
 @dataclass(frozen=True)
@@ -442,6 +444,7 @@ def pair_up(
                 sgpr_limit=limit,
                 demand_waves=waves_at(rep, family, wave, demand),
                 scheduled_waves=waves_at(rep, family, wave, aco_scheduler_ceiling(target, wave, demand)),
+                est_demand_waves=waves_at(rep, family, wave, rep.max_live_vgprs),
                 variant=" ".join(variant),
             )
         )
@@ -554,6 +557,35 @@ def occupancy_ceiling(pairs: list[Pair]) -> str:
     )
 
 
+MISS_CLASSES = ("VGPR under", "VGPR over", "trade missed", "trade called")
+
+
+def miss_class(p: Pair) -> str | None:
+    """Why an entry's estimated occupancy differs from regtruth's, or None when it does not:
+    the estimate's VGPRs fall in another occupancy class than regtruth's pre-scheduling VGPRs
+    (`VGPR under`: more waves, `VGPR over`: fewer), or they fall in the same class and the
+    difference is ACO's scheduler (`trade missed`: regtruth gave up waves the estimate kept;
+    `trade called`: the estimate gave up waves regtruth kept, or more of them)."""
+    if p.est_waves == p.truth_waves:
+        return None
+    if p.est_demand_waves > p.demand_waves:
+        return "VGPR under"
+    if p.est_demand_waves < p.demand_waves:
+        return "VGPR over"
+    return "trade missed" if p.est_waves > p.truth_waves else "trade called"
+
+
+def misses(pairs: list[Pair]) -> str:
+    """The occupancy misses by class, each with how many are two or more steps off."""
+    parts = []
+    for c in MISS_CLASSES:
+        chosen = [p for p in pairs if miss_class(p) == c]
+        far = sum(abs(p.levels_apart) >= 2 for p in chosen)
+        parts.append(f"{c} {len(chosen)} ({far} by 2+)")
+    wrong = sum(miss_class(p) is not None for p in pairs)
+    return f"occupancy misses {wrong} of {len(pairs)}: " + ", ".join(parts)
+
+
 def report(pairs: list[Pair], repos: Sequence[str]) -> list[str]:
     lines = ["    " + HEADER]
     for split in ("tune", "held-out"):
@@ -563,6 +595,7 @@ def report(pairs: list[Pair], repos: Sequence[str]) -> list[str]:
         chosen = [p for p in pairs if p.split == split]
         if chosen:
             lines.append(f"  {split}: " + occupancy_ceiling(chosen))
+            lines.append(f"  {split}: " + misses(chosen))
     for split in ("tune", "held-out"):
         chosen = [p for p in pairs if p.split == split]
         lines.append(f"  -- {split} --")
