@@ -2595,3 +2595,65 @@ def test_an_index_computed_alike_by_two_unrolled_loops_is_held_from_the_first_to
     # not held: its constant part goes into the access's offset (NRD's `s[threadPos + (i, j)]`
     # in two unrolled loops). regtruth: 8.
     assert demand(SHARED_NEIGHBOURS, "CS").max_live_vgprs == 9
+
+
+CENTRE_WEIGHT = """
+RWTexture2D<float4> gOut : register(u0);
+Texture2D<float4> gIn : register(t0);
+
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    int2 p = int2(id.xy);
+    float4 c0 = gIn[p] * 0.5;
+    float4 result = 0;
+    float2 sum = 0;
+    [unroll]
+    for (int j = 0; j <= 4; j++)
+    {
+        [unroll]
+        for (int i = 0; i <= 4; i++)
+        {
+            float4 s = gIn[p + int2(i, j) - 2];
+            float w = WEIGHT;
+            if (i == CENTRE && j == CENTRE)
+                c0 += s;
+            else
+                w *= exp2(-abs(dot(s - c0, 1.0)));
+            result += s * w;
+            sum.x += w;
+            w *= s.w;
+            sum.y += w;
+        }
+    }
+    gOut[id.xy] = result / sum.x + sum.y;
+}
+"""
+
+
+def centre_weight(weight: str, centre: int = 2, negated: bool = False) -> str:
+    text = CENTRE_WEIGHT.replace("WEIGHT", weight).replace("CENTRE", str(centre))
+    if negated:  # the same taps, the branch's arms the other way round
+        text = text.replace(
+            f"if (i == {centre} && j == {centre})\n                c0 += s;\n            else\n"
+            "                w *= exp2(-abs(dot(s - c0, 1.0)));",
+            f"if (!(i == {centre} && j == {centre}))\n"
+            "                w *= exp2(-abs(dot(s - c0, 1.0)));\n            else\n                c0 += s;",
+        )
+        assert "!(i ==" in text
+    return text
+
+
+def test_a_sum_whose_centre_weight_is_a_literal_holds_the_earlier_weights_until_the_centre() -> None:
+    # A 5x5 blur (SIGMA's shadow blur): the weight is 1.0, scaled in every tap but the centre,
+    # and summed (`sum.x += w`). The centre adds the constant 1.0 to the sum, and the compiler
+    # moves constants to the start of a chain of additions: the chain is rebuilt at the centre
+    # tap, `1.0 + w0 + w1 + ... + w11`, so the twelve earlier weights are held until it (ACO
+    # IR). regtruth: presched_vgprs 33, either way round the branch; the estimate before: 27.
+    # Now the eleven held beside the body's own: 38.
+    assert demand(centre_weight("1.0")).max_live_vgprs == 38
+    assert demand(centre_weight("1.0", negated=True)).max_live_vgprs == 38
+    # The same with a weight computed in every tap (no constant in the chain): regtruth 25.
+    assert demand(centre_weight("0.5 + s.z")).max_live_vgprs == 27
+    # The constant in the first tap is at the start already: nothing is deferred. regtruth 28.
+    assert demand(centre_weight("1.0", centre=0)).max_live_vgprs == 27

@@ -69,6 +69,10 @@ class CostModel:
     """An unrolled loop that reads 32- or 64-bit groupshared elements at constant offsets from
     one index has them read two by two, sorted by address: each pair's other word is held from
     its first's read (`paired_reads.paired_read_holds`)."""
+    hold_deferred_sums: bool = True
+    """A sum over an unrolled loop whose weight is a literal in the iterations a branch on the
+    counters skips holds the earlier iterations' weights until the first of those: the compiler
+    rebuilds the chain of additions from the constant (`deferred_sums.deferred_sum_holds`)."""
     drop_unpicked_components: bool = True
     """A vector read only through constructors that pick some of its components holds
     registers only for those (`value_classes.unpicked_components`)."""

@@ -31,6 +31,7 @@ from typing import TypeVar
 
 from hlsllint.analysis.component_liveness import _bit_indices, _component_liveness
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
+from hlsllint.analysis.deferred_sums import deferred_sum_holds
 from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in
 from hlsllint.analysis.paired_reads import paired_read_holds
 from hlsllint.analysis.repeated_nests import element_sources, repeated_nest_holds
@@ -299,6 +300,10 @@ def register_demand(
                 held_s[b] = held_s.get(b, 0) + most_s
     if costs.hold_paired_shared_reads:
         for nest_blocks, n in cached_per_cfg(cfg, "paired_reads", lambda du: paired_read_holds(cfg, du)):
+            for b in nest_blocks:
+                held_v[b] = held_v.get(b, 0) + n
+    if costs.hold_deferred_sums:
+        for nest_blocks, n in cached_per_cfg(cfg, "deferred_sums", lambda du: deferred_sum_holds(cfg, du)):
             for b in nest_blocks:
                 held_v[b] = held_v.get(b, 0) + n
     if costs.hold_repeated_nests:
