@@ -2657,3 +2657,8 @@ def test_a_sum_whose_centre_weight_is_a_literal_holds_the_earlier_weights_until_
     assert demand(centre_weight("0.5 + s.z")).max_live_vgprs == 27
     # The constant in the first tap is at the start already: nothing is deferred. regtruth 28.
     assert demand(centre_weight("1.0", centre=0)).max_live_vgprs == 27
+    # A partial sum read in every tap (`result += s * w * sum.x`) is kept as it is: the chain
+    # is not rebuilt. regtruth 25.
+    read = centre_weight("1.0").replace("result += s * w;", "result += s * w * sum.x;")
+    assert "sum.x;" in read
+    assert demand(read).max_live_vgprs == 27

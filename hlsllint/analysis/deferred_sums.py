@@ -87,6 +87,8 @@ def _deferred(
     w, acc = ins.reads
     if w is acc or w.width != 1 or w.type is None or not w.type.is_float:
         return None
+    if not _only_summed(acc, du, nest):
+        return None
     defs = [d for d in du.defs.get(w, []) if d.block in nest.blocks]
     literal = [d for d in defs if d.op == "copy" and not d.reads]
     if len(literal) != 1:
@@ -147,6 +149,23 @@ def _deferred(
                 return k
         return None
     return None
+
+
+def _only_summed(acc: Value, du: DefUse, nest: Nest) -> bool:
+    """Whether the nest reads the sum `acc` only to add to it (`acc += x`, a component's
+    `acc.x += x` and its write back): a partial sum read for anything else is kept as it is,
+    and the chain is not rebuilt (regtruth: the same blur reading `sum.x` in every tap, 25)."""
+    for r in du.readers.get(acc, []):
+        if r.block not in nest.blocks:
+            continue
+        if r.op != "alu" or len(r.reads) != 2:
+            return False
+        if r.detail.get("copr") == "+" and r.reads[1] is acc and r.reads[0] is not acc:
+            continue  # `acc += x`: x first, the sum second
+        if "set" in r.detail and r.dest is acc and r.reads[0] is acc and r.reads[1] is not acc:
+            continue  # the component written back
+        return False
+    return True
 
 
 def kept_branch(cfg: CFG, block: int) -> Value | None:
