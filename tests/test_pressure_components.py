@@ -2662,3 +2662,33 @@ def test_a_sum_whose_centre_weight_is_a_literal_holds_the_earlier_weights_until_
     read = centre_weight("1.0").replace("result += s * w;", "result += s * w * sum.x;")
     assert "sum.x;" in read
     assert demand(read).max_live_vgprs == 27
+
+
+ELEMENT_PER_ITERATION = """
+Texture2D<float4> t : register(t0);
+RWTexture2D<float> o : register(u0);
+[numthreads(8, 8, 1)]
+void main(uint2 id : SV_DispatchThreadID)
+{
+    float4 e[2];
+    float w[2];
+    for (int s = 0; s < 2; s++)
+    {
+        float4 a = t[id + uint2(s, 0)];
+        float4 b = t[id + uint2(s, 1)];
+        e[s] = a * b.yzwx;
+        e[s] *= a.wzyx;
+        w[s] = dot(e[s], a);
+        o[id + uint2(s, 0)] = w[s] + e[s].x;
+    }
+}
+"""
+
+
+def test_an_array_only_the_unrolled_loop_reads_and_writes_at_its_counter_holds_one_element() -> None:
+    # XeGTAO's denoise (`edgesC_LRTB[side]`, `weightTL[side]`, `aoTerm[side]` in a loop over
+    # two sides): unrolled, each copy of the body reads and writes its own element only, so
+    # no element lives from one copy to the next. regtruth: presched_vgprs 11; every element
+    # held across the loop before: 22 (CSDenoisePass 63 against 36).
+    assert demand(ELEMENT_PER_ITERATION).max_live_vgprs == 12
+

@@ -161,6 +161,7 @@ class LowererBase:
         self.globals_env: dict[Symbol, list[Value]] = {}
         self.preloads: dict[str, Value] = {}
         self._split: dict[Symbol, bool] = {}
+        self._per_iteration: dict[Symbol, str | None] = {}
         self.member_load: dict[int, Instr] = {}
         """Value id -> the load of that member of a struct read from memory (`member_loads`)."""
         self.memory_copies: dict[Symbol, dict[str, Instr]] = {}
@@ -380,6 +381,8 @@ class LowererBase:
             t = self.sym_type(sym)
             if t.kind == "struct" and t.members:
                 vals = self.member_values(sym.name, t, "var", sym)
+            elif t.element is not None and (counter := self.iteration_array(sym)) is not None:
+                vals = [self.value(f"{sym.name}[{counter}]", t.element, "var", sym)]
             elif self._split_array(sym) and t.element is not None and t.length is not None:
                 vals = [self.value(f"{sym.name}[{i}]", t.element, "var", sym) for i in range(t.length)]
             else:
@@ -459,6 +462,55 @@ class LowererBase:
         if found is None:
             found = self._split[sym] = self._only_constant_indices(sym)
         return found
+
+    def iteration_array(self, sym: Symbol) -> str | None:
+        """The counter's name when `sym` is a local array, declared without a value, that only
+        one loop the compiler unrolls reads and writes, always at its counter (`e[side]` in
+        `for (int side = 0; side < 2; side++)`), else None. Unrolled, each copy of the body
+        reads and writes its own element only, so the array is one value per iteration: an
+        element is live from its write to the last read in the same copy, never across copies
+        (regtruth: two float4 and a float element per iteration of a 2-iteration loop, 11
+        presched VGPRs; every element held across the loop, 22). Such an array is one value,
+        the element of the iteration."""
+        if sym in self._per_iteration:
+            return self._per_iteration[sym]
+        found = self._per_iteration[sym] = self._one_iteration_index(sym)
+        return found
+
+    def _one_iteration_index(self, sym: Symbol) -> str | None:
+        t = sym.type
+        if sym.kind != "local" or sym.init is not None or t.kind != "array" or not t.length or t.length > 64:
+            return None
+        loop: Node | None = None
+        counter: Symbol | None = None
+        for n in uses_of(self.m, sym):
+            parent = n.parent
+            if parent is None or parent.type != "subscript_expression":
+                return None  # a whole-array use
+            if parent.child_by_field_id(F_ARGUMENT) != n:
+                return None
+            idx = self._indices(parent)
+            if len(idx) != 1 or idx[0].type != "identifier":
+                return None
+            at = self.m.resolve(idx[0])
+            if at is None or (counter is not None and at is not counter):
+                return None
+            cur = parent.parent
+            while cur is not None and cur.type != "function_definition":
+                if cur.type == "for_statement":
+                    found = trip_count(self.m, cur)
+                    if found is not None and self.m.resolve(found[0]) is at:
+                        break
+                cur = cur.parent
+            if cur is None or cur.type != "for_statement" or (loop is not None and cur.id != loop.id):
+                return None
+            body = cur.child_by_field_id(F_BODY)
+            if body is None or not (body.start_byte <= n.start_byte and n.end_byte <= body.end_byte):
+                return None
+            if loop is None and unrolled(self.m, cur) is not True:
+                return None
+            loop, counter = cur, at
+        return counter.name if counter is not None else None
 
     def _only_constant_indices(self, sym: Symbol) -> bool:
         for n in uses_of(self.m, sym):
@@ -589,6 +641,8 @@ class LowererBase:
         """The element value of `a[k]` for a split local array `a` and a constant `k`."""
         arg = node.child_by_field_id(F_ARGUMENT)
         sym = self._base_symbol(arg)
+        if sym is not None and self.iteration_array(sym) is not None:
+            return self.var(sym)[0]
         if sym is None or not self._split_array(sym):
             return None
         idx = self._indices(node)
