@@ -2692,3 +2692,48 @@ def test_an_array_only_the_unrolled_loop_reads_and_writes_at_its_counter_holds_o
     # held across the loop before: 22 (CSDenoisePass 63 against 36).
     assert demand(ELEMENT_PER_ITERATION).max_live_vgprs == 12
 
+
+GAUSSIAN_TAPS = """
+Texture2D<float4> tex : register(t0);
+SamplerState smp : register(s0);
+RWTexture2D<float4> o : register(u0);
+static const float w[7] = { 0.19, 0.29, 0.29, 0.09, 0.09, 0.01, 0.01 };
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float2 pixel = id.xy + 0.5;
+    float2 res = float2(1920, 1080);
+    float2 dir = float2(1, 0);
+    float4 color[7];
+    color[0] = tex.SampleLevel(smp, pixel / res, 0);
+    float2 off1 = 1.41 * dir;
+    float2 off2 = 3.29 * dir;
+    float2 off3 = 5.17 * dir;
+    color[1] = tex.SampleLevel(smp, (pixel + off1) / res, 0);
+    color[2] = tex.SampleLevel(smp, (pixel - off1) / res, 0);
+    color[3] = tex.SampleLevel(smp, (pixel + off2) / res, 0);
+    color[4] = tex.SampleLevel(smp, (pixel - off2) / res, 0);
+    color[5] = tex.SampleLevel(smp, (pixel + off3) / res, 0);
+    color[6] = tex.SampleLevel(smp, (pixel - off3) / res, 0);
+    float4 blur = 0;
+    float sumW = max(0.1, pow(color[0].a, 4.0) * w[0]);
+    blur.rgba += color[0].rgba * sumW;
+    [unroll]
+    for (uint i = 1; i < 7; i++)
+    {
+        float weight = pow(color[i].a, 4.0) * w[i];
+        blur.rgba += color[i].rgba * weight;
+        sumW += weight;
+    }
+    o[id.xy] = blur / sumW;
+}
+"""
+
+
+def test_a_loop_over_the_later_elements_of_an_array_and_a_swizzled_sum_hold_no_more() -> None:
+    # XeGTAO's gaussian depth-of-field blurs (`blur_gauss_weighted`): seven taps sampled into
+    # `color[7]`, the first summed before an unrolled loop over `color[i]` from 1. Each copy
+    # reads its own element, so `color[0]` dies before the loop (the loop's read held every
+    # element); and `blur.rgba += c * w` writes each component in place, as `blur += c * w`
+    # does (its sum was held whole beside `blur`). regtruth: presched_vgprs 32; before: 41.
+    assert demand(GAUSSIAN_TAPS).max_live_vgprs == 33

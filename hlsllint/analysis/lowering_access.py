@@ -246,8 +246,11 @@ class AccessLowerer(ExprLowerer):
         d = self.temp(node)
         parts = base.parts if base is not None else None
         split = self._element_rows(idx_nodes, parts) if parts is not None else None
-        if split is not None:  # an element of a split array, known in each unrolled copy
-            self.emit_expr("alu", d, [base, *idx], node, element_read=split[0])
+        if split is not None and parts is not None:  # a split array's element, known in each unrolled copy
+            # each copy reads its own element: the elements no iteration reads are not read
+            # here (`color[0]` read before a loop over `color[i]` from 1 dies before it)
+            read: list[Value | None] = [parts[k] for k in sorted(split[1])]
+            self.emit_expr("alu", d, [*read, *idx], node, element_read=split[0])
         else:
             self.emit_expr("alu", d, [base, *idx], node)
         return d

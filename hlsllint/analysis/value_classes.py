@@ -118,7 +118,9 @@ def _fused(ins: Instr, reader: Instr) -> bool:
     """Whether the compiler folds `ins`'s result into `reader`'s instruction instead of holding
     every component of it: a product read by an addition or subtraction (one fused multiply-add
     per component), a product or sum clamped by `saturate` (an output modifier), a negation or
-    `abs` (input modifiers of the reader).
+    `abs` (input modifiers of the reader), a compound assignment into the lanes of a swizzle
+    (`blur.rgba += c * w` is `blur += c * w`: regtruth, a 7-tap gaussian summed so, 32
+    presched VGPRs; the sum held whole beside `blur`, 36).
     Anything else is computed for every component before the reader starts (the compiler
     scalarises each vector operation where it stands; regtruth: `b * rcp(1.0 + b)` of a loaded
     float4 holds all four sums, presched_vgprs 17, 14 with the sum streamed)."""
@@ -138,6 +140,8 @@ def _fused(ins: Instr, reader: Instr) -> bool:
         return True
     if ins.op == "copy" or reader.op == "copy":
         return True
+    if reader.op == "alu" and "set" in reader.detail and "copr" in ins.detail:
+        return True  # `v.rgb += x`: each component computed into the lanes it writes
     product = ins.op == "alu" and _operator(ins) == "*"
     return product and reader.op == "alu" and _operator(reader) in ("+", "-")
 
