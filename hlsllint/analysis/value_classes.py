@@ -154,21 +154,32 @@ def kept_loop_blocks(cfg: CFG) -> list[frozenset[int]]:
     return [loop.blocks for loop in cfg.loops if loop.dynamic]
 
 
-def _carried(ds: list[Instr], loops: list[frozenset[int]]) -> bool:
+def _loops_around(loops: list[frozenset[int]]) -> dict[int, int]:
+    """Block -> the loops of `loops` holding it, as bits (bit i: `loops[i]`)."""
+    around: dict[int, int] = {}
+    for i, blocks in enumerate(loops):
+        bit = 1 << i
+        for b in blocks:
+            around[b] = around.get(b, 0) | bit
+    return around
+
+
+def _carried(ds: list[Instr], around: dict[int, int]) -> bool:
     """Is the value these definitions set carried around a kept loop: set before it and set
     again inside it from other values (a counter `i = 0` then `i++`, `w = 1` then
     `w = w * 0.5 + 1`)? It then changes from one iteration to the next, whatever constants its
-    definitions read. (Set inside to a literal, `x = 5`, it holds that literal after the first.)"""
-    for blocks in loops:
-        computed = outside = False
-        for d in ds:
-            if d.block not in blocks:
-                outside = True
-            elif d.reads:
-                computed = True
-        if computed and outside:
-            return True
-    return False
+    definitions read. (Set inside to a literal, `x = 5`, it holds that literal after the first.)
+    `around`: the kept loops around each block (`_loops_around`): a loop some definition inside
+    it computes and some definition lies outside of, in one pass over the definitions rather
+    than one per loop."""
+    computed = 0  # the loops a definition inside computes from values
+    everywhere = -1  # the loops every definition lies in
+    for d in ds:
+        inside = around.get(d.block, 0)
+        if d.reads:
+            computed |= inside
+        everywhere &= inside
+    return bool(computed & ~everywhere)
 
 
 def constant_values(du: DefUse, kept_loops: list[frozenset[int]]) -> set[Value]:
@@ -199,8 +210,9 @@ def constant_values(du: DefUse, kept_loops: list[frozenset[int]]) -> set[Value]:
     # is not one (they vary, and so does every candidate that reads them)
     readers: dict[Value, list[Value]] = {}
     work: list[Value] = []
+    around = _loops_around(kept_loops)
     for v in candidates:
-        varies = bool(kept_loops) and _carried(defs[v], kept_loops)
+        varies = bool(kept_loops) and _carried(defs[v], around)
         for d in defs[v]:
             for r in d.reads:
                 if r is v:
