@@ -2737,3 +2737,52 @@ def test_a_loop_over_the_later_elements_of_an_array_and_a_swizzled_sum_hold_no_m
     # element); and `blur.rgba += c * w` writes each component in place, as `blur += c * w`
     # does (its sum was held whole beside `blur`). regtruth: presched_vgprs 32; before: 41.
     assert demand(GAUSSIAN_TAPS).max_live_vgprs == 33
+
+
+def test_a_value_carried_around_a_kept_loop_is_found_in_one_pass_over_its_definitions() -> None:
+    # `_carried`: a loop that a definition inside it computes from values and that another
+    # definition lies outside of. It takes each block's loops as bits (`_loops_around`), one pass
+    # over the definitions instead of one per loop (g_buffer's main_ps: every candidate constant
+    # against every kept loop); the same answer as asking each loop in turn, on random loops.
+    import random
+
+    from hlsllint.analysis.ir import Instr, Value
+    from hlsllint.analysis.value_classes import _carried, _loops_around
+    from hlsllint.semantic import types as T
+
+    def per_loop(ds: list[Instr], loops: list[frozenset[int]]) -> bool:
+        for blocks in loops:
+            inside = [d for d in ds if d.block in blocks]
+            if any(d.reads for d in inside) and len(inside) < len(ds):
+                return True
+        return False
+
+    rng = random.Random(7)
+    x = Value(0, "x", 1, "var", T.UNKNOWN, None)
+    seen = {True: 0, False: 0}
+    for _ in range(400):
+        loops = [frozenset(rng.sample(range(12), rng.randint(1, 6))) for _ in range(rng.randint(0, 5))]
+        ds = [
+            Instr("alu", x, [x] if rng.random() < 0.5 else [], (0, 0), "lane", {}, rng.randrange(12))
+            for _ in range(rng.randint(1, 4))
+        ]
+        want = per_loop(ds, loops)
+        assert _carried(ds, _loops_around(loops)) == want
+        seen[want] += 1
+    assert seen[True] and seen[False]
+
+
+def test_the_set_bits_of_a_number_are_listed_lowest_first_however_few() -> None:
+    # `_bit_indices` takes a few set bits off the top one at a time (a vector's live components,
+    # the components an instruction changes among the thousands of an entry point's) and reads
+    # the binary digits of a number with many; both give the positions lowest first.
+    import random
+
+    from hlsllint.analysis import component_liveness as cl
+
+    rng = random.Random(3)
+    for size in (1, 4, 30, 64, 300, 6000):
+        for count in (0, 1, 2, cl.FEW_BITS, cl.FEW_BITS + 1, 40):
+            bits = sorted(rng.sample(range(size), min(count, size)))
+            x = sum(1 << b for b in bits)
+            assert cl._bit_indices(x) == bits

@@ -17,9 +17,23 @@ import heapq
 from hlsllint.analysis.ir import CFG, COMPONENTWISE_INTRINSICS, Instr, Value, postorder_ranks
 from hlsllint.deadline import current
 
+FEW_BITS = 32
+"""Up to this many set bits, `_bit_indices` takes them off the top one by one."""
+
 
 def _bit_indices(x: int) -> list[int]:
-    """The positions of the set bits of `x`, lowest first (one pass over its binary digits)."""
+    """The positions of the set bits of `x`, lowest first: a few bits (a vector's components,
+    the components an instruction changes among thousands) taken off the top one at a time,
+    else one pass over its binary digits (which costs the whole length of `x` however few
+    are set: g_buffer's main_ps asks it for a few of 5,595 bits at each block)."""
+    if x >= 0 and x.bit_count() <= FEW_BITS:
+        out: list[int] = []
+        while x:
+            i = x.bit_length() - 1
+            out.append(i)
+            x ^= 1 << i
+        out.reverse()
+        return out
     digits = bin(x)[:1:-1]  # lowest bit first, without the "0b"
     out = []
     i = digits.find("1")
@@ -196,7 +210,11 @@ class _ComponentLiveness:
             touched = self.reads(ins, bits)
             if at is not None:
                 assert d is not None
-                bits &= ~(((1 << d.width) - 1) << at)
+                # the result's components cleared: one exclusive or of the bits set there (the
+                # complement of a shifted mask is a negative number, whose `&` takes longer)
+                mine = bits >> at & ((1 << d.width) - 1)
+                if mine:
+                    bits ^= mine << at
             for r, m in touched.items():
                 bits |= m << base[r]
         return bits
@@ -224,10 +242,10 @@ class _ComponentLiveness:
                 assert d is not None
                 full = (1 << d.width) - 1
                 at = base[d]
+                was = mine = k >> at & full
                 if record:
-                    self.k_before[ins] = k >> at & full
+                    self.k_before[ins] = was
                 written = ins.detail.get("set")
-                mine = k >> at & full
                 if ins.op == "undef":
                     mine = full
                 elif written is not None and ins.op == "alu" and ins.reads and ins.reads[0] is d:
@@ -243,7 +261,9 @@ class _ComponentLiveness:
                     mine = full  # `float3 sum = 0;` before `sum += ...`
                 else:
                     mine = 0
-                k = (k & ~(full << at)) | (mine & full) << at
+                mine &= full
+                if mine != was:  # only the bits that change (see `walk`)
+                    k ^= (mine ^ was) << at
             return k
 
         out = {b: everything for b in succs}
@@ -353,7 +373,10 @@ class _ComponentLiveness:
         k_before = kbits
         if d is not None and ins in self.k_before:
             full = (1 << d.width) - 1
-            k_before = (kbits & ~(full << base[d])) | self.k_before[ins] << base[d]
+            at = base[d]
+            change = (kbits >> at & full) ^ self.k_before[ins]
+            if change:  # only the bits that change (see `walk`)
+                k_before = kbits ^ change << at
         for v, rm in touched.items():
             b = base[v]
             full = (1 << v.width) - 1
@@ -370,7 +393,8 @@ class _ComponentLiveness:
             # an export moves its constant components into registers too
             here += _dead(n, counted, 0 if ins.op == "export" else ka, alike) - was
             before_ded += _dead(n, before, k | k_before >> b & full, alike) - was
-            bits = (bits & ~(full << b)) | (before << b)
+            if before != after:  # only the bits that change (see `walk`)
+                bits ^= (before ^ after) << b
         return bits, here, before_ded, k_before
 
 
