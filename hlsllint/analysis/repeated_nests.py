@@ -366,6 +366,8 @@ def _writes_each_once(src: Value, du: DefUse, nest: Nest, spans: tuple[object, .
         element = w.detail.get("element")
         if element is None or w.dest is None or element[0] != spans or w.block not in nest.blocks:
             continue
+        if not element[1]:
+            continue  # an element no iteration writes (`color[0]`, set before `color[start++]`)
         if any(d.block not in nest.blocks and d.op != "undef" for d in du.defs.get(w.dest, [])):
             return False
         for it in element[1]:
