@@ -13,14 +13,25 @@ When the demand's own wave count is at most `5 * fac` (`fac`: the register file 
 VGPRs), the target is that count floored to a multiple of `fac`: an RDNA2 wave64 shader at 9
 waves aims at 8 and may grow from its 49-56 VGPRs to 62. Whether it does is what
 `scheduled_vgprs` predicts: it replays the loads' rise on the estimate's own instruction order
-(`hoisted_vgprs`) and takes the most VGPRs live anywhere, capped at the ceiling. On the tune
-engines (navi21 wave64, 598 entries) it moves 9 entries from 9 waves to 8: regtruth runs 8 of
-them at 8 waves (each allocating 64 VGPRs), one at 9.
+(`hoisted_vgprs`) and takes the most VGPRs live anywhere, capped at the ceiling. The replay
+follows `schedule_VMEM` where the estimate's code differs from ACO's: a load passing an earlier
+load leaves that load's operands above it (ACO joins the earlier load to its clause or skips it,
+and either way its operands become dependencies: regtruth's IR of DiligentFX's
+`DOF_ComputePostfilteredTexture`, eight samples, none rises over another's coordinates), copies
+and declarations are none of the compiler's instructions, and a load written into a wider value
+that the demand already counts (a matrix filled row by row: FlaxEngine's shadow tiles) adds no
+registers of its own below that value's definition.
 
-Left out, because the replay does not tell them apart on the tune engines: shaders whose demand
-allows more than `5 * fac` waves, which ACO aims lower still (16 waves at 29 VGPRs aims at 10):
-the replay made 19 such calls, 10 right and 9 wrong, each wrong one two or more waves below the
-truth; and vertex shaders (none of the 60 on tune trades waves; the replay called one).
+Above `5 * fac` ACO aims lower by a jump (a demand of 29 VGPRs or more at `5 * fac`, 25-28 at
+`6 * fac`): on RDNA2 wave64, 16 or 12 waves aimed at 10 with a ceiling of 46 VGPRs, or 16 at 12
+with a ceiling of 38. There a
+trade is called only when the replay reaches the ceiling: ACO's moves then stop at its
+`max_registers` whatever the exact rise, while a partial rise is within the replay's error (the
+estimate's demand a few VGPRs off, NIR's common subexpressions that the estimate's code repeats,
+moves ACO refuses because the candidate reads a value the load reads for the last time). On the
+tune engines (navi21 wave64) the partial calls that would move an entry were 4 right and 5 wrong,
+each wrong one two or more waves below the truth; the full ones 4 right and none wrong. Vertex
+shaders are left out (none of the 60 on tune trades waves; the replay called one).
 """
 
 from __future__ import annotations
@@ -91,21 +102,72 @@ def straight_runs(cfg: CFG) -> list[list[Instr]]:
     return runs
 
 
+def _vmem(ins: Instr, demand: Demand) -> bool:
+    """A vector memory load: a fetch whose result is a VGPR (a uniform one is a scalar load)."""
+    d = ins.dest
+    return ins.op in FETCH_OPS and d is not None and demand.classes.get(d) == "vgpr"
+
+
+def _first_defs(run: list[Instr]) -> dict[Value, int]:
+    first: dict[Value, int] = {}
+    for p, x in enumerate(run):
+        d = x.dest
+        if d is not None and d not in first:
+            first[d] = p
+    return first
+
+
+def _absorbed_below(run: list[Instr], j: int, w: int, demand: Demand, first: dict[Value, int]) -> int:
+    """Where the registers of the load at `j` are already counted: a load whose result (through
+    copies) goes first into a wider value by a partial write (`V = insert(V, r)`: a matrix or a
+    vector assembled from loads) lands in V's registers, which the demand counts from V's first
+    definition in the run on. ACO has no such value: the load's registers are the vector's. The
+    index of that definition, or -1."""
+    d = run[j].dest
+    alias = {d}
+    for q in range(j + 1, len(run)):
+        y = run[q]
+        if alias.isdisjoint(y.reads):
+            if y.dest in alias:
+                return -1
+            continue
+        v = y.dest
+        if v is None:
+            return -1
+        if y.op == "copy":
+            alias.add(v)
+            continue
+        if v in y.reads and demand.costs.get(v, v.width) > w:
+            at = first.get(v, -1)
+            return at if at <= j else -1
+        return -1
+    return -1
+
+
 def _risen(run: list[Instr], demand: Demand, reach: int) -> list[int]:
-    """Per instruction of `run`: the VGPRs of the fetches that rise above it, those that follow
-    it within `reach` of the compiler's instructions, with no barrier or store between, and do
-    not depend on it (an operand's definition, and what that reads, stays above the load)."""
-    classes = demand.classes
+    """Per instruction of `run`: the VGPRs of the vector memory loads that rise above it, those
+    that follow it within `reach` of the compiler's instructions, with no barrier or store between,
+    and do not depend on it (an operand's definition, and what that reads, stays above the load).
+
+    As in ACO's `schedule_VMEM`: a load passing an earlier load leaves that load's operands above
+    it too (ACO either joins the earlier load to its clause or skips it, and either way marks its
+    operands as dependencies), so a later load never rises above an earlier load's address
+    computation; copies and declarations are no instructions of the compiler's, so nothing rises
+    above them; and a load whose registers are already counted in a wider value (`_absorbed_below`)
+    adds nothing below that value's definition."""
     costs = demand.costs
     step = [_cost(ins, demand) for ins in run]
+    first = _first_defs(run)
     out = [0] * len(run)
     for j, ins in enumerate(run):
-        d = ins.dest
-        if ins.op not in FETCH_OPS or d is None or classes.get(d) != "vgpr":
+        if not _vmem(ins, demand):
             continue
+        d = ins.dest
+        assert d is not None
         w = costs.get(d, d.width)
         if not w:
             continue
+        floor = _absorbed_below(run, j, w, demand, first)
         needed: set[Value] = set(ins.reads)
         dist = 0
         k = j - 1
@@ -117,9 +179,9 @@ def _risen(run: list[Instr], demand: Demand, reach: int) -> list[int]:
             if dist > reach:
                 break
             xd = x.dest
-            if xd is not None and xd in needed:
+            if (xd is not None and xd in needed) or _vmem(x, demand):
                 needed.update(x.reads)
-            else:
+            elif step[k] and (floor < 0 or k < floor):
                 out[k] += w
             k -= 1
     return out
@@ -152,11 +214,12 @@ def scheduled_vgprs(cfg: CFG, demand: Demand, target: Target, wave: int, vgprs: 
     fac = max(target.vgpr_file[wave] // 256, 1)
     granule = target.vgpr_granule[wave]
     allowed = driver_waves_per_simd(target, wave, round_up(vgprs, granule))
-    if allowed > 5 * fac:
-        return vgprs  # ACO aims lower still: not predicted (module docstring)
     ceiling = aco_scheduler_ceiling(target, wave, vgprs)
     if driver_waves_per_simd(target, wave, round_up(ceiling, granule)) >= allowed:
         return vgprs  # the ceiling keeps the demand's waves: nothing to trade
     aim = aco_scheduler_waves(target, wave, vgprs)
     reach = 256 - 16 * max(aim // fac, 1)
-    return min(ceiling, max(vgprs, hoisted_vgprs(cfg, demand, reach)))
+    hoisted = hoisted_vgprs(cfg, demand, reach)
+    if allowed > 5 * fac and hoisted < ceiling:
+        return vgprs  # an aim below the demand's count by a jump: only a full rise is called
+    return min(ceiling, max(vgprs, hoisted))
