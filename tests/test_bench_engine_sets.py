@@ -363,7 +363,7 @@ def test_occupancy_ceiling_separates_the_vgpr_estimate_from_acos_scheduler(tmp_p
     assert "inside the scheduler's window 100.0%" in lines[1]
     # the estimate of this one-store shader needs few VGPRs (16 waves by its demand), so the miss
     # is the VGPR estimate's, not the scheduler's
-    assert lines[2].startswith("occupancy misses 1 of 1: VGPR under 1 (1 by 2+), VGPR over 0")
+    assert lines[2].startswith("occupancy misses 1 of 1: VGPR under 1 (1 two or more steps off), VGPR over 0")
     assert "trade missed 0" in lines[2]
 
 

@@ -576,12 +576,13 @@ def miss_class(p: Pair) -> str | None:
 
 
 def misses(pairs: list[Pair]) -> str:
-    """The occupancy misses by class, each with how many are two or more steps off."""
+    """The occupancy misses by class, each with how many are two or more occupancy steps off
+    (steps, not waves: the "2 below" column counts waves)."""
     parts = []
     for c in MISS_CLASSES:
         chosen = [p for p in pairs if miss_class(p) == c]
         far = sum(abs(p.levels_apart) >= 2 for p in chosen)
-        parts.append(f"{c} {len(chosen)} ({far} by 2+)")
+        parts.append(f"{c} {len(chosen)} ({far} two or more steps off)")
     wrong = sum(miss_class(p) is not None for p in pairs)
     return f"occupancy misses {wrong} of {len(pairs)}: " + ", ".join(parts)
 
