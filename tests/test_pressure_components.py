@@ -2735,8 +2735,13 @@ def test_a_loop_over_the_later_elements_of_an_array_and_a_swizzled_sum_hold_no_m
     # `color[7]`, the first summed before an unrolled loop over `color[i]` from 1. Each copy
     # reads its own element, so `color[0]` dies before the loop (the loop's read held every
     # element); and `blur.rgba += c * w` writes each component in place, as `blur += c * w`
-    # does (its sum was held whole beside `blur`). regtruth: presched_vgprs 32; before: 41.
-    assert demand(GAUSSIAN_TAPS).max_live_vgprs == 33
+    # does (its sum was held whole beside `blur`), and the product of either is one fused
+    # multiply-add per lane of `blur` (it was counted one register). regtruth: presched_vgprs
+    # 32, both spellings; before: 41.
+    assert demand(GAUSSIAN_TAPS).max_live_vgprs == 32
+    plain = GAUSSIAN_TAPS.replace("blur.rgba += color[i].rgba * weight", "blur += color[i] * weight")
+    assert plain != GAUSSIAN_TAPS
+    assert demand(plain).max_live_vgprs == 32
 
 
 def test_a_value_carried_around_a_kept_loop_is_found_in_one_pass_over_its_definitions() -> None:

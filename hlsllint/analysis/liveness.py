@@ -40,6 +40,7 @@ from hlsllint.analysis.unrolled import unrolled_holds
 from hlsllint.analysis.value_classes import (
     alike_components,
     cached_per_cfg,
+    computed_in_place,
     constant_component_masks,
     constant_values,
     def_use,
@@ -171,6 +172,7 @@ def _classes(
     valu: set[Value],
     unpicked: dict[Value, int],
     alike: dict[Value, tuple[int, ...]] | None = None,
+    in_place: set[Value] | frozenset[Value] = frozenset(),
 ) -> tuple[dict[Value, str], dict[Value, int]]:
     """Register class and registers counted of every value (`value_class`, less its constant
     components and the components no reader takes (`unpicked`), at most one per distinct
@@ -201,7 +203,7 @@ def _classes(
         if alike and cls == "vgpr" and v in alike:
             n = min(n, len(set(alike[v])))
         classes[v] = cls
-        sizes[v] = 0 if v in constant else 1 if cls == "vgpr" and v in streamed else n
+        sizes[v] = 0 if v in constant or v in in_place else 1 if cls == "vgpr" and v in streamed else n
     return classes, sizes
 
 
@@ -280,7 +282,10 @@ def register_demand(
     )
     # under the liveness by component, components computed alike are one register
     alike = cached_per_cfg(cfg, "alike_components", alike_components) if costs.component_liveness else {}
-    classes, sizes = _classes(cfg, uni, wave_size, costs, streamed, constant, partly, valu, unpicked, alike)
+    in_place = cached_per_cfg(cfg, "in_place", computed_in_place) if streamed else set()
+    classes, sizes = _classes(
+        cfg, uni, wave_size, costs, streamed, constant, partly, valu, unpicked, alike, in_place
+    )
     if costs.elements_in_place:
         for v in cached_per_cfg(cfg, "element_sources", lambda du: element_sources(cfg, du)):
             sizes[v] = 0
