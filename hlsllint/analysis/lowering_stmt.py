@@ -12,21 +12,26 @@ from typing import Any
 
 from hlsllint.analysis.ir import LoopRecord, Span, Value
 from hlsllint.analysis.lowering import Frame, _flatten
+from hlsllint.analysis.lowering_expr import swizzle_components
 from hlsllint.analysis.lowering_inline import InlineLowerer
 from hlsllint.semantic.loops import UNROLLED_TRIP_LIMIT, loop_header, trip_count
 from hlsllint.semantic.symbols import Symbol
 from hlsllint.syntax import Node
 from hlsllint.syntax.fields import (
     F_ALTERNATIVE,
+    F_ARGUMENT,
+    F_ARGUMENTS,
     F_BODY,
     F_CONDITION,
     F_CONSEQUENCE,
     F_DECLARATOR,
+    F_FIELD,
+    F_FUNCTION,
     F_INITIALIZER,
     F_UPDATE,
     F_VALUE,
 )
-from hlsllint.syntax.queries import else_statement
+from hlsllint.syntax.queries import else_statement, unparen
 
 
 class StmtLowerer(InlineLowerer):
@@ -106,9 +111,71 @@ class StmtLowerer(InlineLowerer):
                 for v in _flatten(self.var(sym)):
                     self.emit("undef", v, [], c, rule="uniform", declared=True)
                 continue
+            alias = self._copied_value(sym, init) if sym.kind == "local" else None
+            if alias is not None:
+                self.frames[-1].env[sym] = [alias]
+                self.record(init, alias)
+                continue
             self.assign_values(self.var(sym), init, c)
             if sym.kind == "local":
                 self.note_memory_copy(sym, init, self.var(sym))
+
+    def _copied_value(self, sym: Symbol, init: Node) -> Value | None:
+        """The value a local never written after its declaration copies, when it is set from
+        another variable never written after its own (`uint2 p = id.xy;`, `int2 p =
+        int2(id.xy);`, `float3 n = normal;`): the compiler's SSA form reads the source's
+        registers, so the copy is the source's value, not a second one held beside it
+        (regtruth: `int2 p = int2(id.xy)` read in a loop, `id.xy` after it, 10 presched
+        VGPRs; both held, 12). The whole value (`id.xy` of a `uint2 id`), also between
+        signed and unsigned integers (no instruction); not a copy of fewer components
+        (`uint i = id.x;`), which readers that name no components would read whole."""
+        t = sym.type
+        if t.kind not in ("scalar", "vector") or not self.frames or not self.m.never_written(sym):
+            return None
+        node = unparen(init)
+        if node.type in ("call_expression", "cast_expression"):
+            if node.type == "call_expression":
+                fn = node.child_by_field_id(F_FUNCTION)
+                args = node.child_by_field_id(F_ARGUMENTS)
+                inner = [a for a in args.named_children if a.type != "comment"] if args is not None else []
+                if fn is None or fn.type not in ("identifier", "primitive_type", "type_identifier"):
+                    return None
+                named = self.m.lookup_type(self.text(fn))
+                if named is None or named.kind not in ("scalar", "vector") or len(inner) != 1:
+                    return None  # a call, not a constructor
+                node = inner[0]
+            else:
+                value = node.child_by_field_id(F_VALUE)
+                if value is None:
+                    return None
+                node = value
+            node = unparen(node)
+            made = self.m.type_of(node)
+            if not (t.is_int and made.is_int and made.count == t.count):
+                return None  # a conversion, not a reinterpretation
+        picked: tuple[int, ...] | None = None
+        if node.type == "field_expression":
+            field = node.child_by_field_id(F_FIELD)
+            picked = swizzle_components(self.text(field)) if field is not None else None
+            if picked is None or picked != tuple(range(len(picked))):
+                return None  # not the leading components
+            node = unparen(node.child_by_field_id(F_ARGUMENT) or node)
+        if node.type != "identifier":
+            return None
+        src = self.m.resolve(node)
+        if src is None or src is sym or src.kind not in ("local", "param"):
+            return None
+        st = self.sym_type(src)
+        if st.kind not in ("scalar", "vector") or st.count < t.count:
+            return None
+        if st.count != t.count:
+            return None  # a narrower copy: a reader that names no components would read all
+        if st.is_float != t.is_float or not self.m.never_written(src):
+            return None
+        vals = self.var(src)
+        if len(vals) != 1 or vals[0].parts is not None or vals[0].kind == "temp":
+            return None
+        return vals[0]
 
     def cond(self, node: Node | None) -> tuple[Value | None, Any]:
         """Lower a condition; also its compile-time value when it has one."""
