@@ -371,12 +371,14 @@ class _ComponentLiveness:
             return bits, ded, ded, kbits
         here = before_ded = ded
         k_before = kbits
+        k_moved = False  # k_before differs from kbits (in `d`'s components only)
         if d is not None and ins in self.k_before:
             full = (1 << d.width) - 1
             at = base[d]
             change = (kbits >> at & full) ^ self.k_before[ins]
             if change:  # only the bits that change (see `walk`)
                 k_before = kbits ^ change << at
+                k_moved = True
         for v, rm in touched.items():
             b = base[v]
             full = (1 << v.width) - 1
@@ -392,7 +394,9 @@ class _ComponentLiveness:
             was = _dead(n, after, ka, alike)
             # an export moves its constant components into registers too
             here += _dead(n, counted, 0 if ins.op == "export" else ka, alike) - was
-            before_ded += _dead(n, before, k | k_before >> b & full, alike) - was
+            # constant before: as after but for the result's components
+            kb = k | k_before >> b & full if k_moved and v is d else ka
+            before_ded += _dead(n, before, kb, alike) - was
             if before != after:  # only the bits that change (see `walk`)
                 bits ^= (before ^ after) << b
         return bits, here, before_ded, k_before

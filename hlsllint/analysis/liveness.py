@@ -434,9 +434,10 @@ def register_demand(
                     d_read = True
                     continue
                 ri = index[r]
-                rb = 1 << ri
-                if not seen & rb:
-                    seen |= rb
+                # a shift down to the bit: `seen & (1 << ri)` makes and ands a number of
+                # `ri` bits (thousands in g_buffer's main_ps), and most operands are live
+                if not seen >> ri & 1:
+                    seen |= 1 << ri
                     add_v += vsize[ri]
                     add_s += ssize[ri]
             if operands:
