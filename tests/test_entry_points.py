@@ -36,6 +36,25 @@ def test_signatures_pick_entries_and_skip_helpers() -> None:
     ]
 
 
+def test_a_helper_returning_a_position_struct_is_not_a_vertex_shader(tmp_path: Path) -> None:
+    """A header helper that returns a struct holding `SV_POSITION` but takes a parameter without
+    a semantic cannot be compiled as an entry point (DXC and FXC require a semantic on every
+    parameter of one), so a unit that includes it without calling it has only its own entry
+    points; a vertex shader with the same result and semantic-carrying parameters stays one."""
+    shader = tmp_path / "s.hlsl"
+    shader.write_text(
+        "struct V { float4 position : SV_POSITION; float2 uv : TEXCOORD0; };\n"
+        "V to_clip(V v, float3 position, uint view = 0) { v.position = float4(position, view); return v; }\n"
+        "V from_world(float3 p, inout float3 world)\n"
+        "{ V v; v.position = float4(p + world, 1); v.uv = 0; return v; }\n"
+        "V main_vs(float3 p : POSITION, uint id : SV_VertexID)\n"
+        "{ V v; v.position = float4(p, id); v.uv = 0; return v; }\n"
+        "RWTexture2D<float4> o;\n"
+        "[numthreads(8, 8, 1)] void main_cs(uint2 i : SV_DispatchThreadID) { o[i] = 1; }\n"
+    )
+    assert _entries(shader) == [("main_vs", "vertex"), ("main_cs", "compute")]
+
+
 def test_names_when_nothing_else_says() -> None:
     assert _entries(DATA / "names_only.hlsl") == [("main", "unknown")]
 

@@ -170,6 +170,12 @@ def _stage_of(f: Function) -> str | None:
         return "hull"
     if f.attribute("domain") is not None:
         return "domain"
+    # Without an attribute, only a signature the compilers accept for an entry point: DXC and
+    # FXC reject an entry whose parameter has no semantic ("Semantic must be defined for all
+    # parameters of an entry function"), so a helper returning a struct that holds
+    # `SV_Position` (`transform(vertex, float3 position)`) is not a vertex shader.
+    if not _entry_signature(f):
+        return None
     outs = _outputs(f)
     if any(s.startswith(("SV_TARGET", "SV_DEPTH", "SV_COVERAGE")) for s in outs):
         return "pixel"
@@ -181,9 +187,7 @@ def _stage_of(f: Function) -> str | None:
         return "vertex"
     if outs and all(s.startswith(("COLOR", "DEPTH")) for s in outs):
         return "pixel"
-    # An input only the pipeline provides, on a signature an entry point can have.
-    if not _entry_signature(f):
-        return None
+    # An input only the pipeline provides.
     for sem in _inputs(f):
         stage = _SV_INPUT_STAGES.get(sem)
         if stage is not None:
