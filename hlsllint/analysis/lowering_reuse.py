@@ -50,29 +50,11 @@ _DECLARES = re.compile(
 class Portable:
     """A template of the last version, with what the next one needs to take it."""
 
-    def __init__(
-        self,
-        template: Template,
-        extent: int,
-        symbols: list[tuple[str, str, int, int] | None],
-        fixed: list[tuple[str, str, int, int, int]],
-        shapes: list[tuple[str, int, str, str | None]],
-        calls: list[FnId],
-    ) -> None:
-        self.template = template
-        """With no symbol and no fixed value: nothing of the model it was lowered in."""
+    def __init__(self, said: Described, extent: int) -> None:
+        self.said = said
+        """The template with its symbols, fixed values and callees said by the text."""
         self.extent = extent
         """The furthest offset of the text it depends on (exclusive)."""
-        self.symbols = symbols
-        """Per value of the template: its symbol's (name, kind, declaring range), `("this", fn
-        name, fn range)` for a method's object, or None (no symbol)."""
-        self.fixed = fixed
-        """Per fixed value: `("", preload name, 0, 0, 0)` or `(global name, kind, its range,
-        index among the global's values and their parts)`."""
-        self.shapes = shapes
-        """Per fixed value: its name, width, kind and register class, as lowered."""
-        self.calls = calls
-        """The functions the body tried to inline (`Reach.calls`)."""
 
 
 class _EntryKept:
@@ -248,35 +230,9 @@ class EntryReuse:
         p = self.old.get(pkey)
         if p is None or p.extent > self.bridge.prefix:
             return None
-        tpl = p.template
-        functions = self.bridge.functions
-        values: list[tuple[str, int, str, T.Type, Symbol | None, str | None, list[int] | None]] = []
-        for spec, said in zip(tpl.values, p.symbols, strict=True):
-            sym: Symbol | None = None
-            if said is not None:
-                sym = _symbol(m, functions, said)
-                if sym is None:
-                    return None
-            values.append((spec[0], spec[1], spec[2], spec[3], sym, spec[5], spec[6]))
-        fixed: list[Value] = []
-        for name, kind, start, end, at in p.fixed:
-            v = _fixed(lw, m, name, kind, start, end, at)
-            if v is None:
-                return None
-            fixed.append(v)
-        for shape, v in zip(p.shapes, fixed, strict=True):
-            if shape != (v.name, v.width, v.kind, v.reg_class):
-                return None
-        calls: set[int] = set()
-        for fid in p.calls:
-            f = functions.get(fid)
-            if f is None:
-                return None
-            calls.add(id(f))
-        out = _same_body(tpl)
-        out.values = values
-        out.fixed = fixed
-        out.reach.calls = calls
+        out = rebind(lw, m, self.bridge.functions, p.said, p.said.body, 0)
+        if out is None:
+            return None
         self.owner.taken += 1
         return out
 
@@ -430,6 +386,42 @@ def describe(
     return Described(bare, symbols, fixed, shapes, calls, lo, hi)
 
 
+def rebind(
+    lw: LowererState, m: Model, functions: dict[FnId, Function], said: Described, body: Template, d: int
+) -> Template | None:
+    """`body` (`said`'s template, its spans where this text has them) with the symbols, fixed
+    values and callees `said` names taken from this lowering and model, the text having moved by
+    `d` since; None when one of them is not here as it was."""
+    values: list[tuple[str, int, str, T.Type, Symbol | None, str | None, list[int] | None]] = []
+    for spec, named in zip(said.body.values, said.symbols, strict=True):
+        sym: Symbol | None = None
+        if named is not None:
+            sym = _symbol(m, functions, (named[0], named[1], named[2] + d, named[3] + d))
+            if sym is None:
+                return None
+        values.append((spec[0], spec[1], spec[2], spec[3], sym, spec[5], spec[6]))
+    fixed: list[Value] = []
+    for name, kind, start, end, at in said.fixed:
+        v = _fixed(lw, m, name, kind, start + d, end + d, at)
+        if v is None:
+            return None
+        fixed.append(v)
+    for shape, v in zip(said.shapes, fixed, strict=True):
+        if shape != (v.name, v.width, v.kind, v.reg_class):
+            return None
+    calls: set[int] = set()
+    for name, start, end in said.calls:
+        f = functions.get((name, start + d, end + d))
+        if f is None:
+            return None
+        calls.add(id(f))
+    out = _same_body(body)
+    out.values = values
+    out.fixed = fixed
+    out.reach.calls = calls
+    return out
+
+
 def _portable(
     tpl: Template,
     fid: FnId,
@@ -445,7 +437,7 @@ def _portable(
         at = ins[6].get("at") if ins[6] else None
         if at is not None:
             extent = max(extent, at[1])
-    return Portable(d.body, extent, d.symbols, d.fixed, d.shapes, d.calls)
+    return Portable(d, extent)
 
 
 def _same_body(tpl: Template) -> Template:

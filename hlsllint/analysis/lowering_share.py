@@ -42,49 +42,35 @@ from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.ir import Span, Value
 from hlsllint.analysis.lowering_memo import LowererState, Recording, Template
 from hlsllint.analysis.lowering_reuse import (
+    Described,
     Fixed,
     FnId,
     Key,
-    _fixed,
     _fn_id,
     _portable_binding,
     _same_body,
-    _symbol,
     _type_key,
     describe,
     identities,
+    rebind,
 )
 from hlsllint.semantic import types as T
 from hlsllint.semantic.model import Model
-from hlsllint.semantic.symbols import Function, Symbol
+from hlsllint.semantic.symbols import Function
 
 
 class Shared:
     """A template of a header function's body as one unit lowered it, with what a later unit
     needs to take it (see the module docstring): offsets are the recording unit's."""
 
-    def __init__(
-        self,
-        template: Template,
-        start: int,
-        lo: int,
-        region: str,
-        symbols: list[tuple[str, str, int, int] | None],
-        fixed: list[tuple[str, str, int, int, int]],
-        shapes: list[tuple[str, int, str, str | None]],
-        calls: list[FnId],
-    ) -> None:
-        self.template = template
-        """With no symbol and no fixed value: nothing of the model it was lowered in."""
+    def __init__(self, said: Described, start: int, lo: int, region: str) -> None:
+        self.said = said
+        """The template with its symbols, fixed values and callees said by the text."""
         self.start = start
         """Where the function starts in the recording unit's text."""
         self.lo = lo
         self.region = region
         """The recording unit's text from `lo` to the furthest offset the template depends on."""
-        self.symbols = symbols
-        self.fixed = fixed
-        self.shapes = shapes
-        self.calls = calls
         self.moved: tuple[int, Template] | None = None
         """The template with its spans moved by a distance, the last one asked."""
 
@@ -193,36 +179,9 @@ class UnitShare:
         d = start - p.start
         if not m.tree.text.startswith(p.region, p.lo + d):
             return None
-        functions = self.functions(m)
-        tpl = p.template
-        values: list[tuple[str, int, str, T.Type, Symbol | None, str | None, list[int] | None]] = []
-        for spec, said in zip(tpl.values, p.symbols, strict=True):
-            sym: Symbol | None = None
-            if said is not None:
-                sym = _symbol(m, functions, (said[0], said[1], said[2] + d, said[3] + d))
-                if sym is None:
-                    return None
-            values.append((spec[0], spec[1], spec[2], spec[3], sym, spec[5], spec[6]))
-        fixed: list[Value] = []
-        for name, kind, s, e, at in p.fixed:
-            v = _fixed(lw, m, name, kind, s + d, e + d, at)
-            if v is None:
-                return None
-            fixed.append(v)
-        for shape, v in zip(p.shapes, fixed, strict=True):
-            if shape != (v.name, v.width, v.kind, v.reg_class):
-                return None
-        calls: set[int] = set()
-        for name, s, e in p.calls:
-            f = functions.get((name, s + d, e + d))
-            if f is None:
-                return None
-            calls.add(id(f))
-        moved = _moved(p, d)
-        out = _same_body(moved)
-        out.values = values
-        out.fixed = fixed
-        out.reach.calls = calls
+        out = rebind(lw, m, self.functions(m), p.said, _moved(p, d), d)
+        if out is None:
+            return None
         self.store.taken += 1
         return out
 
@@ -279,7 +238,7 @@ def _shared(
                     return None  # a value of this lowering (a texel's `splat`), or not known
                 for sp in spans:
                     lo, hi = min(lo, sp[0]), max(hi, sp[1])
-    return Shared(d.body, start, lo, text[lo:hi], d.symbols, d.fixed, d.shapes, d.calls)
+    return Shared(d, start, lo, text[lo:hi])
 
 
 _PLAIN_DETAILS = frozenset(
@@ -345,7 +304,7 @@ def _move(span: Span, d: int) -> Span:
 
 def _moved(p: Shared, d: int) -> Template:
     """`p`'s template with every span moved by `d`."""
-    tpl = p.template
+    tpl = p.said.body
     if d == 0:
         return tpl
     last = p.moved

@@ -74,7 +74,16 @@ class Nest:
 
 def nests_of(cfg: CFG) -> list[Nest]:
     """The loop nests the compiler unrolls whole: constant trip counts within the unrolled
-    limit (or `[unroll]`), no loop in them kept, at most `NEST_ITERATIONS` iterations."""
+    limit (or `[unroll]`), no loop in them kept, at most `NEST_ITERATIONS` iterations. Found
+    once per CFG (its loops do not change after the lowering); the list is shared, not to be
+    changed."""
+    found: list[Nest] | None = cfg.cache.get("nests")
+    if found is None:
+        found = cfg.cache["nests"] = _nests(cfg)
+    return found
+
+
+def _nests(cfg: CFG) -> list[Nest]:
     constant = [
         lp
         for lp in cfg.loops
