@@ -9,7 +9,8 @@ import itertools
 import random
 
 from hlsllint.syntax import normalize as nm
-from hlsllint.syntax import parse
+from hlsllint.syntax import parse, repair_passes
+from hlsllint.syntax.annotations import Annotations
 
 FRAGMENTS = [
     "cbuffer CB : register(b0) { float4 a; }",
@@ -92,8 +93,8 @@ FRAGMENTS = [
 ]
 
 
-def _whole(text: str) -> tuple[str, nm.Annotations]:
-    sc, notes, _ = nm._repair(text)
+def _whole(text: str) -> tuple[str, Annotations]:
+    sc, notes, _ = repair_passes.repair(text)
     return sc.apply(text), notes
 
 
@@ -127,7 +128,7 @@ def test_a_text_repaired_in_pieces_is_the_text_repaired_whole() -> None:
     assert joined > 150  # the texts cut where every cut joins, not only merged back
 
 
-def _apart(first: str, second: str) -> tuple[str, nm.Annotations]:
+def _apart(first: str, second: str) -> tuple[str, Annotations]:
     a, b = nm._Piece(first), nm._Piece(second)
     return a.normalized + b.normalized, nm._merged([a, b], [0, len(first), len(first + second)])
 

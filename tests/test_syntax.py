@@ -372,7 +372,7 @@ def test_spans_of_non_ascii_text_are_code_points() -> None:
 def test_cbuffer_scan_finds_what_the_pattern_finds() -> None:
     import importlib
 
-    normalize_module = importlib.import_module("hlsllint.syntax.normalize")
+    normalize_module = importlib.import_module("hlsllint.syntax.repair_passes")
     samples = [
         b"cbuffer A : register(b0) { float4 x; };",
         b"xcbuffer tbuffer B { }",
@@ -394,7 +394,7 @@ def test_word_scans_find_what_the_patterns_find() -> None:
     when each match's block is blanked while the scan goes on (as `_effects` blanks one)."""
     import importlib
 
-    normalize_module = importlib.import_module("hlsllint.syntax.normalize")
+    normalize_module = importlib.import_module("hlsllint.syntax.repair_passes")
     samples = [
         b"linear sample lineadj triangleadj xline line_ linecenter center lineadjx lineadj",
         b"sampler sample\tcentroid payload indices vertices primitives unorm float4 x; snorm",

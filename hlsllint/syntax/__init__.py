@@ -11,8 +11,9 @@ which shows the normalised text the parser saw).
 How the repair works
 --------------------
 Before parsing, `normalize.normalize` rewrites the text with same-length replacements (every
-kept token keeps its offset) and records what it took out as *annotations*; see that module's
-docstring. The tree therefore has canonical, plain-C shapes:
+kept token keeps its offset) and records what it took out as *annotations* (`annotations`); the passes and what each
+one rewrites are in `repair_passes` (its docstring), the analysis copy of the text they scan in
+`scanner`. The tree therefore has canonical, plain-C shapes:
 
 - no `hlsl_attribute` nodes: attributes are annotations, `tree.attributes_of(node)` gives those
   written in front of a function_definition, declaration, field_declaration, if/for/while/do/
@@ -39,7 +40,7 @@ repair kept by its content for the next unit that holds it (`normalize._piece`);
 only where no pass over either piece looks past the cut, so the repair is the whole text's.
 """
 
-from hlsllint.syntax.normalize import Annotations, Attribute, Block, Modifier, Register, Semantic
+from hlsllint.syntax.annotations import Annotations, Attribute, Block, Modifier, Register, Semantic
 from hlsllint.syntax.tree import Node, SyntaxTree, field_id, language, parse
 
 __all__ = [

@@ -17,15 +17,15 @@ import tree_sitter
 import tree_sitter_hlsl
 
 from hlsllint.deadline import Deadline, current
-from hlsllint.syntax.normalize import (
+from hlsllint.syntax.annotations import (
     Annotations,
     Attribute,
     Block,
     Modifier,
     Register,
     Semantic,
-    normalize,
 )
+from hlsllint.syntax.normalize import normalize
 
 Node = tree_sitter.Node
 
