@@ -16,7 +16,8 @@ import pytest
 from conftest import run_cli as run
 from junitparser import Failure, JUnitXml
 
-from hlsllint.config import OPTIONS, table_changes
+from hlsllint.config import table_changes
+from hlsllint.config_options import OPTIONS
 
 DATA = Path(__file__).parent / "data"
 # HL105 (a warning with a safe fix) on row 3, and on row 8 a second one.

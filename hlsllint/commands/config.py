@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 from typing import IO, Any
 
-from hlsllint.config import OPTIONS, ConfigError, ConfigResolver, Settings, config_table
+from hlsllint.config import ConfigError, ConfigResolver, Settings, config_table
+from hlsllint.config_options import OPTIONS
 
 # Settings field -> config key, for the fields users set.
 FIELDS = {key.replace("-", "_"): key for key in OPTIONS}

@@ -11,9 +11,9 @@ which shows the normalised text the parser saw).
 How the repair works
 --------------------
 Before parsing, `normalize.normalize` rewrites the text with same-length replacements (every
-kept token keeps its offset) and records what it took out as *annotations* (`annotations`); the passes and what each
-one rewrites are in `repair_passes` (its docstring), the analysis copy of the text they scan in
-`scanner`. The tree therefore has canonical, plain-C shapes:
+kept token keeps its offset) and records what it took out as *annotations* (`annotations`); the
+passes and what each one rewrites are in `repair_passes` (its docstring), the analysis copy of
+the text they scan in `scanner`. The tree therefore has canonical, plain-C shapes:
 
 - no `hlsl_attribute` nodes: attributes are annotations, `tree.attributes_of(node)` gives those
   written in front of a function_definition, declaration, field_declaration, if/for/while/do/
