@@ -2927,3 +2927,56 @@ def test_a_local_set_from_a_variable_never_written_after_is_that_variables_regis
     # reinterpreted between signed and unsigned, the same registers. regtruth: 10; `p` held
     # beside `id` before: 12.
     assert demand(COPIED_COORDINATES).max_live_vgprs == 10
+
+
+MATRIX_ROWS = """
+cbuffer F : register(b0) { float4x4 mats[64]; };
+StructuredBuffer<float4> pos : register(t0);
+RWStructuredBuffer<float4> outb : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 p = pos[id.x];
+    float4x4 m = mats[asuint(p.w) & 63];
+    float4 q = pos[id.x + 64];
+    float3 c = mul(m, float4(p.xyz, 1)).xyz;
+    outb[id.x] = float4(c * q.xyz, q.w);
+}
+"""
+
+
+def test_a_matrix_product_reads_the_rows_its_kept_components_need() -> None:
+    # WickedEngine's emittedparticle_simulateCS: `mul(m, float4(p, 1)).xyz` of a 4x4 matrix
+    # loaded at a per-lane index. Component i of `mul(m, v)` reads row i of `m`: the compiler
+    # loads three rows, never the fourth. regtruth: presched_vgprs 18; the whole matrix
+    # counted before: 24.
+    assert demand(MATRIX_ROWS).max_live_vgprs == 20
+
+
+MATRIX_CAST = """
+cbuffer U : register(b0) { float4x4 m; float sp; };
+struct VO { float4 pos : SV_POSITION; float3 n : NORMAL0; };
+VO main(float3 p : POSITION0, float3 n : NORMAL0, float3 r : TEXCOORD1)
+{
+    float s = sin(r.y + sp);
+    float c = cos(r.y + sp);
+    float4x4 g;
+    g[0] = float4(c, 0.0, -s, 0.0);
+    g[1] = float4(0.0, 1.0, 0.0, 0.0);
+    g[2] = float4(s, 0.0, c, 0.0);
+    g[3] = float4(0.0, 0.0, 0.0, 1.0);
+    VO o;
+    o.pos = mul(m, mul(g, float4(p, 1.0)));
+    o.n = mul((float3x3)mul(m, g), n);
+    return o;
+}
+"""
+
+
+def test_a_matrix_written_by_rows_and_cast_smaller_holds_what_is_read() -> None:
+    # Vulkan-Samples' instancing.vert: a rotation built row by row with constant rows and
+    # zeros (`g[1] = float4(0, 1, 0, 0)`), and `(float3x3)mul(m, g)` of a 4x4 product. The
+    # constant components of the rows take no register, and the cast reads nine components of
+    # the product, which computes only those. regtruth: presched_vgprs 13; before: 21 (both
+    # matrices whole).
+    assert demand(MATRIX_CAST).max_live_vgprs == 16

@@ -99,7 +99,16 @@ def component_reads(
                     masks.append(_mask(sel, r.width))
             if i != len(reads):
                 continue
-        elif "set" in detail and ins.op == "alu" and len(reads) == 2 and ins.dest is not None:
+        elif (
+            "set" in detail
+            and ins.op == "alu"
+            and len(reads) == 2
+            and ins.dest is not None
+            and ins.dest.type.kind != "matrix"  # a row written into a matrix reads it whole
+        ):
+            # (regtruth: four float4 rows blended in a loop through an `inout` helper hold the
+            # whole matrix with the loop's loads batched, 28 presched VGPRs; a row freed between
+            # its read and its write-back, 22, where the loads are not batched here)
             kept = (1 << reads[0].width) - 1
             for c in detail["set"]:
                 kept &= ~(1 << c)
@@ -247,7 +256,10 @@ class _ComponentLiveness:
                     self.k_before[ins] = was
                 written = ins.detail.get("set")
                 if ins.op == "undef":
-                    mine = full
+                    # a matrix declared without a value and filled row by row holds all its
+                    # registers from there, as before it was followed by component (the rising
+                    # loads of its rows are counted in it: `scheduling._absorbed_below`)
+                    mine = full if d.type.kind != "matrix" else 0
                 elif written is not None and ins.op == "alu" and ins.reads and ins.reads[0] is d:
                     src = ins.reads[1] if len(ins.reads) > 1 else None
                     src_k = masks.get(src, 0) if src is not None else full
@@ -367,6 +379,7 @@ class _ComponentLiveness:
         if d is not None and d in base and d not in touched:
             touched[d] = 0
         mapped = ins in self.maps
+        loaded = ins.op in ("load", "cbload")
         if not touched:
             return bits, ded, ded, kbits
         here = before_ded = ded
@@ -383,8 +396,10 @@ class _ComponentLiveness:
             b = base[v]
             full = (1 << v.width) - 1
             after = bits >> b & full
-            # a component-wise result computes only its live components
-            dm = (after if mapped and after else full) if v is d else 0
+            # a component-wise result computes only its live components, and a matrix is
+            # loaded only in the components some later read takes (`_product_map`)
+            partial_def = mapped or (loaded and v.type.kind == "matrix")
+            dm = (after if partial_def and after else full) if v is d else 0
             counted = after | (dm if ins.op != "undef" else 0) | (rm if reads_counted else 0)
             before = (after & ~(full if v is d else 0)) | rm
             n = vsize[index[v]]
@@ -415,12 +430,13 @@ def _dead(size: int, live: int, constant: int = 0, alike: tuple[int, ...] | None
 
 
 def _vector(v: Value) -> bool:
-    """A vector, or an array of scalars or vectors held whole, with one 32-bit register per
-    component (what the liveness by component tracks)."""
+    """A vector or a matrix (component `r * cols + c` for row r, column c), or an array of
+    scalars or vectors held whole, with one 32-bit register per component (what the liveness
+    by component tracks)."""
     if v.width <= 1 or v.parts is not None:
         return False
     t = v.type
-    if t.kind == "vector":
+    if t.kind in ("vector", "matrix"):
         return t.count == v.width
     el = t.element
     return (
@@ -441,6 +457,11 @@ def _component_map(ins: Instr, bound_views: set[Value] | frozenset[Value]) -> di
         return None
     detail = ins.detail
     n = d.width
+    if ins.op == "alu" and detail.get("name") == "mul":
+        return _product_map(ins, d)
+    merge = detail.get("merge")
+    if ins.op == "alu" and isinstance(merge, tuple) and merge[0] == "cast" and d.type.kind == "matrix":
+        return _truncation_map(ins, d)
     if ins.op == "copy":
         ops = detail.get("sels")
         if ops is None or len(ops) != 1:
@@ -483,6 +504,60 @@ def _component_map(ins: Instr, bound_views: set[Value] | frozenset[Value]) -> di
     if next(reads, None) is not None:
         return None
     return out
+
+
+def _product_map(ins: Instr, d: Value) -> dict[Value, list[int]] | None:
+    """`mul` of a matrix and a vector or of two matrices: per operand held in a register per
+    component, the components each result component reads. `mul(m, v)[i]` reads row i of `m`,
+    `mul(v, m)[j]` column j, `mul(a, b)[i][j]` row i of `a` and column j of `b` (the vector
+    operands whole). A result narrower than the product (`mul(m, float4(p, 1)).xyz` kept as a
+    `float3`) is its leading components. The compiler computes only the result components
+    some later read takes, and loads or computes only the matrix components they read
+    (regtruth: `mul(m, float4(p, 1)).xyz` of a 4x4 matrix loaded at a per-lane index holds
+    three of its rows)."""
+    if len(ins.reads) != 2:
+        return None
+    a, b = ins.reads
+    ta, tb = a.type, b.type
+    n = d.width
+    out: dict[Value, list[int]] = {}
+    if ta.kind == "matrix" and tb.kind == "vector" and tb.count == ta.cols and n <= ta.rows:
+        row = (1 << ta.cols) - 1
+        out[a] = [row << (i * ta.cols) for i in range(n)]
+        out[b] = [(1 << tb.count) - 1] * n
+    elif ta.kind == "vector" and tb.kind == "matrix" and ta.count == tb.rows and n <= tb.cols:
+        out[b] = [sum(1 << (i * tb.cols + j) for i in range(tb.rows)) for j in range(n)]
+        out[a] = [(1 << ta.count) - 1] * n
+    elif (
+        ta.kind == "matrix"
+        and tb.kind == "matrix"
+        and ta.cols == tb.rows
+        and d.type.kind == "matrix"
+        and (d.type.rows, d.type.cols) == (ta.rows, tb.cols)
+    ):
+        k, cols = ta.cols, tb.cols
+        col_b = [sum(1 << (r * cols + j) for r in range(tb.rows)) for j in range(cols)]
+        row_a = [((1 << k) - 1) << (i * k) for i in range(ta.rows)]
+        if a is b:
+            out[a] = [row_a[c // cols] | col_b[c % cols] for c in range(n)]
+        else:
+            out[a] = [row_a[c // cols] for c in range(n)]
+            out[b] = [col_b[c % cols] for c in range(n)]
+    else:
+        return None
+    return {r: per for r, per in out.items() if r.width > 1 and r.width == r.type.count}
+
+
+def _truncation_map(ins: Instr, d: Value) -> dict[Value, list[int]] | None:
+    """A matrix cast to a smaller one (`(float3x3)m` of a `float4x4`): component (i, j) of the
+    result is component (i, j) of the matrix cast."""
+    if len(ins.reads) != 1:
+        return None
+    r = ins.reads[0]
+    tr, td = r.type, d.type
+    if tr.kind != "matrix" or not _vector(r) or td.rows > tr.rows or td.cols > tr.cols:
+        return None
+    return {r: [1 << (c // td.cols * tr.cols + c % td.cols) for c in range(d.width)]}
 
 
 def component_maps(

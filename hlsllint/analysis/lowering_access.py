@@ -645,7 +645,8 @@ class AccessLowerer(ExprLowerer):
                     set_: dict[str, Any] = {"set": comps} if comps else {}
                     self.emit("alu", base, [base, src, *idx], node, **set_)
                 else:
-                    self.emit("alu", base, [base, src, *idx], node, **_lanes_set(base.type, at))
+                    whole_row = src is not None and src.width == base.type.cols
+                    self.emit("alu", base, [base, src, *idx], node, **_lanes_set(base.type, at, whole_row))
             elif arg is not None:
                 tmp = self.emit("alu", None, [base, src, *idx], node)
                 self.store_to(arg, tmp, node)
@@ -744,9 +745,12 @@ def _struct_copy(ins: Instr) -> bool:
     )
 
 
-def _lanes_set(t: T.Type, comps: tuple[int, ...] | None) -> dict[str, Any]:
+def _lanes_set(t: T.Type, comps: tuple[int, ...] | None, row: bool = False) -> dict[str, Any]:
     """The `set` detail of a partial write of a vector: the components written, in the order of
-    the written value's components (empty when unknown or not a vector)."""
+    the written value's components (empty when unknown or not a vector). With `row`, `comps`
+    is a row of a matrix written whole (`m[2] = v`): its components, row by row."""
+    if row and comps is not None and t.kind == "matrix" and len(comps) == 1 and comps[0] < t.rows:
+        return {"set": tuple(range(comps[0] * t.cols, comps[0] * t.cols + t.cols))}
     if comps is None or t.kind != "vector" or len(set(comps)) != len(comps) or max(comps) >= t.count:
         return {}
     return {"set": comps}
