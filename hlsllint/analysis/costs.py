@@ -73,6 +73,9 @@ class CostModel:
     """A sum over an unrolled loop whose weight is a literal in the iterations a branch on the
     counters skips holds the earlier iterations' weights until the first of those: the compiler
     rebuilds the chain of additions from the constant (`deferred_sums.deferred_sum_holds`)."""
+    share_bit_identical_conversions: bool = True
+    """A conversion that changes no bit (`int2(id.xy)` of a `uint3`, `asfloat(u)`) is its
+    operand's registers while the operand is live (`value_classes.bit_identical_conversions`)."""
     drop_unpicked_components: bool = True
     """A vector read only through constructors that pick some of its components holds
     registers only for those (`value_classes.unpicked_components`)."""

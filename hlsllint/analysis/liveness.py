@@ -11,6 +11,8 @@ SGPRs, and the peak). How a value counts:
 - values that only ever hold compile-time constants (arithmetic and intrinsics of constants):
   nothing (folded into their uses);
 - a vector temporary between two component-wise operations: one register;
+- a conversion that changes no bit (`int2(id.xy)` of a uint vector, `asuint(f)`): nothing while
+  its operand is live (`bit_identical_conversions`);
 - a vector (or an array of scalars or vectors held whole) some instructions read only part of
   (`CFG.component_reads`) or a component-wise instruction computes or reads: only its
   components some later read takes (`costs.component_liveness`; the liveness by component is
@@ -39,6 +41,7 @@ from hlsllint.analysis.uniformity import Uniformity
 from hlsllint.analysis.unrolled import unrolled_holds
 from hlsllint.analysis.value_classes import (
     alike_components,
+    bit_identical_conversions,
     cached_per_cfg,
     computed_in_place,
     constant_component_masks,
@@ -367,6 +370,18 @@ def register_demand(
                     if vsize[xi]:
                         extracts[xi] = 1 << index[ins.reads[0]]
                         extract_mask |= 1 << xi
+    # a bit-identical conversion (`int2(id.xy)` of a uint vector) is its operand's registers
+    # while the operand is live: it counts only once the operand is dead
+    aliases: dict[int, tuple[int, int]] = {}  # conversion's bit index -> (operand's bit, regs)
+    alias_mask = 0
+    if costs.share_bit_identical_conversions:
+        for x, src in cached_per_cfg(cfg, "bit_identical", bit_identical_conversions).items():
+            at_x = index.get(x)
+            at_src = index.get(src)
+            if at_x is None or at_src is None or not vsize[at_x] or not vsize[at_src]:
+                continue
+            aliases[at_x] = (1 << at_src, min(vsize[at_x], vsize[at_src]))
+            alias_mask |= 1 << at_x
     # the components of a vector that only some reads take die after their own last use
     comps = (
         _component_liveness(cfg, cfg.component_reads, [v for v in values if vsize[index[v]]])
@@ -489,6 +504,15 @@ def register_demand(
                     if both & extracts[low.bit_length() - 1]:
                         nv -= 1
                     live_x ^= low
+            if alias_mask:
+                both = cur | (1 << index[d]) if d is not None else cur
+                live_a = both & alias_mask
+                while live_a:
+                    low = live_a & -live_a
+                    src_bit, n_regs = aliases[low.bit_length() - 1]
+                    if both & src_bit:
+                        nv -= n_regs
+                    live_a ^= low
             nv += extra_v
             vg[ins] = nv
             sg[ins] = ns + extra_s

@@ -634,3 +634,35 @@ def _fused_product(ins: Instr, reader: Instr) -> bool:
         and reader.op == "alu"
         and _operator(reader) in ("+", "-")
     )
+
+
+def bit_identical_conversions(du: DefUse) -> dict[Value, Value]:
+    """Conversions that change no bit, value -> its operand: `int2(id.xy)` of a `uint3`, `uint(i)`
+    of an `int` (integers of one width, signed to unsigned or back) and bit casts (`asuint(f)`).
+    The compiler emits no instruction: the result is the operand's registers, and while both
+    are live they are one value (`liveness.register_demand` counts the conversion only once
+    its operand is dead; regtruth: `int2 p = int2(id.xy)` read by five loads, `id.xy` by the
+    store after them, presched_vgprs 16; `p` held beside `id`, 17). `lowering_stmt` makes a
+    local that copies a whole variable so the variable itself; this covers what it leaves (a
+    copy of fewer components, a conversion passed as an argument). A constructor of the same
+    type (`uint2(gxy)` of a `uint2`) is a copy, and counts apart as every copy does."""
+    out: dict[Value, Value] = {}
+    for v, ds in du.defs.items():
+        if len(ds) != 1 or v.parts is not None or v.reg_class is not None:
+            continue
+        ins = ds[0]
+        if len(ins.reads) != 1:
+            continue
+        r = ins.reads[0]
+        if r.parts is not None or r.reg_class is not None or r.type is None or v.type is None:
+            continue
+        name = ins.detail.get("name")
+        if ins.op == "intrinsic" and name in _BIT_CASTS and r.width >= v.width:
+            pass
+        elif ins.op == "alu" and ins.detail.get("lanes") == (v.width,):
+            if {r.type.scalar, v.type.scalar} != {"int", "uint"}:
+                continue  # of one type it is a copy, which counts apart as every copy does
+        else:
+            continue
+        out[v] = r
+    return out
