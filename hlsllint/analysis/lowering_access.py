@@ -79,7 +79,9 @@ class AccessLowerer(ExprLowerer):
         """`table[i]` of a `static const` table of constants (`int2 offsets[] = { int2(-1, 0),
         ... }`) at the counter of an enclosing loop the compiler unrolls: the row read in each
         iteration, and the loop's span. None otherwise."""
-        if not self.unrolled_counters or sym.kind != "static_const" or len(indices) != 1:
+        if not self.unrolled_counters or len(indices) != 1:
+            return None
+        if sym.kind != "static_const" and not self._local_table(sym):
             return None
         if node.type != "subscript_expression" or node.child_by_field_id(F_ARGUMENT) != root:
             return None
@@ -96,6 +98,19 @@ class AccessLowerer(ExprLowerer):
         if table is None or not all(0 <= v < len(table) for v in values):
             return None
         return tuple(table[v] for v in values), loop
+
+    def _local_table(self, sym: Symbol) -> bool:
+        """A local array that keeps its initial values (`const int2 offsets[8] = { ... }` in a
+        function, or one never written): read at an unrolled counter, a table as a `static
+        const` one is (the compiler folds its elements into each unrolled copy; regtruth: a
+        jump-flood pass over 8 neighbours, presched_vgprs 17 with the table in either place;
+        the estimate 15 with the global one, 12 with the local one as a run-time array)."""
+        return (
+            sym.kind == "local"
+            and sym.type.kind == "array"
+            and sym.init is not None
+            and ("const" in sym.qualifiers or self.m.never_written(sym))
+        )
 
     def _table_rows(self, sym: Symbol) -> tuple[tuple[int | float, ...], ...] | None:
         """The rows of a `static const` table of numbers or vectors, each row its components;
@@ -228,9 +243,17 @@ class AccessLowerer(ExprLowerer):
         if elem is not None:
             self.record(node, elem)
             return elem
+        sym = self._base_symbol(arg)
+        if sym is not None and arg is not None and self._local_table(sym):
+            rows = self._rows_per_iteration(node, sym, arg, idx_nodes)
+            if rows is not None:
+                # a local table of constants read at an unrolled counter: a constant in each
+                # unrolled copy, as the counter itself (`lowering_expr`)
+                d = self.temp(node)
+                self.emit_expr("alu", d, [], node, rows=rows[0], loop=rows[1])
+                return d
         base = self.expr_(arg)
         idx = [self.expr_(i) for i in idx_nodes]
-        sym = self._base_symbol(arg)
         if sym is not None and sym.kind in ("cbuffer_member", "static_const"):
             d = self.temp(node)
             rows = self._rows_per_iteration(node, sym, arg, idx_nodes) if arg is not None else None
