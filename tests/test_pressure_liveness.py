@@ -198,6 +198,55 @@ def test_dominance_by_numbering_answers_as_the_dominator_chain() -> None:
                     assert dom.dominates(a, b) == dominates(tree, a, b), (a, b)
 
 
+def test_the_dominators_are_networkx_s_in_its_order_compiled() -> None:
+    # `ir.immediate_dominators` computes what `networkx.immediate_dominators` does (the CFG's
+    # dominators, and from its reverse the post-dominators, on every edit), in the same order:
+    # random graphs with self loops, blocks no path reaches and entries without predecessors,
+    # forwards and reversed.
+    import random
+
+    import networkx as nx
+
+    from hlsllint.analysis.ir import dominator_tree, immediate_dominators
+    from hlsllint.analysis.uniformity import post_dominators
+
+    m = build_model(parse(NESTED_BRANCHES), AnalysisSettings())
+    cfg = build_cfg(m, m.entry_points[0])
+    assert list(dominator_tree(cfg.graph, cfg.entry, {}).items()) == list(
+        nx.immediate_dominators(cfg.graph, cfg.entry).items()
+    )
+    rev = dict(nx.immediate_dominators(cfg.graph.reverse(copy=False), cfg.exit))
+    rev[cfg.exit] = cfg.exit
+    assert list(post_dominators(cfg).items()) == list(rev.items())
+    rng = random.Random(5)
+    for _ in range(400):
+        g = nx.DiGraph()
+        g.add_nodes_from(rng.sample(range(60), rng.randint(1, 25)))
+        nodes = list(g.nodes)
+        for _ in range(rng.randint(0, 3 * len(nodes))):
+            g.add_edge(rng.choice(nodes), rng.choice(nodes))
+        start = rng.choice(nodes)
+        want = nx.immediate_dominators(g, start)
+        assert list(immediate_dominators(g._succ, g._pred, start).items()) == list(want.items())
+        want = nx.immediate_dominators(g.reverse(copy=False), start)
+        assert list(immediate_dominators(g._pred, g._succ, start).items()) == list(want.items())
+
+
+def test_the_bit_set_of_value_numbers_is_made_once_per_block() -> None:
+    # The liveness gathers a block's upward-exposed uses and definitions as value numbers and
+    # makes each bit set once (`liveness.bits_of`), not a bit tested and set per operand in a
+    # number as wide as every value; the same sets as the sum of their bits.
+    import random
+
+    from hlsllint.analysis.liveness import bits_of
+
+    rng = random.Random(7)
+    for size in (1, 8, 9, 100, 12000):
+        for count in (0, 1, 2, 3, 50):
+            numbers = rng.sample(range(size), min(count, size))
+            assert bits_of(numbers) == sum(1 << i for i in numbers)
+
+
 def test_the_liveness_by_component_takes_the_blocks_in_postorder() -> None:
     # The backward liveness by component is the least fixed point of each block's walk
     # whatever the order; taken first in postorder (after its successors but for back edges)

@@ -96,29 +96,56 @@ def _backward(
     kept: dict[int, list[Instr]], cfg: CFG, index: dict[Value, int], values: list[Value]
 ) -> tuple[dict[int, int], dict[int, int]]:
     """Block live-in and live-out bit sets over `kept`'s instructions (bit i: the value `index`
-    gives i; each value met is numbered, appended to `values`)."""
+    gives i; each value met is numbered, appended to `values`).
+
+    A block's upward-exposed uses and definitions are gathered as value numbers, marked per
+    value with the block's place (not tested and set in a bit set per operand: g_buffer's
+    main_ps numbers 10,000 values, and each `1 << i`, `&` and `|` costs as many digits as the
+    highest of them), and made bit sets once per block (`bits_of`)."""
     use: dict[int, int] = {}
     defs: dict[int, int] = {}
-    for b, instrs in kept.items():
-        u = d = 0
+    used_in: list[int] = []  # per value number: the last block (place + 1) that read it first
+    set_in: list[int] = []  # per value number: the last block (place + 1) that wrote it
+    for at, (b, instrs) in enumerate(kept.items(), 1):
+        u: list[int] = []
+        d: list[int] = []
         for ins in instrs:
             for r in ins.reads:
                 i = index.get(r)
                 if i is None:
                     i = index[r] = len(values)
                     values.append(r)
-                rb = 1 << i
-                if not d & rb:
-                    u |= rb
+                    used_in.append(0)
+                    set_in.append(0)
+                if set_in[i] != at and used_in[i] != at:
+                    used_in[i] = at
+                    u.append(i)
             dest = ins.dest
             if dest is not None:
                 i = index.get(dest)
                 if i is None:
                     i = index[dest] = len(values)
                     values.append(dest)
-                d |= 1 << i
-        use[b], defs[b] = u, d
+                    used_in.append(0)
+                    set_in.append(0)
+                if set_in[i] != at:
+                    set_in[i] = at
+                    d.append(i)
+        use[b], defs[b] = bits_of(u), bits_of(d)
     return _solve(use, defs, cfg)
+
+
+def bits_of(numbers: list[int]) -> int:
+    """The bit set of `numbers` (distinct, not negative), built in bytes and converted once:
+    `x |= 1 << i` per number costs as many digits as `x` and `i` have, each time."""
+    if not numbers:
+        return 0
+    if len(numbers) == 1:
+        return 1 << numbers[0]
+    buf = bytearray((max(numbers) >> 3) + 1)
+    for i in numbers:
+        buf[i >> 3] |= 1 << (i & 7)
+    return int.from_bytes(buf, "little")
 
 
 def _solve(use: dict[int, int], defs: dict[int, int], cfg: CFG) -> tuple[dict[int, int], dict[int, int]]:
@@ -359,8 +386,7 @@ def register_demand(
         found[i >> 3] |= 1 << (i & 7)
     # an extract of a shared component (`components.number_components`) is its source's
     # register while the source is live: it counts only once the source is dead
-    extracts: dict[int, int] = {}  # extract's bit index -> its source's bit
-    extract_mask = 0
+    extracts: dict[int, int] = {}  # extract's value number -> its source's
     if cfg.shared_components:
         for instrs in cfg.kept_instrs().values():
             for ins in instrs:
@@ -368,20 +394,37 @@ def register_demand(
                 if x is not None and "extract" in ins.detail and ins.reads:
                     xi = index[x]
                     if vsize[xi]:
-                        extracts[xi] = 1 << index[ins.reads[0]]
-                        extract_mask |= 1 << xi
+                        extracts[xi] = index[ins.reads[0]]
+    extract_pairs = sorted(extracts.items())
     # a bit-identical conversion (`int2(id.xy)` of a uint vector) is its operand's registers
     # while the operand is live: it counts only once the operand is dead
-    aliases: dict[int, tuple[int, int]] = {}  # conversion's bit index -> (operand's bit, regs)
-    alias_mask = 0
+    aliases: dict[int, tuple[int, int]] = {}  # conversion's value number -> (operand's, regs)
     if costs.share_bit_identical_conversions:
         for x, src in cached_per_cfg(cfg, "bit_identical", bit_identical_conversions).items():
             at_x = index.get(x)
             at_src = index.get(src)
             if at_x is None or at_src is None or not vsize[at_x] or not vsize[at_src]:
                 continue
-            aliases[at_x] = (1 << at_src, min(vsize[at_x], vsize[at_src]))
-            alias_mask |= 1 << at_x
+            aliases[at_x] = (at_src, min(vsize[at_x], vsize[at_src]))
+    # both as pairs (value numbers and registers), each value's pairs found by `pairs_of`; the
+    # walk keeps the registers of the pairs whose two values are live (`both_live`, changed as
+    # a flag of one of theirs flips: `_flip`)
+    pair_x: list[int] = []
+    pair_s: list[int] = []
+    pair_n: list[int] = []
+    for xi, si in extract_pairs:
+        pair_x.append(xi)
+        pair_s.append(si)
+        pair_n.append(1)
+    for xi, (si, n_regs) in sorted(aliases.items()):
+        pair_x.append(xi)
+        pair_s.append(si)
+        pair_n.append(n_regs)
+    pairs_of: dict[int, list[int]] = {}
+    for p, xi in enumerate(pair_x):
+        pairs_of.setdefault(xi, []).append(p)
+        if pair_s[p] != xi:
+            pairs_of.setdefault(pair_s[p], []).append(p)
     # the components of a vector that only some reads take die after their own last use
     comps = (
         _component_liveness(cfg, cfg.component_reads, [v for v in values if vsize[index[v]]])
@@ -410,16 +453,33 @@ def register_demand(
     vg: dict[Instr, int] = {}
     sg: dict[Instr, int] = {}
     best_v = -1
-    best: tuple[Instr, int] | None = None  # instruction, live after it
+    best: Instr | None = None
     live_at: dict[Instr, list[Value]] = {}
     bits_out = out.bits
     deadline = current()
     # the last block's start (its live components, constant ones, dead registers): the next
     # block's dead registers are counted from it (`dead_registers_from`)
     start: tuple[int, int, int] = (0, 0, 0)
+    # The live set of the walk by value number (`alive`), not as a bit set: a test, setting or
+    # clearing of one value's bit in a number of as many bits as values costs their number of
+    # digits, at every operand (g_buffer's main_ps: 10,000 values). A block's walk starts from
+    # its live-out set (the values whose bit differs from the last start flipped) and records
+    # what it flips (`flips`), undone at its end; the peak's live set is made again from them.
+    alive = [False] * len(values)
+    held_bits = 0  # the bit set `alive` holds between blocks
+    both_live = 0
+    best_at: tuple[int, list[int], int] = (0, [], 0)  # the peak's block, its flips, how many before
     for b, instrs in cfg.kept_instrs().items():
         deadline.check()
         cur = bits_out[b]
+        if cur != held_bits:
+            for i in _bit_indices(cur ^ held_bits):
+                if pairs_of:
+                    both_live += _flip(i, alive, pairs_of, pair_x, pair_s, pair_n)
+                else:
+                    alive[i] = not alive[i]
+            held_bits = cur
+        flips: list[int] = []
         v_sum = s_sum = 0
         if cur:
             for n, m in vmask_items:
@@ -441,18 +501,51 @@ def register_demand(
             # (other than the result) are counted here and become live before.
             d = ins.dest
             op = ins.op
+            # what depends on the values live after `ins`, before its operands are added
+            di = -1
+            d_live = False
+            if d is not None:
+                di = index[d]
+                d_live = alive[di]
+            exported = 0
+            if op == "export" and export_vgprs:
+                exported = sum(
+                    x.width if x in constant else sizes[x]
+                    for x in ins.reads
+                    if classes[x] == "sgpr" or x in constant
+                )
+                # the export holds its per-lane outputs whole, constant components included
+                exported += sum(
+                    (x.width if x in partly else sizes[x]) if not alive[index[x]] else partly.get(x, 0)
+                    for x in dict.fromkeys(ins.reads)
+                    if classes[x] == "vgpr" and x not in constant
+                )
+            # registers of extracts and bit-identical conversions whose source is live too (each
+            # live after `ins`, or its result)
+            shared_held = both_live
+            if pairs_of and not d_live and di in pairs_of:
+                for p in pairs_of[di]:
+                    other = pair_s[p] if pair_x[p] == di else pair_x[p]
+                    if other == di or alive[other]:
+                        shared_held += pair_n[p]
+            if record_live:
+                live_at[ins] = _ordered(
+                    _counted(ins, {values[i] for i, x in enumerate(alive) if x}, operands), sizes
+                )
+            flipped = len(flips)  # `alive` is the live set after `ins` up to here
             add_v = add_s = 0
-            seen = cur
             d_read = False
             for r in ins.reads:
                 if r is d:
                     d_read = True
                     continue
                 ri = index[r]
-                # a shift down to the bit: `seen & (1 << ri)` makes and ands a number of
-                # `ri` bits (thousands in g_buffer's main_ps), and most operands are live
-                if not seen >> ri & 1:
-                    seen |= 1 << ri
+                if not alive[ri]:
+                    if pairs_of:
+                        both_live += _flip(ri, alive, pairs_of, pair_x, pair_s, pair_n)
+                    else:
+                        alive[ri] = True
+                    flips.append(ri)
                     add_v += vsize[ri]
                     add_s += ssize[ri]
             if operands:
@@ -460,25 +553,13 @@ def register_demand(
             else:
                 nv, ns = v_sum, s_sum
             if d is not None:
-                di = index[d]
-                d_bit = cur & (1 << di)  # nonzero when live after
                 dv, ds = vsize[di], ssize[di]
                 # a declaration without a value takes no register until it is written
-                if not d_bit and op != "undef":
+                if not d_live and op != "undef":
                     nv += dv
                     ns += ds
             if op == "export" and export_vgprs:
-                nv += sum(
-                    x.width if x in constant else sizes[x]
-                    for x in ins.reads
-                    if classes[x] == "sgpr" or x in constant
-                )
-                # the export holds its per-lane outputs whole, constant components included
-                nv += sum(
-                    (x.width if x in partly else sizes[x]) if not cur & (1 << index[x]) else partly.get(x, 0)
-                    for x in dict.fromkeys(ins.reads)
-                    if classes[x] == "vgpr" and x not in constant
-                )
+                nv += exported
             elif op == "store" and "splat" in ins.detail:
                 # the operands and four copies of a float texel (`Instr.detail`), the value's
                 # own register one of them
@@ -496,52 +577,70 @@ def register_demand(
                     nv -= ded_here
                 else:  # reads and writes no tracked vector: nothing changes across it
                     nv -= ded
-            if extract_mask:
-                both = cur | (1 << index[d]) if d is not None else cur
-                live_x = both & extract_mask
-                while live_x:
-                    low = live_x & -live_x
-                    if both & extracts[low.bit_length() - 1]:
-                        nv -= 1
-                    live_x ^= low
-            if alias_mask:
-                both = cur | (1 << index[d]) if d is not None else cur
-                live_a = both & alias_mask
-                while live_a:
-                    low = live_a & -live_a
-                    src_bit, n_regs = aliases[low.bit_length() - 1]
-                    if both & src_bit:
-                        nv -= n_regs
-                    live_a ^= low
+            nv -= shared_held
             nv += extra_v
             vg[ins] = nv
             sg[ins] = ns + extra_s
             if nv > best_v:
                 best_v = nv
-                best = (ins, cur)
-            if record_live:
-                live_at[ins] = _ordered(_counted(ins, _decode(cur, values), operands), sizes)
+                best = ins
+                best_at = (cur, flips, flipped)
             # step backwards: the result is not live before unless it is read
             v_sum += add_v
             s_sum += add_s
             if d is not None:
                 if d_read:
-                    if not d_bit:
-                        seen |= 1 << di
+                    if not d_live:
+                        if pairs_of:
+                            both_live += _flip(di, alive, pairs_of, pair_x, pair_s, pair_n)
+                        else:
+                            alive[di] = True
+                        flips.append(di)
                         v_sum += dv
                         s_sum += ds
-                elif d_bit:
-                    seen ^= d_bit
+                elif d_live:
+                    if pairs_of:
+                        both_live += _flip(di, alive, pairs_of, pair_x, pair_s, pair_n)
+                    else:
+                        alive[di] = False
+                    flips.append(di)
                     v_sum -= dv
                     s_sum -= ds
-            cur = seen
+        for i in flips:  # back to the block's start
+            if pairs_of:
+                both_live += _flip(i, alive, pairs_of, pair_x, pair_s, pair_n)
+            else:
+                alive[i] = not alive[i]
     peak_v = max(vg.values(), default=0)
     peak_s = max(sg.values(), default=costs.base_sgprs)
-    peak_instr = best[0] if best is not None else None
-    peak_live = (
-        _ordered(_counted(best[0], _decode(best[1], values), operands), sizes) if best is not None else []
-    )
+    peak_live: list[Value] = []
+    if best is not None:
+        after, flips, flipped = best_at  # the live set after the peak: its block's start, flipped
+        for i in flips[:flipped]:
+            after ^= 1 << i
+        peak_live = _ordered(_counted(best, _decode(after, values), operands), sizes)
+    peak_instr = best
     return Demand(vg, sg, peak_v, peak_s, peak_instr, peak_live, classes, sizes, live_at)
+
+
+def _flip(
+    i: int, alive: list[bool], pairs_of: dict[int, list[int]], xs: list[int], ss: list[int], ns: list[int]
+) -> int:
+    """Flip value `i`'s flag in `alive`: the change in the registers of the pairs (`xs`, `ss`,
+    `ns`) whose two values are live."""
+    found = pairs_of.get(i)
+    if found is None:
+        alive[i] = not alive[i]
+        return 0
+    change = 0
+    for p in found:
+        if alive[xs[p]] and alive[ss[p]]:
+            change -= ns[p]
+    alive[i] = not alive[i]
+    for p in found:
+        if alive[xs[p]] and alive[ss[p]]:
+            change += ns[p]
+    return change
 
 
 def _decode(bits: int, values: list[Value]) -> set[Value]:

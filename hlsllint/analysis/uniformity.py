@@ -25,11 +25,11 @@ reaches is answered "not uniform" (`unreachable`), never "uniform".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import networkx as nx
 
-from hlsllint.analysis.ir import CFG, Dominance, Instr, Value, dominance
+from hlsllint.analysis.ir import CFG, Dominance, Instr, Value, dominance, immediate_dominators
 from hlsllint.deadline import current
 
 
@@ -70,8 +70,10 @@ def post_dominators(cfg: CFG) -> dict[int, int]:
     if _all_reach_the_exit(cfg, succs):
         # The common case needs no sink: the dominators of the reversed graph from the exit,
         # read through a view of the CFG's graph (no copy).
-        idom_from_exit: dict[int, int] = nx.immediate_dominators(cfg.graph.reverse(copy=False), cfg.exit)
-        result = dict(idom_from_exit)
+        graph = cfg.graph
+        node_succ: dict[int, dict[int, Any]] = graph._succ
+        node_pred: dict[int, dict[int, Any]] = graph._pred
+        result = immediate_dominators(node_pred, node_succ, cfg.exit)
         result[cfg.exit] = cfg.exit
         cfg.cache["ipdom"] = result
         return result
