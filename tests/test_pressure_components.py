@@ -3103,3 +3103,29 @@ def test_a_const_table_inside_a_function_is_a_table_as_a_static_one() -> None:
     # truth does; the converted coordinate is `id.xy`'s registers. regtruth: presched_vgprs 16;
     # the table alone made it 19 (`int2(id.xy)` counted beside `id`).
     assert demand(NEAREST_DEPTH).max_live_vgprs == 17
+
+
+GATHERED_LIVE = """
+cbuffer F : register(b0) { float4x4 mats[64]; };
+StructuredBuffer<float4> pos : register(t0);
+RWStructuredBuffer<float4> outb : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    float4 p = pos[id.x];
+    float3 q = p.xyz;
+    if (p.w > 0)
+        q += pos[id.x + 128].xyz;
+    float4x4 m = mats[asuint(p.w) & 63];
+    float3 c = mul(m, float4(q, 1)).xyz;
+    outb[id.x] = float4(c * q, p.w);
+}
+"""
+
+
+def test_a_constructor_of_variables_read_later_is_their_registers() -> None:
+    # WickedEngine's emittedparticle_simulateCS: `mul(m, float4(q, 1))` with `q` read after it
+    # and the matrix loaded between the constructor and the product. The compiler splits the
+    # vector into its components: the product reads `q`'s own registers. regtruth:
+    # presched_vgprs 15; the constructor held beside `q` before: 20.
+    assert demand(GATHERED_LIVE).max_live_vgprs == 17

@@ -312,7 +312,7 @@ def register_demand(
     )
     # under the liveness by component, components computed alike are one register
     alike = cached_per_cfg(cfg, "alike_components", alike_components) if costs.component_liveness else {}
-    in_place = cached_per_cfg(cfg, "in_place", computed_in_place) if streamed else set()
+    in_place = cached_per_cfg(cfg, "in_place", lambda du: computed_in_place(du, cfg)) if streamed else set()
     classes, sizes = _classes(
         cfg, uni, wave_size, costs, streamed, constant, partly, valu, unpicked, alike, in_place
     )
