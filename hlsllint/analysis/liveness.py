@@ -34,7 +34,7 @@ from typing import TypeVar
 from hlsllint.analysis.component_liveness import _bit_indices, _component_liveness
 from hlsllint.analysis.costs import DEFAULT_COSTS, CostModel
 from hlsllint.analysis.deferred_sums import deferred_sum_holds
-from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in
+from hlsllint.analysis.ir import CFG, Instr, Value, backward_live_in, dominance
 from hlsllint.analysis.paired_reads import paired_read_holds
 from hlsllint.analysis.repeated_nests import element_sources, repeated_nest_holds
 from hlsllint.analysis.uniformity import Uniformity
@@ -132,7 +132,68 @@ def _backward(
                     set_in[i] = at
                     d.append(i)
         use[b], defs[b] = bits_of(u), bits_of(d)
-    return _solve(use, defs, cfg)
+    kills = _first_copy_kills(cfg, kept, index)
+    for b, k in kills.items():
+        defs[b] |= k
+    live_in, live_out = _solve(use, defs, cfg)
+    for b, k in kills.items():
+        live_out[b] &= ~k
+    return live_in, live_out
+
+
+def _first_copy_kills(cfg: CFG, kept: dict[int, list[Instr]], index: dict[Value, int]) -> dict[int, int]:
+    """Per block that closes an iteration of an unrolled loop (its back edge), the scalar
+    elements of a split local array that only the loop's first unrolled copy reads (`f[i]` with
+    `i` from 0): the body is every copy at once, and in the first, which holds the most, such an
+    element dies at its read; the back edge does not carry it to the next copy (DiligentFX's
+    epipolar unwarp: `fSrcSliceV[i]` and `fSliceWeights[i]` in a 2-trip [unroll] loop).
+    Only a loop no other loop holds, an element set before it and read nowhere but by its
+    first copy."""
+    elements: dict[Value, list[Instr]] = {}
+    for instrs in kept.values():
+        for ins in instrs:
+            first = ins.detail.get("element_first") if ins.detail else None
+            if first is not None:
+                for p in first:
+                    if p < len(ins.reads):
+                        elements.setdefault(ins.reads[p], []).append(ins)
+    if not elements:
+        return {}
+    readers: dict[Value, list[Instr]] = {}
+    setters: dict[Value, set[int]] = {}
+    for b, instrs in kept.items():
+        for ins in instrs:
+            for r in ins.reads:
+                if r in elements:
+                    readers.setdefault(r, []).append(ins)
+            if ins.dest is not None and ins.dest in elements:
+                setters.setdefault(ins.dest, set()).add(b)
+    preds = cfg.predecessors()
+    dom = dominance(cfg.graph, cfg.entry, cfg.cache)
+    kills: dict[int, int] = {}
+    for lp in cfg.loops:
+        if lp.dynamic or (lp.trip_count or 0) < 2 or any(lp.blocks < o.blocks for o in cfg.loops):
+            continue
+        for v, reads in elements.items():
+            if v.width != 1 or v.parts is not None or v not in index:
+                continue
+            if any(r.detail.get("element_read") != (lp.span,) or r.block not in lp.blocks for r in reads):
+                continue  # read by the copies of another loop
+            if any(
+                (r.block in lp.blocks and r not in reads)
+                or (
+                    r.block not in lp.blocks
+                    and (r.block == lp.header or not dom.dominates(r.block, lp.header))
+                )
+                for r in readers.get(v, [])
+            ):
+                continue  # read otherwise in the loop, or after it
+            if setters.get(v, set()) & lp.blocks:
+                continue
+            for b in preds.get(lp.header, []):
+                if b in lp.blocks:
+                    kills[b] = kills.get(b, 0) | 1 << index[v]
+    return kills
 
 
 def bits_of(numbers: list[int]) -> int:

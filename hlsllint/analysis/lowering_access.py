@@ -273,7 +273,14 @@ class AccessLowerer(ExprLowerer):
             # each copy reads its own element: the elements no iteration reads are not read
             # here (`color[0]` read before a loop over `color[i]` from 1 dies before it)
             read: list[Value | None] = [parts[k] for k in sorted(split[1])]
-            self.emit_expr("alu", d, [*read, *idx], node, element_read=split[0])
+            # the elements only the first unrolled copy reads (`liveness._first_copy_kills`)
+            first = tuple(
+                p for p, k in enumerate(sorted(split[1])) if set(split[1][k]) == {(0,) * len(split[0])}
+            )
+            if first and all(r is not None for r in read):
+                self.emit_expr("alu", d, [*read, *idx], node, element_read=split[0], element_first=first)
+            else:
+                self.emit_expr("alu", d, [*read, *idx], node, element_read=split[0])
         else:
             self.emit_expr("alu", d, [base, *idx], node)
         return d

@@ -248,6 +248,7 @@ _PLAIN_DETAILS = frozenset(
         "copr",
         "cw",
         "declared",
+        "element_first",
         "keep_old",
         "kept_select",
         "lanes",
