@@ -77,15 +77,19 @@ def _declared_symbols(model: Model, decl: Node) -> list[tuple[Node, Symbol]]:
 
 
 def struct_node(model: Model, name: str) -> Node | None:
-    """The `struct name { ... }` definition in the tree."""
-    tree = model.tree
-    for c in tree.nodes_of_type("struct_specifier"):
-        if c.child_by_field_name("body") is None:
-            continue
-        nm = c.child_by_field_name("name")
-        if nm is not None and tree.node_text(nm) == name and tree.block_kind(c) == "struct":
-            return c
-    return None
+    """The `struct name { ... }` definition in the tree (the first, when there are several)."""
+    found = model.memo.get("struct_nodes")
+    if not isinstance(found, dict):
+        found = {}
+        tree = model.tree
+        for c in tree.nodes_of_type("struct_specifier"):
+            if c.child_by_field_name("body") is None:
+                continue
+            nm = c.child_by_field_name("name")
+            if nm is not None and tree.block_kind(c) == "struct":
+                found.setdefault(tree.node_text(nm), c)
+        model.memo["struct_nodes"] = found
+    return found.get(name)
 
 
 @dataclass(frozen=True)
