@@ -262,7 +262,19 @@ float3 skin(float3 p, uint bone)
         found: list[tuple[Node, Symbol]] = []
         symbols = [sym for sym in model.globals.values() if _struct_holder(sym)[0] is not None]
         symbols += [p for fn in functions(model) for p in fn.params if _struct_holder(p)[0] is not None]
+        # Only the structs defined in the main file are judged (`_check_struct_members`): the
+        # uses of the others' holders are not looked up (a header function's body need not be
+        # resolved for them).
+        judged: dict[str, bool] = {}
         for sym in symbols:
+            struct = _struct_holder(sym)[0]
+            assert struct is not None
+            name = struct.name
+            if name not in judged:
+                node = struct_node(model, name)
+                judged[name] = node is not None and ctx.in_main_file(node)
+            if not judged[name]:
+                continue
             found += [(use, sym) for use in uses_of(ctx.model, sym)]
         found.sort(key=lambda pair: pair[0].start_byte)
         return found

@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from hlsllint import checker
+from hlsllint.config import Settings
 from hlsllint.context import AnalysisSettings
+from hlsllint.lint import FileLoader, lint_unit
 from hlsllint.semantic import Model, build_model
 from hlsllint.semantic import plans as plans_module
+from hlsllint.semantic.queries import uses_of
 from hlsllint.syntax import Node, parse
 
 FIXTURES = sorted((Path(__file__).parent.parent / "fixtures").rglob("*.hlsl"))
@@ -22,7 +26,9 @@ def _node(n: Node | None) -> tuple[int, int] | None:
 
 def digest(m: Model) -> list[str]:
     """Everything the model says about functions, symbols, references and uses, with symbols
-    numbered by first appearance (identity, not address)."""
+    numbered by first appearance (identity, not address). The bodies left to resolve late are
+    resolved first (`_refs` holds only what was resolved)."""
+    m.resolve_every_body()
     names: dict[int, int] = {}
 
     def sym(s: object) -> str:
@@ -198,3 +204,125 @@ def test_a_struct_of_a_header_is_read_once_per_state_of_its_fields_types(
     walked = build_model(parse(sized.replace("4", "8")), AnalysisSettings())
     taps = walked.structs["Taps"].member("w")
     assert taps is not None and taps.type.length == 8
+
+
+LATE_HEADER = """
+static float Scale = 2;
+cbuffer C { float Bias; };
+float helper_unused(float x)
+{
+    float y = x * Scale;
+    return y + Bias;
+}
+float helper_used(float x)
+{
+    float z = x + Scale;
+    return z;
+}
+"""
+
+
+def _unit(main: str) -> Model:
+    return build_model(parse(LATE_HEADER + main), AnalysisSettings())
+
+
+def _identifier(m: Model, function: str, name: str) -> Node:
+    f = m.function(function)
+    assert f is not None and f.body is not None
+    found = [n for n in m.tree.walk(f.body) if n.type == "identifier" and m.tree.node_text(n) == name]
+    return found[0]
+
+
+def test_a_header_body_is_resolved_when_something_asks_about_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A body replayed from a plan (a shared header's function met before in the process) is
+    resolved only when something asks about it (`plans.LATE_BODIES`)."""
+    monkeypatch.setattr(plans_module, "LATE_BODIES", True)
+    plans_module.PLANS.clear()
+    _unit("float4 a() : SV_Target { return helper_used(1); }\n")
+    before = dict(plans_module.STATS)
+    second = _unit("float4 b() : SV_Target { return helper_used(2); }\n")
+    # Both header bodies were seen before: neither is resolved with the model; `b` is new.
+    assert plans_module.STATS["late"] - before["late"] == 2
+    assert plans_module.STATS["walked"] - before["walked"] == 1
+    assert plans_module.STATS["resolved_late"] == before["resolved_late"]
+    # What they call is known at once (the entry points are found from it).
+    assert [e.name for e in second.entry_points] == ["b"]
+    # Asking about a name of one body resolves that body only.
+    y = second.resolve(_identifier(second, "helper_unused", "y"))
+    assert y is not None and y.kind == "local"
+    assert plans_module.STATS["resolved_late"] - before["resolved_late"] == 1
+    # The uses of a global are every body's that names it, in the functions' order.
+    scale = second.globals["Scale"]
+    uses = [second.tree.node_text(n.parent) for n in uses_of(second, scale) if n.parent is not None]
+    assert uses == ["x * Scale", "x + Scale"]
+    assert plans_module.STATS["resolved_late"] - before["resolved_late"] == 2
+    eager = digest(_eager("float4 b() : SV_Target { return helper_used(2); }\n", monkeypatch))
+    assert digest(second) == eager
+
+
+def _eager(main: str, monkeypatch: pytest.MonkeyPatch) -> Model:
+    with monkeypatch.context() as m:
+        m.setattr(plans_module, "LATE_BODIES", False)
+        return _unit(main)
+
+
+def _asked_backwards(m: Model) -> list[str]:
+    """Ask the model about every identifier from the last to the first (the late bodies are
+    resolved one by one, out of order), then about every symbol's uses, then its digest."""
+    names = [n for n in m.tree.nodes() if n.type == "identifier"]
+    for n in reversed(names):
+        m.resolve(n)
+    asked: list[str] = []
+    for n in names:
+        s = m.resolve(n)
+        if s is not None:
+            asked.append(f"{s.name} {s.kind} {[u.byte_range for u in uses_of(m, s)]}")
+    return asked + digest(m)
+
+
+LOCAL_STRUCT = """
+struct Foo { float a; };
+float f(float x) { Foo v; v.a = x; return v.a; }
+float g(float x) { struct Foo { float b; float c; }; Foo w; w.b = x; return w.b; }
+float h(float x) { Foo u; u.a = x; return u.a; }
+float4 main() : SV_Target { return f(1) + g(2) + h(3); }
+"""
+"""A body defines a struct that a body before it names: that one is resolved with the model."""
+
+
+def test_late_models_answer_as_eager_ones_in_any_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [p.read_text() for p in FIXTURES] + [LOCAL_STRUCT]
+    monkeypatch.setattr(plans_module, "LATE_BODIES", False)
+    plans_module.PLANS.clear()
+    eager = [_asked_backwards(build_model(parse(t), AnalysisSettings())) for t in texts]
+    plans_module.PLANS.clear()
+    monkeypatch.setattr(plans_module, "LATE_BODIES", True)
+    before = plans_module.STATS["late"]
+    # Twice over: the second round leaves every body replayed from a plan to resolve late.
+    late = [_asked_backwards(build_model(parse(t), AnalysisSettings())) for t in texts + texts]
+    assert plans_module.STATS["late"] - before > 100
+    assert late[: len(texts)] == eager
+    assert late[len(texts) :] == eager
+
+
+def test_findings_are_the_same_with_bodies_resolved_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every rule over the bad fixtures, each including a shared header and linted twice (the
+    second time every body is replayed), with the bodies resolved late or with the model."""
+    bad = [p for p in FIXTURES if p.name.startswith("bad_")]
+    mains = {f"m{i}.hlsl": '#include "common.hlsli"\n' + p.read_text() for i, p in enumerate(bad)}
+    loader = FileLoader({"common.hlsli": LATE_HEADER, **mains})
+    settings = Settings(select=("HL",))
+
+    def lint() -> list[list[object]]:
+        plans_module.PLANS.clear()
+        checker.FUNCTIONS.clear()
+        return [list(lint_unit(p, settings, loader=loader).diagnostics) for p in [*mains, *mains]]
+
+    monkeypatch.setattr(plans_module, "LATE_BODIES", False)
+    eager = lint()
+    monkeypatch.setattr(plans_module, "LATE_BODIES", True)
+    before = plans_module.STATS["late"]
+    late = lint()
+    assert plans_module.STATS["late"] - before > 100
+    assert late == eager
+    assert sum(len(found) for found in eager) > 50

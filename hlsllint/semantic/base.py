@@ -37,6 +37,12 @@ class ModelBase:
         self.functions: dict[str, list[Function]] = {}
         self.entry_points: list[EntryPoint] = []
         self._refs: dict[tuple[int, int], Symbol] = {}
+        self._late_starts: list[int] = []
+        """Where the bodies left to resolve late start (`Scopes._resolve_bodies`), in order."""
+        self._dirty_uses: set[int] = set()
+        self._late_lock: Any = None
+        """While bodies are left to resolve late: the lock of resolving them (`threading.RLock`)."""
+        """id(symbol) of the symbols whose uses a body resolved late added out of order."""
         self.memo: dict[str, Any] = {}
         """Where the later stages keep what they computed once for this unit (the analyses,
         per-node answers), each under its own key; it goes away with the model."""
@@ -56,11 +62,49 @@ class ModelBase:
 
     def resolve(self, node: Node) -> Symbol | None:
         """The symbol an identifier (use or declaration) refers to."""
-        return self._refs.get(node.byte_range)
+        r = node.byte_range
+        found = self._refs.get(r)
+        if found is None and self._late_starts:
+            return self._resolve_late(r)
+        return found
 
     def resolve_range(self, byte_range: tuple[int, int]) -> Symbol | None:
         """`resolve` of the identifier at `byte_range`."""
-        return self._refs.get(byte_range)
+        found = self._refs.get(byte_range)
+        if found is None and self._late_starts:
+            return self._resolve_late(byte_range)
+        return found
+
+    def uses_of_symbol(self, sym: Symbol) -> list[Node]:
+        """The identifiers in function bodies that refer to `sym` (its declaration excluded), in
+        document order per function (`hlsllint.semantic.queries.uses_of`). A local's are all in
+        its own body, resolved when it was declared; any other symbol's need every body."""
+        lock = self._late_lock
+        if lock is None:
+            return self._uses.get(id(sym), [])
+        with lock:  # another thread may be resolving a body late
+            if (self._late_starts or self._dirty_uses) and sym.kind != "local":
+                self._complete_uses(sym)
+            return self._uses.get(id(sym), [])
+
+    def resolve_every_body(self) -> None:
+        """Resolve the bodies left to resolve late now (what a walk over `_refs` needs)."""
+        if self._late_starts or self._dirty_uses:
+            self._resolve_all_late()
+
+    def _resolve_late(self, byte_range: tuple[int, int]) -> Symbol | None:
+        """`Scopes._resolve_late`: resolve the body holding `byte_range` if it was left to
+        resolve late, then look it up."""
+        raise NotImplementedError
+
+    def _complete_uses(self, sym: Symbol) -> None:
+        """`Scopes._complete_uses`: resolve the bodies left to resolve late that may use `sym`
+        and put its uses in order."""
+        raise NotImplementedError
+
+    def _resolve_all_late(self) -> None:
+        """`Scopes._resolve_all_late`: resolve every body left to resolve late."""
+        raise NotImplementedError
 
     def function(self, name: str, nargs: int | None = None) -> Function | None:
         """The definition of `name` (the overload with `nargs` parameters when there are many)."""

@@ -269,7 +269,7 @@ class Constants(ModelBase):
     def _no_use_written(self, sym: Symbol) -> bool:
         self.use_walks += 1
         tree = self.tree
-        for use in self._uses.get(id(sym), []):
+        for use in self.uses_of_symbol(sym):
             if is_written(tree, use):
                 return False
             _site, parent = unparen_up(use)

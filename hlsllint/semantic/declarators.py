@@ -72,6 +72,8 @@ class Declarators(Constants):
         top-level declarations are read (a method may use members declared after it)."""
         self._method_nodes: set[int] = set()
         self._struct_scope: list[str] = []
+        self.struct_definitions = 0
+        """Struct definitions read so far (`_define_struct`)."""
         """The structs whose bodies are being read: a struct declared in one is `Outer::Inner`."""
         self._member_symbols: dict[str, dict[str, Symbol]] = {}
 
@@ -144,6 +146,7 @@ class Declarators(Constants):
         return T.numeric(el.scalar or "float", r, c, matrix=True)
 
     def _define_struct(self, node: Node) -> T.Type:
+        self.struct_definitions += 1
         name_node = node.child_by_field_id(F_NAME)
         name = self._text(name_node) if name_node else f"<anonymous@{node.start_byte}>"
         short = name

@@ -56,6 +56,15 @@ class FunctionPlan:
     """A method's: the names its struct's members (and `this`) gave its body when the steps were
     recorded. Whether a name of the body is a member or a global is the struct's to say, which
     may read otherwise in another unit: the steps are replayed only under the same names."""
+    calls: tuple[str, ...] = ()
+    """What the body calls (`Function.calls`), in the order the steps add them."""
+    free: frozenset[str] = frozenset()
+    """The names the body looks up among the unit's globals and functions (`OP_FREE`)."""
+    late: bool = False
+    """Whether the body may be resolved late (`Scopes._resolve_late`), when something first asks
+    about it: every local it declares has a type named by one word (`float4`, `Light`), which
+    reads the same whenever it is looked up once the declarations are read, and no array
+    declarator (its size is folded) nor anything else the steps do not describe."""
 
     def fits(self, types: list[str], start: int, count: int, notes: tuple[Any, ...]) -> bool:
         return (
@@ -79,6 +88,8 @@ class Recording:
         self.declarations = 0
         self.ok = True
         """False when a step could not be recorded: no plan is kept."""
+        self.late = True
+        """Whether every declaration was one a late resolution reads the same (`FunctionPlan.late`)."""
 
     def bound(self, at: int, sym: Symbol) -> None:
         """A name found in the scopes: a parameter or a local of this body, or a member of its struct."""
@@ -104,6 +115,8 @@ class Recording:
         skeleton: tuple[tuple[tuple[int, int, str, str | None, str | None], ...], frozenset[str]] | None = (
             None
         )
+        if not skeleton_kinds_late(tree, at):
+            self.late = False
         if not arrays:
             entries = []
             for sym in declared:
@@ -116,6 +129,8 @@ class Recording:
             else:
                 quals = declared[0].qualifiers if declared else frozenset()
                 skeleton = (tuple(entries), quals)
+        if skeleton is None:
+            self.late = False
         self.ops.append((OP_DECLARE, at - self.base, skeleton))
 
 
@@ -151,6 +166,15 @@ class StructPlan:
         return len(self.types) == count and self.notes == notes and types[start : start + count] == self.types
 
 
+_LATE_TYPE_KINDS = frozenset({"primitive_type", "type_identifier"})
+
+
+def skeleton_kinds_late(tree: SyntaxTree, at: int) -> bool:
+    """Whether the declaration at `nodes()[at]` names its type by one word (`_LATE_TYPE_KINDS`)."""
+    t = tree.nodes()[at].child_by_field_name("type")
+    return t is not None and t.type in _LATE_TYPE_KINDS
+
+
 STRUCT_PLANS: dict[tuple[str, str, str], StructPlan] = {}
 """Struct definition text (as written, as parsed) and its name (`Outer::Inner` in another
 struct) -> how it was read, for every unit of the process."""
@@ -161,11 +185,15 @@ PLANS: dict[tuple[str, str, str], FunctionPlan] = {}
 """Function definition text (as written, as parsed) and the struct whose body holds it ("" for a
 function outside any) -> how it was read, for every unit of the process (shared headers repeat
 the same functions and methods in most units)."""
-STATS = {"replayed": 0, "walked": 0}
-"""Function bodies resolved by replaying a plan and by walking them (for the tests)."""
+STATS = {"replayed": 0, "walked": 0, "late": 0, "resolved_late": 0}
+"""Function bodies resolved by replaying a plan and by walking them, left to resolve late and
+resolved so afterwards (for the tests)."""
 PLAN_LIMIT = 2048
 USE_PLANS = True
 """Whether function definitions seen before are replayed from their plans (tests compare)."""
+LATE_BODIES = True
+"""Whether a body replayed from a plan that allows it (`FunctionPlan.late`) is resolved only when
+something first asks about it (tests compare)."""
 
 
 def notes_in(tree: SyntaxTree, node: Node) -> tuple[Any, ...]:

@@ -32,7 +32,7 @@ def functions(model: Model) -> Iterator[Function]:
 def uses_of(model: Model, sym: Symbol) -> list[Node]:
     """Identifier nodes in function bodies that refer to `sym` (its declaration excluded), in
     document order; indexed once while the model resolved the bodies."""
-    return model._uses.get(id(sym), [])
+    return model.uses_of_symbol(sym)
 
 
 _NAMES = frozenset({"identifier", "field_identifier", "type_identifier"})

@@ -1,12 +1,15 @@
 """Scopes: every identifier of every function body resolved to its `Symbol` (locals follow block
 scopes, then globals and functions), the uses of each symbol indexed, and what each body calls.
 A body seen before (in any unit of the process) is resolved by replaying its plan
-(`hlsllint.semantic.plans`), else walked and recorded. On top of the function definitions
-(`Functions`)."""
+(`hlsllint.semantic.plans`), else walked and recorded; a replayed body whose plan allows it is
+resolved only when something asks about it (`_resolve_bodies`: most of a shared header's
+functions are called by no entry point of a unit, and nothing asks about them). On top of the
+function definitions (`Functions`)."""
 
 from __future__ import annotations
 
 import bisect
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,22 +38,192 @@ class Scopes(Functions):
         not change then)."""
         self._positions: list[int] = []
         """While a body is walked: the positions in `nodes()` of its nodes of `_RESOLVE_KINDS`."""
+        self._late: list[tuple[int, int, Function, frozenset[str]]] = []
+        """The bodies left to resolve late (`_resolve_late`): (start byte, end byte, function,
+        the names it looks up among the globals and functions), by start; `_late_starts` holds
+        their starts."""
+        self._use_order: tuple[list[int], list[int]] | None = None
+        """The bodies' starts in order and the place of each one's function among the model's
+        functions (`_use_key`)."""
+        self._body_uses: dict[int, list[tuple[int, Node, Symbol]]] = {}
+        """id(function) -> the uses its body's resolution found, in document order (while bodies
+        are left to resolve late: `_uses` is made again from them in the functions' order)."""
+        self._late_symbols: dict[str, Symbol] = {}
+        self._late_free: dict[str, Symbol | None] = {}
+        """What `_function_symbols` and `_free` were while the bodies were resolved, for the ones
+        resolved late."""
 
     def _resolve_bodies(self) -> None:
         """Resolve every function's body and index the uses found (in document order per
         function), once the top-level declarations are read: a body may use any global or
-        function."""
+        function.
+
+        A body replayed from a plan that allows it (`FunctionPlan.late`: a shared header's
+        functions, most of which no entry point of the unit calls) is left to resolve when
+        something first asks about it: an identifier in it (`resolve`), or the uses of a symbol
+        other than a local (`uses_of_symbol`: the bodies that may use it). What it calls is
+        noted now (the entry points are found from it). Once a body defines a struct (a local
+        `struct` declaration, which the model adds to its structs), no body after it is left
+        late, and those left before it are resolved at the end (a type they name could read
+        otherwise later)."""
+        late: list[tuple[int, int, Function, frozenset[str]]] = []
+        body_uses = self._body_uses
+        may_defer = plans.LATE_BODIES and plans.USE_PLANS
+        structs_before = self.struct_definitions
         for overloads in self.functions.values():
             for f in overloads:
+                body = f.body
+                if may_defer and body is not None and f.owner is None:
+                    planned = self._plans.get(id(f))
+                    if planned is not None and planned[0].late and planned[0].body is not None:
+                        calls = f.calls
+                        for name in planned[0].calls:
+                            calls.add(name)
+                        late.append((body.start_byte, body.end_byte, f, planned[0].free))
+                        plans.STATS["late"] += 1
+                        continue
                 self._pending_uses = []
                 self._resolve_body(f)
-                self._pending_uses.sort(key=lambda u: u[0])
-                for _start, node, sym in self._pending_uses:
+                if self.struct_definitions != structs_before:
+                    may_defer = False  # a body defined a struct: the rest read after it
+                pending = self._pending_uses
+                pending.sort(key=lambda u: u[0])
+                body_uses[id(f)] = pending
+                for _start, node, sym in pending:
                     self._uses.setdefault(id(sym), []).append(node)
         self._pending_uses = []
+        if late:
+            late.sort(key=lambda b: b[0])
+            self._late = late
+            self._late_starts = [b[0] for b in late]
+            self._late_symbols = dict(self._function_symbols)
+            self._late_free = self._free
+            self._late_lock = threading.RLock()
+        else:
+            self._body_uses = {}
         self._free = {}
         for name in self.functions:
             self._function_symbols[name] = Symbol(name, "function", T.UNKNOWN)
+        if late and self.struct_definitions != structs_before:
+            self._resolve_all_late()
+
+    def _resolve_late(self, byte_range: tuple[int, int]) -> Symbol | None:
+        """`resolve` of the identifier at `byte_range`, once the body holding it, if left to
+        resolve late, is resolved (one thread at a time: the language server's share a model)."""
+        with self._late_lock:
+            found = self._refs.get(byte_range)
+            if found is not None:
+                return found
+            starts = self._late_starts
+            i = bisect.bisect_right(starts, byte_range[0]) - 1
+            if i < 0 or byte_range[1] > self._late[i][1]:
+                return None
+            self._resolve_late_at(i)
+            return self._refs.get(byte_range)
+
+    def _resolve_late_at(self, i: int) -> None:
+        """Resolve the `i`th body left to resolve late. The uses it finds go at the end of their
+        symbols' lists, which `uses_of_symbol` puts in order again when asked (`_dirty_uses`)."""
+        f = self._late[i][2]
+        del self._late_starts[i]
+        del self._late[i]
+        uses = self._uses
+        dirty = self._dirty_uses
+        for _start, node, sym in self._resolve_one_late(f):
+            uses.setdefault(id(sym), []).append(node)
+            if sym.kind != "local":  # a local's uses are all in this body
+                dirty.add(id(sym))
+
+    def _complete_uses(self, sym: Symbol) -> None:
+        """Resolve the bodies left to resolve late that may use `sym`, a symbol other than a
+        local (a parameter: its function's; another: those that look up its name among the
+        globals and functions), and put its uses in the order resolving every body with the
+        model gives (the functions' order, then the text's)."""
+        with self._late_lock:
+            self._complete_uses_locked(sym)
+
+    def _complete_uses_locked(self, sym: Symbol) -> None:
+        late = self._late
+        if late:
+            kind = sym.kind
+            if kind == "param":
+                wanted = [b[2] for b in late if b[2].name == sym.function]
+            elif kind == "member":
+                wanted = []  # only a method's body names a member bare (not left late)
+            else:
+                name = sym.name
+                wanted = [b[2] for b in late if name in b[3]]
+            for f in wanted:
+                for i, b in enumerate(self._late):
+                    if b[2] is f:
+                        self._resolve_late_at(i)
+                        break
+        key = id(sym)
+        if key in self._dirty_uses:
+            self._dirty_uses.discard(key)
+            found = self._uses.get(key)
+            if found:
+                found.sort(key=self._use_key)
+
+    def _use_key(self, node: Node) -> tuple[int, int]:
+        """Where a use comes when every body is resolved with the model: the place of its
+        function among the model's functions, then its offset."""
+        order = self._use_order
+        if order is None:
+            bodies: list[tuple[int, int]] = []
+            k = 0
+            for overloads in self.functions.values():
+                for f in overloads:
+                    if f.body is not None:
+                        bodies.append((f.body.start_byte, k))
+                    k += 1
+            bodies.sort()
+            order = self._use_order = ([b[0] for b in bodies], [b[1] for b in bodies])
+        at = node.start_byte
+        i = bisect.bisect_right(order[0], at) - 1
+        return (order[1][i] if i >= 0 else -1, at)
+
+    def _resolve_one_late(self, f: Function) -> list[tuple[int, Node, Symbol]]:
+        """Resolve a body left to resolve late as `_resolve_bodies` would have: its plan's
+        steps, with the function symbols and lookups of then. Its uses, in document order."""
+        plans.STATS["resolved_late"] += 1
+        uses: list[tuple[int, Node, Symbol]] = []
+        planned = self._plans.get(id(f))
+        body = f.body
+        start = self.tree.index_of(body) if body is not None else None
+        if planned is not None and planned[0].body is not None and start is not None:
+            plans.STATS["replayed"] += 1
+            self._replay(f, planned[0].body, start, None, uses, self._late_free, self._late_symbols)
+        uses.sort(key=lambda u: u[0])
+        self._body_uses[id(f)] = uses
+        return uses
+
+    def _resolve_all_late(self) -> None:
+        """Resolve every body left to resolve late, and index the uses again in the functions'
+        order (as if every body had been resolved with the model)."""
+        with self._late_lock:
+            self._resolve_all_late_locked()
+
+    def _resolve_all_late_locked(self) -> None:
+        if not self._late_starts and not self._dirty_uses:
+            return
+        left = {id(b[2]) for b in self._late}
+        self._late = []
+        self._late_starts = []
+        uses: dict[int, list[Node]] = {}
+        body_uses = self._body_uses
+        for overloads in self.functions.values():
+            for f in overloads:
+                found = body_uses.get(id(f))
+                if found is None:
+                    if id(f) not in left:
+                        continue
+                    found = self._resolve_one_late(f)
+                for _start, node, sym in found:
+                    uses.setdefault(id(sym), []).append(node)
+        self._uses = uses
+        self._body_uses = {}
+        self._dirty_uses = set()
 
     def _resolve_body(self, fn: Function) -> None:
         """Resolve every identifier of a body, following block scopes.
@@ -75,7 +248,9 @@ class Scopes(Functions):
             scope = planned[0].scope
             if outer is None or (scope is not None and scope == frozenset(outer)):
                 plans.STATS["replayed"] += 1
-                self._replay(fn, recorded, start, outer)
+                self._replay(
+                    fn, recorded, start, outer, self._pending_uses, self._free, self._function_symbols
+                )
                 return
             planned = None  # a method whose struct reads otherwise here: walked, not recorded
         plans.STATS["walked"] += 1
@@ -98,18 +273,26 @@ class Scopes(Functions):
         if planned is not None and rec is not None and rec.ok:
             planned[0].body = rec.ops
             planned[0].scope = frozenset(outer) if outer is not None else None
+            planned[0].calls = tuple(dict.fromkeys(op[1] for op in rec.ops if op[0] == OP_CALL))
+            planned[0].free = frozenset(op[2] for op in rec.ops if op[0] == OP_FREE)
+            planned[0].late = rec.late and outer is None
 
     def _replay(
-        self, fn: Function, ops: list[tuple[Any, ...]], base: int, outer: dict[str, Symbol] | None
+        self,
+        fn: Function,
+        ops: list[tuple[Any, ...]],
+        base: int,
+        outer: dict[str, Symbol] | None,
+        uses: list[tuple[int, Node, Symbol]],
+        free: dict[str, Symbol | None],
+        symbols: dict[str, Symbol],
     ) -> None:
         """Resolve a body by the recorded steps of an identical one: the same declarations
         (their types looked up here), references, uses and calls, in the same order. `outer`:
         a method's members and `this`, by the names its body sees."""
         nodes = self.tree.nodes()
         refs = self._refs
-        uses = self._pending_uses
-        lookup = self._lookup
-        free = self._free
+        lookup = self._lookup_free
         params = fn.params
         declared: list[list[Symbol]] = []
         deadline = self.deadline
@@ -152,7 +335,7 @@ class Scopes(Functions):
                     if op[2] in free:
                         found = free[op[2]]
                     else:
-                        found = free[op[2]] = lookup(op[2], ())
+                        found = free[op[2]] = lookup(op[2], symbols)
                 elif code == OP_LOCAL:
                     found = declared[op[2]][op[3]]
                 elif code == OP_PARAM:
@@ -301,6 +484,18 @@ class Scopes(Functions):
                 return True
             j += 1
         return False
+
+    def _lookup_free(self, name: str, symbols: dict[str, Symbol]) -> Symbol | None:
+        """`_lookup(name, ())` with the function symbols `symbols`."""
+        sym = self.globals.get(name)
+        if sym is not None:
+            return sym
+        if name in self.functions:
+            fs = symbols.get(name)
+            if fs is None:
+                fs = symbols.setdefault(name, Symbol(name, "function", T.UNKNOWN))
+            return fs
+        return None
 
     def _lookup(self, name: str, scopes: Sequence[dict[str, Symbol]]) -> Symbol | None:
         for scope in reversed(scopes):
