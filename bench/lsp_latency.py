@@ -308,7 +308,7 @@ async def measure(
 def reference(main: Path, text: str, config: Path | None = None) -> list[types.Diagnostic]:
     """What a from-scratch lint of `text` publishes (the server's conversion, UTF-16 positions)."""
     from hlsllint.server.convert import Positions, to_lsp
-    from hlsllint.server.lsp import lint_document
+    from hlsllint.server.document_lint import lint_document
     from hlsllint.source import SourceFile
 
     path = os.path.normpath(str(main))
@@ -371,7 +371,7 @@ def lint_time(main: Path, edit: Edit, runs: int = 8, config: Path | None = None)
     """Median milliseconds of a from-scratch lint of the edited text in this process (each run
     a text not seen before, as an edited buffer is)."""
     from hlsllint.lint import tune_gc
-    from hlsllint.server.lsp import lint_document
+    from hlsllint.server.document_lint import lint_document
 
     tune_gc()  # as the server does
     path = os.path.normpath(str(main))

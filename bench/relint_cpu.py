@@ -42,7 +42,7 @@ from hlsllint.config import Settings, Variant
 from hlsllint.lint import UnitResult, _preprocess, analysis_settings, tune_gc
 from hlsllint.semantic.model import build_model
 from hlsllint.server import incremental
-from hlsllint.server.lsp import lint_document, publishable
+from hlsllint.server.document_lint import lint_document, publishable
 from hlsllint.syntax import parse
 
 _LINT_UNIT = incremental.lint_unit

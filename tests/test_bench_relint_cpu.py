@@ -13,7 +13,7 @@ from test_lowering_reuse import ANCHOR, EDIT, SOURCE
 from hlsllint.analysis.lowering_reuse import LoweringReuse
 from hlsllint.config import ConfigResolver
 from hlsllint.server import incremental
-from hlsllint.server.lsp import lint_document
+from hlsllint.server.document_lint import lint_document
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 

@@ -20,7 +20,7 @@ from hlsllint.config import ConfigResolver, Settings
 from hlsllint.output.pressure_html import page_data
 from hlsllint.pressure_report import analyse_file
 from hlsllint.semantic import build_model
-from hlsllint.server.lsp import unit_context
+from hlsllint.server.document_lint import unit_context
 from hlsllint.server.pressure_view import build_pressure_view
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import parse

@@ -13,8 +13,8 @@ from hlsllint.analysis.ir import CFG, Instr, Value
 from hlsllint.analysis.lowering_reuse import LoweringReuse
 from hlsllint.config import ConfigResolver
 from hlsllint.semantic.model import Model, build_model
+from hlsllint.server.document_lint import lint_document, publishable
 from hlsllint.server.incremental import prepare, relint, snapshot
-from hlsllint.server.lsp import lint_document, publishable
 from hlsllint.settings import AnalysisSettings
 from hlsllint.syntax import parse
 

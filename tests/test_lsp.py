@@ -403,7 +403,8 @@ async def test_edits_publish_what_a_lint_from_scratch_does(client: LanguageClien
 
     from hlsllint.config import ConfigResolver
     from hlsllint.server.convert import Positions, to_lsp
-    from hlsllint.server.lsp import STATS_COMMAND, lint_document
+    from hlsllint.server.document_lint import lint_document
+    from hlsllint.server.lsp import STATS_COMMAND
     from hlsllint.source import SourceFile
 
     (workspace / "lib.hlsli").write_text(HEADER, encoding="utf-8")

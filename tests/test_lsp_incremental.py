@@ -17,8 +17,8 @@ from hlsllint.config import ConfigResolver
 from hlsllint.deadline import Cancelled, Deadline, active
 from hlsllint.lint import hold_collection
 from hlsllint.server import incremental
+from hlsllint.server.document_lint import lint_document, publishable
 from hlsllint.server.incremental import Snapshot, prepare, relint, snapshot
-from hlsllint.server.lsp import lint_document, publishable
 
 HEADER = """\
 float3 shade(float3 n, float3 l)

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, run_cli
 
 from hlsllint.config import ConfigError, ConfigResolver, Settings, load_config_file
-from hlsllint.server.lsp import resolver_for
+from hlsllint.server.client_settings import resolver_for
 from hlsllint.targets import ALIASES, TARGETS, accepted_names, resolve_settings, resolve_target
 
 SHADER = """\
