@@ -131,13 +131,14 @@ def test_lint_unit_still_reports_in_the_main_thread(tmp_path: Path) -> None:
 
 
 def test_tree_sitter_stops_part_way_and_the_next_parse_starts_afresh() -> None:
-    from hlsllint.syntax.tree import _parse_bytes, parse
+    from hlsllint.syntax.reparse import parse_bytes
+    from hlsllint.syntax.tree import parse
 
     big = "".join(f"float f{k}(float x) {{ return x * {k}; }}\n" for k in range(2000)).encode()
     token = Deadline(0)
     token.cancel()
     with pytest.raises(Cancelled):
-        _parse_bytes(big, token)  # tree-sitter's progress hook says stop
+        parse_bytes(big, token)  # tree-sitter's progress hook says stop
     tree = parse("float g(float x) { return sign(x) < 0; }\n")
     assert not tree.unparsed and [n.type for n in tree.root.named_children] == ["function_definition"]
 
@@ -171,7 +172,7 @@ def test_another_thread_runs_during_a_compiled_parse_and_can_cancel_it() -> None
     """While tree-sitter parses (a compiled call with compiled hooks, in the wheel), a thread that
     wants the GIL gets it at the parse's next check: here it cancels the parse part way. (The
     compiled build held the GIL to the end of the parse, which then returned a tree.)"""
-    from hlsllint.syntax.tree import _parse_bytes
+    from hlsllint.syntax.reparse import parse_bytes
 
     # Long enough (about a second to parse whole) that the other thread, woken late on a
     # loaded machine, still finds the parse running; cancelled, it takes a few tens of ms.
@@ -191,7 +192,7 @@ def test_another_thread_runs_during_a_compiled_parse_and_can_cancel_it() -> None
     try:
         go.set()
         with pytest.raises(Cancelled):
-            _parse_bytes(big, token)
+            parse_bytes(big, token)
     finally:
         sys.setswitchinterval(interval)
         other.join()

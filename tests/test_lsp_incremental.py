@@ -499,7 +499,7 @@ def test_an_edit_after_an_incremental_lint_parses_again_only_what_changed(folder
     """The blanked unit of an edit is the last one's but for the edit: its tree is parsed from
     the last relint's (tree-sitter's incremental parse), and the findings still equal a fresh
     lint's. A lint from scratch leaves no tree to start from (its unit is not blanked)."""
-    from hlsllint.syntax.tree import STATS
+    from hlsllint.syntax.reparse import STATS
 
     path, resolver, snap = _main_snapshot(folder)
     assert snap.tree is None

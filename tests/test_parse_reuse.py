@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from hlsllint.syntax import SyntaxTree, parse
-from hlsllint.syntax import tree as tree_module
+from hlsllint.syntax import SyntaxTree, parse, reparse
 
 
 def _header(n: int = 120, changed: int = -1) -> str:
@@ -55,10 +54,10 @@ def test_a_unit_sharing_the_header_chain_reuses_the_last_tree_and_gets_a_fresh_p
         "{ o[id.xy] = helper3(id.xy, 0); }\n",
     )
     parse(first)
-    before = (tree_module.STATS.from_last_unit, tree_module.STATS.shared_bytes)
+    before = (reparse.STATS.from_last_unit, reparse.STATS.shared_bytes)
     reused = parse(second)
-    assert tree_module.STATS.from_last_unit == before[0] + 1
-    assert tree_module.STATS.shared_bytes - before[1] >= len(header.encode("utf-8"))
+    assert reparse.STATS.from_last_unit == before[0] + 1
+    assert reparse.STATS.shared_bytes - before[1] >= len(header.encode("utf-8"))
     _same(reused, _fresh(second))
     last = reused.nodes_of_type("function_definition")[-1]
     assert reused.node_text(last).startswith("void b(")
@@ -69,9 +68,9 @@ def test_a_changed_header_is_parsed_where_it_changed() -> None:
     first = _unit("// a.hlsl\n", _header(n=240), "void a() {}\n")
     second = _unit("// b.hlsl\n", _header(n=240, changed=60), "void b() { int k = 1; }\n")
     parse(first)
-    before = tree_module.STATS.from_last_unit
+    before = reparse.STATS.from_last_unit
     reused = parse(second)
-    assert tree_module.STATS.from_last_unit == before + 1
+    assert reparse.STATS.from_last_unit == before + 1
     _same(reused, _fresh(second))
     names = [reused.node_text(n) for n in reused.nodes_of_type("identifier")]
     assert "renamed60" in names and "helper60" not in names
@@ -82,23 +81,23 @@ def test_a_tree_with_errors_is_parsed_afresh() -> None:
     that parses with errors nor the text after it starts from such a tree."""
     header = _header()
     parse(_unit("// a.hlsl\n", header, "void a() {}\n"))
-    before = tree_module.STATS.from_last_unit
+    before = reparse.STATS.from_last_unit
     broken_text = _unit("// b.hlsl\n", header, "void b() { int broken = ; }\n")
     broken = parse(broken_text)
     assert broken.unparsed
     _same(broken, _fresh(broken_text))
     after_text = _unit("// c.hlsl\n", header, "void c() {}\n")
     _same(parse(after_text), _fresh(after_text))
-    assert tree_module.STATS.from_last_unit == before
+    assert reparse.STATS.from_last_unit == before
 
 
 def test_a_text_sharing_too_little_is_parsed_afresh() -> None:
     parse(_unit("// a.hlsl\n", _header(), "void a() {}\n"))
-    before = tree_module.STATS.from_last_unit
+    before = reparse.STATS.from_last_unit
     other = _unit("// another engine\n", _header(n=2), "void c() {}\n")
-    assert len(other.encode("utf-8")) < tree_module.REUSE_MIN
+    assert len(other.encode("utf-8")) < reparse.REUSE_MIN
     _same(parse(other), _fresh(other))
-    assert tree_module.STATS.from_last_unit == before
+    assert reparse.STATS.from_last_unit == before
 
 
 def test_the_earlier_tree_is_left_as_it_was() -> None:
@@ -114,10 +113,10 @@ def test_the_earlier_tree_is_left_as_it_was() -> None:
 def test_a_text_sharing_less_than_half_is_parsed_afresh() -> None:
     header = _header()
     parse(_unit("// a.hlsl\n", header, "void a() {}\n"))
-    before = tree_module.STATS.from_last_unit
+    before = reparse.STATS.from_last_unit
     own = "".join(f"float own{i}(float x) {{ return x * {i}.0; }}\n" for i in range(2 * len(header) // 40))
     text = _unit("// b.hlsl\n", header, own)
-    assert len(header.encode("utf-8")) >= tree_module.REUSE_MIN
+    assert len(header.encode("utf-8")) >= reparse.REUSE_MIN
     assert 2 * len(header) < len(text)
     _same(parse(text), _fresh(text))
-    assert tree_module.STATS.from_last_unit == before
+    assert reparse.STATS.from_last_unit == before

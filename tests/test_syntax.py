@@ -11,7 +11,7 @@ import tree_sitter_hlsl
 
 from hlsllint.semantic import build_model
 from hlsllint.syntax import Node, SyntaxTree, language, parse
-from hlsllint.syntax.tree import _as_capsule
+from hlsllint.syntax.grammar import _as_capsule
 
 
 def clean(src: str) -> SyntaxTree:
@@ -535,7 +535,7 @@ def test_a_parse_from_the_last_tree_is_the_tree_a_fresh_parse_gives() -> None:
 
     from conftest import FIXTURES
 
-    from hlsllint.syntax.tree import STATS
+    from hlsllint.syntax.reparse import STATS
 
     pieces = [" ", "\n", "x", "1.0", ";", "(", ")", "{", "}", "float q = 1.0;", "é", "// c\n", "/*", "*/"]
     rng = random.Random(7)

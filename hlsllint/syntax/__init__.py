@@ -41,7 +41,8 @@ only where no pass over either piece looks past the cut, so the repair is the wh
 """
 
 from hlsllint.syntax.annotations import Annotations, Attribute, Block, Modifier, Register, Semantic
-from hlsllint.syntax.tree import Node, SyntaxTree, field_id, language, parse
+from hlsllint.syntax.grammar import field_id, language
+from hlsllint.syntax.tree import Node, SyntaxTree, parse
 
 __all__ = [
     "Annotations",
