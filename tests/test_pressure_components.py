@@ -3010,38 +3010,13 @@ def test_a_matrix_written_by_rows_and_cast_smaller_holds_what_is_read() -> None:
     assert demand(MATRIX_CAST).max_live_vgprs == 16
 
 
-NEAREST_SEED = """
-cbuffer C : register(b0) { float spread; uint2 last; };
-Texture2D<uint2> seeds : register(t0);
-Texture2D<float2> ids : register(t1);
-RWTexture2D<uint2> nearest : register(u0);
-TABLE
-[numthreads(8, 8, 1)]
-void main(uint3 id : SV_DispatchThreadID)
-{
-    LOCAL
-    float own = ids[id.xy].x;
-    uint2 best = seeds[id.xy];
-    float2 d0 = (float2)id.xy - (float2)best;
-    float bd = dot(d0, d0);
-    for (uint i = 0; i < 8; ++i)
-    {
-        uint2 e = seeds[clamp(id.xy + ring[i] * spread, 0, last)];
-        if (ids[e].x != own)
-        {
-            float2 d = (float2)id.xy - (float2)e;
-            float dd = dot(d, d);
-            if (dd < bd) { bd = dd; best = e; }
-        }
-    }
-    nearest[id.xy] = best;
-}
-"""
-
-RING = (
-    "int2 ring[8] = { int2(-1, 0), int2(1, 0), int2(0, -1), int2(0, 1),"
-    " int2(-1, -1), int2(-1, 1), int2(1, -1), int2(1, 1) };"
+STATIC_RING = NEIGHBOURS[NEIGHBOURS.index("static const int2 ring") : NEIGHBOURS.index("[numthreads")]
+RING_IN_MAIN = NEIGHBOURS.replace(STATIC_RING, "").replace(
+    "{\n    float own",
+    "{\n    const int2 ring[8] = { int2(-1, 0), int2(1, 0), int2(0, -1), int2(0, 1),"
+    " int2(-1, -1), int2(-1, 1), int2(1, -1), int2(1, 1) };\n    float own",
 )
+"""`NEIGHBOURS` with its offset table declared `const` in the entry point instead of globally."""
 
 NEAREST_DEPTH = """
 Texture2D<float> gDepth : register(t0);
@@ -3094,8 +3069,9 @@ def test_a_const_table_inside_a_function_is_a_table_as_a_static_one() -> None:
     # a table of constants as a global `static const` one (the coordinates the iterations share
     # are held between them). regtruth: presched_vgprs 17 in both forms; the estimate 15 for the
     # global table, 12 for the local one before (a run-time array).
-    local = demand(NEAREST_SEED.replace("TABLE", "").replace("LOCAL", "const " + RING)).max_live_vgprs
-    glob = demand(NEAREST_SEED.replace("TABLE", "static const " + RING).replace("LOCAL", "")).max_live_vgprs
+    assert RING_IN_MAIN != NEIGHBOURS and "static const" not in RING_IN_MAIN
+    local = demand(RING_IN_MAIN).max_live_vgprs
+    glob = demand(NEIGHBOURS).max_live_vgprs
     assert local == glob == 15
     # FidelityFX's FindNearestDepth (FSR2's previous depth, frame interpolation's dilation):
     # a local table read by two unrolled loops at `iPxPos + offsets[i]`, with `iPxPos` the
