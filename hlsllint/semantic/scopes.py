@@ -140,30 +140,27 @@ class Scopes(Functions):
         globals and functions), and put its uses in the order resolving every body with the
         model gives (the functions' order, then the text's)."""
         with self._late_lock:
-            self._complete_uses_locked(sym)
-
-    def _complete_uses_locked(self, sym: Symbol) -> None:
-        late = self._late
-        if late:
-            kind = sym.kind
-            if kind == "param":
-                wanted = [b[2] for b in late if b[2].name == sym.function]
-            elif kind == "member":
-                wanted = []  # only a method's body names a member bare (not left late)
-            else:
-                name = sym.name
-                wanted = [b[2] for b in late if name in b[3]]
-            for f in wanted:
-                for i, b in enumerate(self._late):
-                    if b[2] is f:
-                        self._resolve_late_at(i)
-                        break
-        key = id(sym)
-        if key in self._dirty_uses:
-            self._dirty_uses.discard(key)
-            found = self._uses.get(key)
-            if found:
-                found.sort(key=self._use_key)
+            late = self._late
+            if late:
+                kind = sym.kind
+                if kind == "param":
+                    wanted = [b[2] for b in late if b[2].name == sym.function]
+                elif kind == "member":
+                    wanted = []  # only a method's body names a member bare (not left late)
+                else:
+                    name = sym.name
+                    wanted = [b[2] for b in late if name in b[3]]
+                for f in wanted:
+                    for i, b in enumerate(self._late):
+                        if b[2] is f:
+                            self._resolve_late_at(i)
+                            break
+            key = id(sym)
+            if key in self._dirty_uses:
+                self._dirty_uses.discard(key)
+                found = self._uses.get(key)
+                if found:
+                    found.sort(key=self._use_key)
 
     def _use_key(self, node: Node) -> tuple[int, int]:
         """Where a use comes when every body is resolved with the model: the place of its
@@ -202,28 +199,25 @@ class Scopes(Functions):
         """Resolve every body left to resolve late, and index the uses again in the functions'
         order (as if every body had been resolved with the model)."""
         with self._late_lock:
-            self._resolve_all_late_locked()
-
-    def _resolve_all_late_locked(self) -> None:
-        if not self._late_starts and not self._dirty_uses:
-            return
-        left = {id(b[2]) for b in self._late}
-        self._late = []
-        self._late_starts = []
-        uses: dict[int, list[Node]] = {}
-        body_uses = self._body_uses
-        for overloads in self.functions.values():
-            for f in overloads:
-                found = body_uses.get(id(f))
-                if found is None:
-                    if id(f) not in left:
-                        continue
-                    found = self._resolve_one_late(f)
-                for _start, node, sym in found:
-                    uses.setdefault(id(sym), []).append(node)
-        self._uses = uses
-        self._body_uses = {}
-        self._dirty_uses = set()
+            if not self._late_starts and not self._dirty_uses:
+                return
+            left = {id(b[2]) for b in self._late}
+            self._late = []
+            self._late_starts = []
+            uses: dict[int, list[Node]] = {}
+            body_uses = self._body_uses
+            for overloads in self.functions.values():
+                for f in overloads:
+                    found = body_uses.get(id(f))
+                    if found is None:
+                        if id(f) not in left:
+                            continue
+                        found = self._resolve_one_late(f)
+                    for _start, node, sym in found:
+                        uses.setdefault(id(sym), []).append(node)
+            self._uses = uses
+            self._body_uses = {}
+            self._dirty_uses = set()
 
     def _resolve_body(self, fn: Function) -> None:
         """Resolve every identifier of a body, following block scopes.
